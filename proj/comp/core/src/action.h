@@ -1,0 +1,84 @@
+// The types that pass between the action parser, the executors and the
+// orchestrator: a validated action, the context it runs in, and its outcome.
+//
+// Example:
+//   clada::core::Action action;
+//   action.name = "file_write";
+//   action.params["path"] = "src/a.txt";
+//   action.params["content"] = "hi";
+//   clada::core::ActionOutcome out = clada::fs_ops::ExecuteFileOperation(action, ctx);
+//   if (!out.success) std::cerr << out.error;
+#ifndef CLADA_PROJ_COMP_CORE_SRC_ACTION_H_
+#define CLADA_PROJ_COMP_CORE_SRC_ACTION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "proj/comp/core/src/path_policy.h"
+
+namespace clada::core {
+
+using Json = nlohmann::ordered_json;
+
+// Where an action came from in the LLM's answer.
+struct BlockMetadata {
+  std::string block_id;
+  int start_line = 0;
+  int end_line = 0;
+};
+
+// A block that passed validation: `params` holds typed values (string,
+// integer, boolean) keyed by the schema's parameter names, in block order.
+struct Action {
+  std::string name;
+  Json params = Json::object();
+  BlockMetadata metadata;
+  // Notes for the LLM that do not stop the action (e.g. ignored keys).
+  std::vector<std::string> warnings;
+};
+
+// Limits that every executor honours.
+struct Limits {
+  int64_t max_file_bytes = 10 * 1024 * 1024;    // read and edit actions
+  int64_t max_output_bytes = 10 * 1024 * 1024;  // per stream, per action
+  int64_t timeout_ms = 30'000;                  // per action
+};
+
+// How `exec` treats code it is asked to run.
+enum class ExecPolicy { kAllow, kDeny, kApprove };
+
+// Everything an executor needs besides the action itself.
+struct ExecContext {
+  PathPolicy paths;  // working root, allowed roots, deny list
+  Limits limits;
+  ExecPolicy exec_policy = ExecPolicy::kAllow;
+  bool quiet = false;  // no live output on stderr
+};
+
+// What running one action produced. Executors never throw: every failure is
+// an outcome with success == false and an error written for the LLM.
+struct ActionOutcome {
+  bool success = false;
+  std::string error;          // full message, e.g. "file_replace_text: ..."
+  Json data = Json::object();  // action-specific result
+  std::vector<std::string> warnings;
+
+  static ActionOutcome Ok(Json data = Json::object()) {
+    ActionOutcome o;
+    o.success = true;
+    o.data = std::move(data);
+    return o;
+  }
+  static ActionOutcome Fail(std::string error, Json data = Json::object()) {
+    ActionOutcome o;
+    o.error = std::move(error);
+    o.data = std::move(data);
+    return o;
+  }
+};
+
+}  // namespace clada::core
+
+#endif  // CLADA_PROJ_COMP_CORE_SRC_ACTION_H_

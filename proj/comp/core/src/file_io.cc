@@ -1,0 +1,170 @@
+#include "proj/comp/core/src/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace clada::core {
+namespace {
+
+mode_t CurrentUmask() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+// Closes a descriptor on scope exit.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "cannot write", path);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ErrnoName(int err) {
+  switch (err) {
+    case ENOENT: return "ENOENT";
+    case EACCES: return "EACCES";
+    case EPERM: return "EPERM";
+    case EEXIST: return "EEXIST";
+    case ENOTDIR: return "ENOTDIR";
+    case EISDIR: return "EISDIR";
+    case ENOTEMPTY: return "ENOTEMPTY";
+    case ENOSPC: return "ENOSPC";
+    case EROFS: return "EROFS";
+    case ELOOP: return "ELOOP";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case EXDEV: return "EXDEV";
+    case EBUSY: return "EBUSY";
+    case EINVAL: return "EINVAL";
+    default: return absl::StrCat("errno ", err);
+  }
+}
+
+absl::Status ErrnoStatus(int err, absl::string_view what, absl::string_view path) {
+  std::string msg = absl::StrCat(what, " '", path, "': ", std::strerror(err), " (", ErrnoName(err), ")");
+  switch (err) {
+    case ENOENT: return absl::NotFoundError(msg);
+    case EACCES:
+    case EPERM:
+    case EROFS: return absl::PermissionDeniedError(msg);
+    case EEXIST: return absl::AlreadyExistsError(msg);
+    case ENOTDIR:
+    case EISDIR:
+    case ENOTEMPTY: return absl::FailedPreconditionError(msg);
+    default: return absl::InternalError(msg);
+  }
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
+  FdCloser closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoStatus(errno, "cannot stat", path);
+  if (S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat("'", path, "' is a directory, not a file"));
+  }
+  if (max_bytes >= 0 && st.st_size > max_bytes) {
+    return absl::FailedPreconditionError(absl::StrCat("'", path, "' is ", st.st_size,
+                                                      " bytes, over the limit of ", max_bytes, " bytes"));
+  }
+  std::string out;
+  if (S_ISREG(st.st_mode)) out.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "cannot read", path);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (max_bytes >= 0 && static_cast<int64_t>(out.size()) > max_bytes) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", path, "' is over the limit of ", max_bytes, " bytes"));
+    }
+  }
+  return out;
+}
+
+absl::Status WriteFileAtomic(const std::string& path, absl::string_view data) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string tmpl = absl::StrCat(dir, "/.", base, ".clada-tmp-XXXXXX");
+
+  mode_t mode = 0666 & ~CurrentUmask();
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat("'", path, "' is a directory, not a file"));
+    }
+    mode = st.st_mode & 07777;
+  }
+
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return ErrnoStatus(errno, "cannot create a temp file in", dir);
+  absl::Status status;
+  {
+    FdCloser closer{fd};
+    status = WriteAll(fd, data, path);
+    if (status.ok() && ::fchmod(fd, mode) != 0) status = ErrnoStatus(errno, "cannot set mode of", path);
+    if (status.ok() && ::fsync(fd) != 0) status = ErrnoStatus(errno, "cannot fsync", path);
+  }
+  if (status.ok() && ::rename(tmpl.c_str(), path.c_str()) != 0) {
+    status = ErrnoStatus(errno, "cannot rename into place", path);
+  }
+  if (!status.ok()) {
+    ::unlink(tmpl.c_str());
+    return status;
+  }
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CreateDirectories(const std::string& dir) {
+  if (dir.empty()) return absl::OkStatus();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("'", dir, "' exists and is not a directory"));
+  }
+  size_t slash = dir.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    absl::Status parent = CreateDirectories(dir.substr(0, slash));
+    if (!parent.ok()) return parent;
+  }
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    return ErrnoStatus(errno, "cannot create directory", dir);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace clada::core

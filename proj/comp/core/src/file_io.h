@@ -1,0 +1,44 @@
+// Whole-file reads and crash-safe writes.
+//
+// Every write goes to a temp file in the target's directory, is fsynced and
+// renamed over the target, so a crash leaves the old file or the new one,
+// never a torn one. Mode bits of an existing target are kept.
+//
+// Example:
+//   RETURN_IF_ERROR(clada::core::WriteFileAtomic("/p/a.txt", "hello\n"));
+//   ASSIGN_OR_RETURN(std::string text, clada::core::ReadFileToString("/p/a.txt"));
+#ifndef CLADA_PROJ_COMP_CORE_SRC_FILE_IO_H_
+#define CLADA_PROJ_COMP_CORE_SRC_FILE_IO_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace clada::core {
+
+// Reads a whole file. `max_bytes` < 0 means no limit.
+// Errors: NotFound (missing), FailedPrecondition (a directory, or larger
+// than max_bytes: the message gives both sizes), PermissionDenied, Internal.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t max_bytes = -1);
+
+// Replaces `path` with `data` atomically (temp file + fsync + rename + fsync
+// of the directory). The parent directory must exist. An existing file's
+// mode is kept; a new file gets 0666 minus the umask.
+// Errors: NotFound (parent missing), PermissionDenied, Internal.
+absl::Status WriteFileAtomic(const std::string& path, absl::string_view data);
+
+// Creates `dir` and its missing parents (like mkdir -p).
+absl::Status CreateDirectories(const std::string& dir);
+
+// Status for a failed system call: "<what> '<path>': <strerror> (<ENAME>)".
+absl::Status ErrnoStatus(int err, absl::string_view what, absl::string_view path);
+
+// Symbolic errno name, e.g. "ENOENT".
+std::string ErrnoName(int err);
+
+}  // namespace clada::core
+
+#endif  // CLADA_PROJ_COMP_CORE_SRC_FILE_IO_H_

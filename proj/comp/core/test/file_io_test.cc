@@ -1,0 +1,62 @@
+#include "proj/comp/core/src/file_io.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace clada::core {
+namespace {
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/clada_io_XXXXXX";
+  return ::mkdtemp(tmpl);
+}
+
+TEST(WriteFileAtomic, WritesAndReadsBack) {
+  std::string dir = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(dir + "/a.txt", std::string("x\0y\r\n", 5)).ok());
+  absl::StatusOr<std::string> got = ReadFileToString(dir + "/a.txt");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, std::string("x\0y\r\n", 5));
+}
+
+TEST(WriteFileAtomic, KeepsModeBits) {
+  std::string dir = TempDir();
+  std::string path = dir + "/run.sh";
+  ASSERT_TRUE(WriteFileAtomic(path, "old").ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0751), 0);
+  ASSERT_TRUE(WriteFileAtomic(path, "new").ok());
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0751u);
+}
+
+TEST(WriteFileAtomic, FailsWhenParentMissing) {
+  absl::Status s = WriteFileAtomic(TempDir() + "/missing/a.txt", "x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+}
+
+TEST(ReadFileToString, RefusesOverLimitWithSizes) {
+  std::string dir = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(dir + "/big", std::string(100, 'x')).ok());
+  absl::StatusOr<std::string> got = ReadFileToString(dir + "/big", 10);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("100 bytes"), std::string::npos) << got.status();
+}
+
+TEST(ReadFileToString, MissingIsNotFound) {
+  EXPECT_EQ(ReadFileToString(TempDir() + "/nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(CreateDirectories, MakesParents) {
+  std::string dir = TempDir() + "/a/b/c";
+  ASSERT_TRUE(CreateDirectories(dir).ok());
+  struct stat st;
+  EXPECT_EQ(::stat(dir.c_str(), &st), 0);
+}
+
+}  // namespace
+}  // namespace clada::core

@@ -1,0 +1,64 @@
+// The block grammar parser: finds SHAM / NESL blocks in an LLM's answer and
+// returns their key/value properties, or errors that say exactly where and
+// why a block is malformed. It matches the reference parser (nesl-js) on
+// every conformance case.
+//
+// Example:
+//   clada::sham_parser::ParseResult r = clada::sham_parser::ParseBlocks(text);
+//   for (const auto& b : r.blocks) use(b.id, b.properties);
+//   std::cout << clada::sham_parser::ParseResultToJson(r).dump(2);
+#ifndef CLADA_PROJ_COMP_SHAM_PARSER_SRC_SHAM_PARSER_H_
+#define CLADA_PROJ_COMP_SHAM_PARSER_SRC_SHAM_PARSER_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+
+namespace clada::sham_parser {
+
+// The input size above which ParseBlocks refuses to parse (input_too_large).
+inline constexpr size_t kMaxInputBytes = 50u * 1024 * 1024;
+
+// One parsed block. Properties keep the order of first appearance.
+struct Block {
+  std::string id;
+  std::vector<std::pair<std::string, std::string>> properties;
+  int start_line = 0;                // 1-based line of the header
+  std::optional<int> end_line;       // 1-based line of the end marker; none if unclosed
+};
+
+// One syntax error, in the reference's shape. Columns and lengths count
+// UTF-16 code units, lines and columns are 1-based.
+struct ParseError {
+  std::string code;      // e.g. "DUPLICATE_KEY", "input_too_large"
+  int line = 0;
+  int column = 0;
+  int length = 0;
+  std::string block_id;  // "" when not inside a block
+  std::string content;   // the offending line
+  std::string context;   // up to 5 lines around it
+  std::string message;
+};
+
+struct ParseResult {
+  std::vector<Block> blocks;
+  std::vector<ParseError> errors;
+};
+
+// Parses every block in `input`. Never fails and never throws: problems are
+// reported as errors. Input over kMaxInputBytes yields no blocks and a single
+// `input_too_large` error.
+ParseResult ParseBlocks(absl::string_view input);
+
+// The reference's JSON shape:
+// {"blocks":[{"id","properties","startLine","endLine"}],
+//  "errors":[{"code","line","column","length","blockId","content","context","message"}]}
+nlohmann::ordered_json ParseResultToJson(const ParseResult& result);
+
+}  // namespace clada::sham_parser
+
+#endif  // CLADA_PROJ_COMP_SHAM_PARSER_SRC_SHAM_PARSER_H_
