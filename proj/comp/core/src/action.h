@@ -64,6 +64,9 @@ struct ActionOutcome {
   std::string error;          // full message, e.g. "file_replace_text: ..."
   Json data = Json::object();  // action-specific result
   std::vector<std::string> warnings;
+  // Canonical paths the action created, changed or removed (for git-tx to
+  // tell the batch's changes from changes made meanwhile by someone else).
+  std::vector<std::string> touched_paths;
 
   static ActionOutcome Ok(Json data = Json::object()) {
     ActionOutcome o;
