@@ -1,0 +1,199 @@
+#include "proj/src/clada.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "proj/comp/context/src/context.h"
+#include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/exec/src/exec.h"
+#include "proj/comp/fs-ops/src/fs_ops.h"
+#include "proj/comp/git-tx/src/git_tx.h"
+
+namespace clada {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The value of the action's primary parameter, for one-line summaries.
+std::string PrimaryTarget(const core::Action& action) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
+  if (def == nullptr || def->primary_param.empty()) return "";
+  auto it = action.params.find(def->primary_param);
+  if (it == action.params.end()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+}  // namespace
+
+git_tx::GitOptions MakeGitOptions(const Settings& settings) {
+  git_tx::GitOptions options;
+  options.mode = settings.git;
+  std::string author = settings.git_author;
+  size_t lt = author.find('<');
+  size_t gt = author.rfind('>');
+  if (lt != std::string::npos && gt != std::string::npos && gt > lt) {
+    options.author_email = author.substr(lt + 1, gt - lt - 1);
+    author = author.substr(0, lt);
+    while (!author.empty() && author.back() == ' ') author.pop_back();
+  }
+  options.author_name = author;
+  return options;
+}
+
+namespace {
+
+ExecutionResult FatalResult(ExecutionResult result, std::string message) {
+  result.success = false;
+  result.fatal_error = std::move(message);
+  return result;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionNames() {
+  return {{"fs-ops", fs_ops::FsOpsActionNames()},
+          {"exec", exec::ExecActionNames()},
+          {"context", context::ContextActionNames()},
+          {"git-tx", git_tx::GitActionNames()}};
+}
+
+core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecContext& ctx) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
+  if (def == nullptr) return core::ActionOutcome::Fail(absl::StrCat("Unknown action: ", action.name));
+  if (def->executor == "fs-ops") return fs_ops::ExecuteFileOperation(action, ctx);
+  if (def->executor == "exec") return exec::ExecuteCode(action, ctx);
+  if (def->executor == "context") return context::ExecuteContextAction(action, ctx);
+  if (def->executor == "git-tx") return git_tx::ExecuteGitAction(action, ctx);
+  return core::ActionOutcome::Fail(
+      absl::StrCat("internal: the schema names executor '", def->executor, "' for ", action.name,
+                   ", which clada does not have"));
+}
+
+absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings) {
+  absl::StatusOr<core::PathPolicy> policy = core::MakePathPolicy(working_root, settings.allow);
+  if (!policy.ok()) return policy.status();
+  core::ExecContext ctx;
+  ctx.paths = *std::move(policy);
+  ctx.limits.max_file_bytes = settings.max_file_bytes;
+  ctx.limits.max_output_bytes = settings.max_output_bytes;
+  ctx.limits.timeout_ms = settings.timeout_ms;
+  ctx.exec_policy = settings.exec;
+  ctx.quiet = settings.quiet;
+  return ctx;
+}
+
+Clada::Clada(CladaOptions options) : options_(std::move(options)) {}
+
+ExecutionResult Clada::Execute(absl::string_view llm_output) {
+  const Clock::time_point start = Clock::now();
+  const Settings& settings = options_.settings;
+  ExecutionResult result;
+  result.dry_run = options_.dry_run;
+
+  if (static_cast<int64_t>(llm_output.size()) > settings.max_input_bytes) {
+    return FatalResult(std::move(result),
+                       absl::StrCat("input_too_large: the answer is ", llm_output.size(),
+                                    " bytes, over the limit of ", settings.max_input_bytes,
+                                    " bytes; split it into smaller batches (or raise max_input)"));
+  }
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
+  if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
+
+  sham_action_parser::ActionParseResult parsed = sham_action_parser::ParseShamResponse(llm_output);
+  result.total_blocks = parsed.total_blocks;
+  result.parse_errors = std::move(parsed.errors);
+  result.warnings = std::move(parsed.warnings);
+
+  // Git and the lock wrap only real runs; a dry run touches nothing.
+  std::optional<git_tx::RunLock> lock;
+  std::unique_ptr<git_tx::BatchTransaction> tx;
+  if (!options_.dry_run && !parsed.actions.empty()) {
+    absl::StatusOr<git_tx::RunLock> acquired =
+        git_tx::RunLock::Acquire(ctx->paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
+    if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
+    lock.emplace(*std::move(acquired));
+    absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
+        git_tx::BeginBatch(ctx->paths.working_root, MakeGitOptions(settings));
+    if (!begun.ok()) {
+      return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
+    }
+    tx = *std::move(begun);
+    result.git.active = tx->active();
+    result.git.snapshot_commit = tx->snapshot_commit();
+    result.git.notes = tx->notes();
+  }
+
+  std::vector<git_tx::ActionRecord> records;
+  int seq = 0;
+  for (core::Action& action : parsed.actions) {
+    ActionResult r;
+    r.seq = ++seq;
+    r.block_id = action.metadata.block_id;
+    r.action = action.name;
+    r.params = action.params;
+    r.start_line = action.metadata.start_line;
+    r.end_line = action.metadata.end_line;
+    r.warnings = action.warnings;
+    if (options_.dry_run) {
+      r.success = true;
+      r.data = core::Json{{"planned", true}};
+      result.results.push_back(std::move(r));
+      continue;
+    }
+    core::ExecContext action_ctx = *ctx;
+    double elapsed = MillisSince(start);
+    if (settings.total_timeout_ms > 0) {
+      int64_t left = settings.total_timeout_ms - static_cast<int64_t>(elapsed);
+      if (left <= 0) {
+        r.error = absl::StrCat("total_timeout: not run; the batch passed its total timeout of ",
+                               SettingValueText(settings, "total_timeout"),
+                               " before this action. Send it again in the next answer");
+        result.results.push_back(std::move(r));
+        continue;
+      }
+      action_ctx.limits.timeout_ms = std::min(action_ctx.limits.timeout_ms, left);
+    }
+    core::ActionOutcome outcome = DispatchAction(action, action_ctx);
+    ++result.executed_actions;
+    r.success = outcome.success;
+    r.error = std::move(outcome.error);
+    r.data = std::move(outcome.data);
+    for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
+
+    git_tx::ActionRecord record;
+    record.block_id = r.block_id;
+    record.action = r.action;
+    record.target = PrimaryTarget(action);
+    record.success = r.success;
+    record.touched_paths = std::move(outcome.touched_paths);
+    const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
+    record.touches_anything = def != nullptr && def->executor == "exec";
+    records.push_back(std::move(record));
+    result.results.push_back(std::move(r));
+  }
+
+  if (tx != nullptr) {
+    absl::StatusOr<git_tx::BatchCommitResult> committed = tx->Finish(records);
+    if (!committed.ok()) {
+      result.fatal_error = absl::StrCat("git_operation_failed: the actions ran but their commit failed: ",
+                                        committed.status().message());
+    } else {
+      result.git.ai_commit = committed->commit_id;
+      result.git.foreign_changes = committed->foreign_changes;
+    }
+  }
+
+  bool all_ok = result.parse_errors.empty() && !result.fatal_error.has_value();
+  for (const ActionResult& r : result.results) all_ok = all_ok && r.success;
+  result.success = all_ok;
+  result.elapsed_ms = MillisSince(start);
+  return result;
+}
+
+}  // namespace clada

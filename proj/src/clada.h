@@ -1,0 +1,96 @@
+// The orchestrator: turns an LLM's answer into executed actions and an
+// ExecutionResult. Parses and validates every block, runs every valid action
+// in document order (a failure never stops the others, nothing is rolled
+// back), and wraps the batch in git commits when the root is a repository.
+//
+// Example:
+//   CladaOptions options;
+//   options.settings = DefaultSettings();
+//   options.working_root = "/home/me/proj";
+//   ExecutionResult result = Clada(options).Execute(answer_text);
+//   std::cout << FormatReport(result);
+#ifndef CLADA_PROJ_SRC_CLADA_H_
+#define CLADA_PROJ_SRC_CLADA_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
+#include "proj/src/settings.h"
+
+namespace clada {
+
+// One executed (or, with dry_run, planned) action.
+struct ActionResult {
+  int seq = 0;  // 1-based execution order
+  std::string block_id;
+  std::string action;
+  core::Json params = core::Json::object();
+  bool success = false;
+  std::string error;
+  core::Json data = core::Json::object();
+  std::vector<std::string> warnings;
+  int start_line = 0;
+  int end_line = 0;
+};
+
+struct GitSummary {
+  bool active = false;
+  std::optional<std::string> snapshot_commit;  // [clada:pre] commit of the user's changes
+  std::optional<std::string> ai_commit;        // AI: commit of the batch
+  std::vector<std::string> notes;              // e.g. "running without git"
+  std::vector<std::string> foreign_changes;    // changed meanwhile, left uncommitted
+};
+
+struct ExecutionResult {
+  bool success = false;  // every block valid and every action succeeded
+  int total_blocks = 0;
+  int executed_actions = 0;
+  bool dry_run = false;
+  std::vector<ActionResult> results;
+  std::vector<sham_action_parser::ActionParseError> parse_errors;
+  std::vector<std::string> warnings;  // batch-level (e.g. duplicate block ids)
+  std::optional<std::string> fatal_error;
+  GitSummary git;
+  double elapsed_ms = 0;
+};
+
+struct CladaOptions {
+  std::string working_root;  // absolute; canonicalised by Clada
+  Settings settings = DefaultSettings();
+  bool dry_run = false;
+};
+
+class Clada {
+ public:
+  explicit Clada(CladaOptions options);
+
+  // Parses, validates and runs every block of `llm_output`. Never throws:
+  // a problem that stops the whole batch (input too large, bad root, git
+  // failure, lock timeout) is ExecutionResult::fatal_error, and no action
+  // runs after it.
+  ExecutionResult Execute(absl::string_view llm_output);
+
+ private:
+  CladaOptions options_;
+};
+
+// Every action the schema lists, run by the executor the schema names.
+// The test of the registry checks both directions against the schema.
+core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecContext& ctx);
+
+// Actions each executor component implements, keyed by executor name.
+std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionNames();
+
+// Git options from settings; git_author may be "Name <email>".
+git_tx::GitOptions MakeGitOptions(const Settings& settings);
+
+// Builds the ExecContext for a working root from settings.
+absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings);
+
+}  // namespace clada
+
+#endif  // CLADA_PROJ_SRC_CLADA_H_

@@ -1,0 +1,334 @@
+#include "proj/src/cli.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "proj/comp/context/src/context.h"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/exec/src/exec.h"
+#include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/sham-action-parser/src/commands.h"
+#include "proj/comp/sham-parser/src/parse_command.h"
+#include "proj/src/clada.h"
+#include "proj/src/report.h"
+#include "proj/src/settings.h"
+
+namespace clada {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+constexpr char kUsage[] = R"(usage: clada [COMMAND] [ARGS] [FLAGS]
+
+Applies the action blocks (#!SHAM / #!NESL) in an LLM's answer to a project
+and prints a report for the LLM to read next turn.
+
+Commands:
+  run [FILE|-]          run every valid block (default command; stdin when no FILE)
+  validate [FILE|-]     parse and validate only; print what would run (--json)
+  parse [FILE|-]        print the raw block parse as JSON
+  instructions          print the text to paste into an LLM's system prompt
+  schema                print the action schema as JSON
+  config                print the effective settings and where each came from
+  approve CODE          allow exec of CODE when exec policy is 'approve'
+  context add|remove|list|prune|clear|show [PATH...]
+                        manage the working set of files the LLM should see
+  undo                  restore the tree to before the last AI commit
+  step-back | step-forward
+                        move the working tree one commit back / forward
+  squash --mode MODE    squash commits (auto_ai, ai_messages, hours N, days N,
+                        msg_contains TEXT) [--message M] [--contiguous-only]
+  log                   recent batches
+
+Flags (override .clada/config.yaml in the working root):
+  --root DIR            working root (default: the current directory)
+  --allow DIR           add an allowed root (repeatable)
+  --dry-run             validate and show what would run; touch nothing
+  --json                print the result as JSON
+  --timeout DUR         per-action timeout (default 30s)
+  --total-timeout DUR   whole-batch timeout (default none)
+  --max-output SIZE     output kept per action (default 10MB)
+  --max-file-size SIZE  largest file read or edited (default 10MB)
+  --max-input SIZE      largest answer accepted (default 50MB)
+  --exec allow|deny|approve
+  --no-git              no git commits; same as --git=off
+  --git auto|off|require
+  --git-author NAME     commit author (default clada; "Name <email>" works)
+  --lock-timeout DUR    wait for another clada on the same root (default 10s)
+  --quiet               no live exec output on stderr
+  --help, --version
+
+Exit: 0 all succeeded, 1 an action failed or a block was skipped,
+      2 usage error or fatal error (e.g. git failure).
+)";
+
+// Flags that take a value, mapped to the setting they set.
+const std::map<std::string, std::string>& ValueFlags() {
+  static const auto* const kFlags = new std::map<std::string, std::string>{
+      {"--allow", "allow"},           {"--timeout", "timeout"},
+      {"--total-timeout", "total_timeout"}, {"--max-output", "max_output"},
+      {"--max-file-size", "max_file_size"}, {"--max-input", "max_input"},
+      {"--exec", "exec"},             {"--git", "git"},
+      {"--git-author", "git_author"}, {"--lock-timeout", "lock_timeout"},
+  };
+  return *kFlags;
+}
+
+struct Invocation {
+  std::string command;
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> settings;  // key, value (from flags)
+  std::string root;  // as given
+  bool json = false;
+  bool dry_run = false;
+  bool help = false;
+  bool version = false;
+  // Positional arguments and the flags a subcommand handles itself, in the
+  // order given (for approve, context, squash).
+  std::vector<std::string> sub_args;
+};
+
+std::string BaseDirectory() {
+  const char* bwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (bwd != nullptr && *bwd != '\0') return bwd;
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) != nullptr ? buf : ".";
+}
+
+std::string Absolute(const std::string& base, const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  return absl::StrCat(base, "/", path);
+}
+
+const std::set<std::string>& Commands() {
+  static const auto* const kCommands = new std::set<std::string>{
+      "run",     "validate", "parse", "instructions", "schema",    "config",       "approve",
+      "context", "undo",     "step-back", "step-forward", "squash", "log", "help", "version"};
+  return *kCommands;
+}
+
+// Commands whose own flags pass through untouched.
+bool PassesFlagsThrough(const std::string& command) {
+  return command == "squash" || command == "context" || command == "approve";
+}
+
+absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
+  Invocation inv;
+  size_t i = 0;
+  if (!args.empty() && Commands().count(args[0]) > 0) {
+    inv.command = args[0];
+    i = 1;
+  } else {
+    inv.command = "run";
+  }
+  bool only_positional = false;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (only_positional || a == "-" || a.empty() || a[0] != '-') {
+      inv.positional.push_back(a);
+      inv.sub_args.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      only_positional = true;
+      continue;
+    }
+    std::string name = a, value;
+    bool has_value = false;
+    size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      has_value = true;
+    }
+    auto take_value = [&]() -> absl::StatusOr<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+      return args[++i];
+    };
+    if (name == "--help" || name == "-h") {
+      inv.help = true;
+    } else if (name == "--version") {
+      inv.version = true;
+    } else if (name == "--json") {
+      inv.json = true;
+    } else if (name == "--dry-run") {
+      inv.dry_run = true;
+    } else if (name == "--no-git") {
+      inv.settings.emplace_back("git", "off");
+    } else if (name == "--quiet" || name == "-q") {
+      inv.settings.emplace_back("quiet", "true");
+    } else if (name == "--root") {
+      absl::StatusOr<std::string> v = take_value();
+      if (!v.ok()) return v.status();
+      inv.root = *v;
+    } else if (ValueFlags().count(name) > 0) {
+      absl::StatusOr<std::string> v = take_value();
+      if (!v.ok()) return v.status();
+      inv.settings.emplace_back(ValueFlags().at(name), *v);
+    } else if (PassesFlagsThrough(inv.command)) {
+      inv.sub_args.push_back(a);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", a, "' (see clada --help)"));
+    }
+  }
+  return inv;
+}
+
+// Reads the answer from FILE or stdin, refusing more than `limit` bytes.
+absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& base, std::istream& in,
+                                      int64_t limit) {
+  if (inv.positional.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("expected one input FILE, got ", inv.positional.size()));
+  }
+  auto too_large = [&](int64_t size) {
+    return absl::InvalidArgumentError(absl::StrCat("input_too_large: the input is ", size,
+                                                   " bytes or more, over the limit of ", limit,
+                                                   " bytes; split it into smaller batches"));
+  };
+  if (inv.positional.empty() || inv.positional[0] == "-") {
+    std::string text;
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<size_t>(in.gcount()));
+      if (static_cast<int64_t>(text.size()) > limit) return too_large(static_cast<int64_t>(text.size()));
+    }
+    return text;
+  }
+  absl::StatusOr<std::string> text = core::ReadFileToString(Absolute(base, inv.positional[0]), limit);
+  if (!text.ok() && absl::StrContains(text.status().message(), "over the limit")) {
+    return too_large(limit + 1);
+  }
+  return text;
+}
+
+struct Environment {
+  std::string base;
+  std::string root;
+  Settings settings;
+};
+
+// Root, then the settings file in it, then flags.
+absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
+  Environment env;
+  env.base = BaseDirectory();
+  env.root = inv.root.empty() ? env.base : Absolute(env.base, inv.root);
+  char real[PATH_MAX];
+  if (::realpath(env.root.c_str(), real) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("working root '", env.root, "' does not exist"));
+  }
+  env.root = real;
+  env.settings = DefaultSettings();
+  absl::Status status = ApplySettingsFile(env.root + "/.clada/config.yaml", env.settings);
+  if (!status.ok()) return status;
+  for (const auto& [key, value] : inv.settings) {
+    std::string flag = absl::StrCat("flag --", key);
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    status = ApplySetting(key, key == "allow" ? Absolute(env.base, value) : value, flag, env.settings);
+    if (!status.ok()) return status;
+  }
+  return env;
+}
+
+int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, std::ostream& out,
+               std::ostream& err) {
+  const Settings& settings = env.settings;
+  absl::StatusOr<std::string> input = ReadInput(inv, env.base, in, settings.max_input_bytes);
+  if (!input.ok()) {
+    err << "clada: " << input.status().message() << "\n";
+    return kExitUsage;
+  }
+  CladaOptions options;
+  options.working_root = env.root;
+  options.settings = settings;
+  options.dry_run = inv.dry_run;
+  ExecutionResult result = Clada(options).Execute(*input);
+  if (inv.json) {
+    out << ExecutionResultToJson(result).dump(2) << "\n";
+  } else {
+    out << FormatReport(result, settings.max_output_bytes);
+  }
+  out.flush();
+  err << "clada: " << FormatSummaryLine(result) << "\n";
+  if (result.fatal_error) return kExitUsage;
+  return result.success ? kExitOk : kExitFailed;
+}
+
+int RunConfig(const Environment& env, std::ostream& out) {
+  out << "working root: " << env.root << "\n";
+  out << "settings file: " << env.root << "/.clada/config.yaml\n";
+  for (const std::string& key : SettingNames()) {
+    out << key << ": " << SettingValueText(env.settings, key) << "  (" << env.settings.source.at(key) << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<Invocation> parsed = ParseArgs(args);
+  if (!parsed.ok()) {
+    err << "clada: " << parsed.status().message() << "\n";
+    return kExitUsage;
+  }
+  Invocation& inv = *parsed;
+  if (inv.help || inv.command == "help") {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (inv.version || inv.command == "version") {
+    out << "clada " << kVersion << "\n";
+    return kExitOk;
+  }
+  if (inv.command == "instructions") {
+    out << sham_action_parser::RenderInstructions();
+    return kExitOk;
+  }
+  if (inv.command == "schema") {
+    out << sham_action_parser::SchemaToJson().dump(2) << "\n";
+    return kExitOk;
+  }
+
+  absl::StatusOr<Environment> env = LoadEnvironment(inv);
+  if (!env.ok()) {
+    err << "clada: " << env.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (inv.command == "run") {
+    return RunCommand(inv, *env, in, out, err);
+  }
+  if (inv.command == "parse" || inv.command == "validate") {
+    absl::StatusOr<std::string> input = ReadInput(inv, env->base, in, env->settings.max_input_bytes);
+    if (!input.ok()) {
+      err << "clada: " << input.status().message() << "\n";
+      return kExitUsage;
+    }
+    if (inv.command == "parse") return sham_parser::RunParseCommand(*input, out);
+    return sham_action_parser::RunValidateCommand(*input, inv.json, out);
+  }
+  if (inv.command == "config") return RunConfig(*env, out);
+
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(env->root, env->settings);
+  if (!ctx.ok()) {
+    err << "clada: " << ctx.status().message() << "\n";
+    return kExitUsage;
+  }
+  const std::vector<std::string>& sub_args = inv.sub_args;
+  if (inv.command == "approve") return exec::RunApproveCommand(sub_args, *ctx, out, err);
+  if (inv.command == "context") return context::RunContextCommand(sub_args, *ctx, out, err);
+
+  return git_tx::RunGitCommand(inv.command, sub_args, env->root, MakeGitOptions(env->settings), out, err);
+}
+
+}  // namespace clada

@@ -1,0 +1,234 @@
+#include "proj/src/report.h"
+
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace clada {
+namespace {
+
+std::string JsonText(const core::Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// The value shown after the action name: the schema's primary parameter.
+std::string PrimaryValue(const ActionResult& r) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(r.action);
+  if (def == nullptr || def->primary_param.empty()) return "";
+  auto it = r.params.find(def->primary_param);
+  if (it == r.params.end()) return "";
+  std::string v = JsonText(*it);
+  // Multi-line values (paths lists, code) are shown by their first line.
+  size_t nl = v.find('\n');
+  if (nl != std::string::npos) v = absl::StrCat(v.substr(0, nl), " …");
+  return v;
+}
+
+// First line after `head`, the rest indented under it.
+void AppendMultiline(std::string& out, absl::string_view head, absl::string_view text) {
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  absl::StrAppend(&out, head, lines[0], "\n");
+  for (size_t i = 1; i < lines.size(); ++i) absl::StrAppend(&out, "    ", lines[i], "\n");
+}
+
+std::string Capped(const std::string& text, int64_t max_bytes) {
+  if (max_bytes <= 0 || static_cast<int64_t>(text.size()) <= max_bytes) return text;
+  return absl::StrCat(text.substr(0, static_cast<size_t>(max_bytes)), "\n[output truncated]");
+}
+
+void AppendFile(std::string& out, const std::string& path, const std::string& content, int64_t max_bytes) {
+  absl::StrAppend(&out, "=== START FILE: ", path, " ===\n");
+  std::string body = Capped(content, max_bytes);
+  absl::StrAppend(&out, body);
+  if (!body.empty() && body.back() != '\n') out += '\n';
+  absl::StrAppend(&out, "=== END FILE: ", path, " ===\n");
+}
+
+std::string Str(const core::Json& data, const char* key) {
+  auto it = data.find(key);
+  return it == data.end() ? "" : JsonText(*it);
+}
+
+// The outputs of one action, shaped by what its data holds; "" if none.
+std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
+  const core::Json& d = r.data;
+  std::string body;
+  if (d.contains("stdout") || d.contains("stderr")) {  // exec
+    std::string out = Str(d, "stdout"), err = Str(d, "stderr");
+    absl::StrAppend(&body, "exit code: ", Str(d, "exit_code"));
+    if (d.value("timed_out", false)) absl::StrAppend(&body, " (timed out)");
+    if (d.contains("duration_ms")) absl::StrAppend(&body, ", ", Str(d, "duration_ms"), " ms");
+    body += "\n";
+    if (!out.empty()) {
+      absl::StrAppend(&body, "--- stdout ---\n", Capped(out, max_bytes));
+      if (body.back() != '\n') body += '\n';
+    }
+    if (!err.empty()) {
+      absl::StrAppend(&body, "--- stderr ---\n", Capped(err, max_bytes));
+      if (body.back() != '\n') body += '\n';
+    }
+  } else if (d.contains("files") && d["files"].is_array()) {  // files_read
+    for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"), max_bytes);
+  } else if (d.contains("content") && d["content"].is_string()) {  // file_read, file_read_numbered
+    AppendFile(body, Str(d, "path"), d["content"].get<std::string>(), max_bytes);
+  } else if (d.contains("entries") && d["entries"].is_array()) {  // ls, context_list
+    for (const core::Json& e : d["entries"]) {
+      if (e.contains("name")) {
+        std::string name = Str(e, "name");
+        if (Str(e, "type") == "directory") name += "/";
+        absl::StrAppend(&body, absl::StrFormat("%-9s %10s  %s  %s\n", Str(e, "type"), Str(e, "size"),
+                                               Str(e, "modified"), name));
+      } else {
+        absl::StrAppend(&body, Str(e, "path"), "  ", Str(e, "size"), " bytes",
+                        e.value("exists", true) ? "" : "  (missing)", "\n");
+      }
+    }
+    if (d["entries"].empty()) body += "(empty)\n";
+  } else if (d.contains("matches") && d["matches"].is_array()) {  // grep, glob
+    for (const core::Json& m : d["matches"]) {
+      if (m.is_object()) {
+        absl::StrAppend(&body, Str(m, "file"), ":", Str(m, "line_number"), ":", Str(m, "line"), "\n");
+      } else {
+        absl::StrAppend(&body, JsonText(m), "\n");
+      }
+    }
+    if (d["matches"].empty()) body += "(no matches)\n";
+  } else {
+    return "";
+  }
+  return absl::StrCat("--- ", r.block_id, " ", r.action, " ", PrimaryValue(r), " ---\n", Capped(body, max_bytes));
+}
+
+struct SkippedBlock {
+  std::string block_id;
+  int start_line = 0;
+  std::string action;
+  std::vector<const sham_action_parser::ActionParseError*> errors;
+};
+
+// Parse errors grouped per block (by position, since ids may repeat).
+std::vector<SkippedBlock> GroupSkipped(const ExecutionResult& result) {
+  std::vector<SkippedBlock> blocks;
+  for (const auto& e : result.parse_errors) {
+    if (blocks.empty() || blocks.back().block_id != e.block_id || blocks.back().start_line != e.block_start_line) {
+      blocks.push_back(SkippedBlock{e.block_id, e.block_start_line, e.action.value_or(""), {}});
+    }
+    blocks.back().errors.push_back(&e);
+  }
+  return blocks;
+}
+
+std::string ShortId(const std::optional<std::string>& id) { return id ? id->substr(0, 7) : ""; }
+
+}  // namespace
+
+int CountSkippedBlocks(const ExecutionResult& result) { return static_cast<int>(GroupSkipped(result).size()); }
+
+std::string FormatResultsSection(const ExecutionResult& result) {
+  std::string out = absl::StrCat(kResultsMarker, "\n");
+  if (result.fatal_error) AppendMultiline(out, "FATAL: ", *result.fatal_error);
+  if (result.dry_run) out += "(dry run: nothing was executed)\n";
+  for (const ActionResult& r : result.results) {
+    std::string head = absl::StrCat(r.block_id, r.success ? " ✅ " : " ❌ ", r.action);
+    std::string primary = PrimaryValue(r);
+    if (!primary.empty()) absl::StrAppend(&head, " ", primary);
+    if (r.success) {
+      if (r.data.value("already_applied", false)) absl::StrAppend(&head, " (already applied)");
+      absl::StrAppend(&out, head, "\n");
+    } else {
+      AppendMultiline(out, absl::StrCat(head, " - "), r.error);
+    }
+    for (const std::string& w : r.warnings) absl::StrAppend(&out, "    warning: ", w, "\n");
+  }
+  for (const SkippedBlock& b : GroupSkipped(result)) {
+    std::string head = absl::StrCat(b.block_id.empty() ? "?" : b.block_id, " ❌ ",
+                                    b.action.empty() ? "block" : b.action, " (skipped, block at line ",
+                                    b.start_line, ") - ");
+    for (size_t i = 0; i < b.errors.size(); ++i) {
+      std::string msg = absl::StrCat(b.errors[i]->error_type, " error: ", b.errors[i]->message);
+      if (i == 0) {
+        AppendMultiline(out, head, msg);
+      } else {
+        AppendMultiline(out, "    ", msg);
+      }
+    }
+  }
+  if (result.results.empty() && result.parse_errors.empty() && !result.fatal_error) {
+    out += "No action blocks found.\n";
+  }
+  for (const std::string& w : result.warnings) absl::StrAppend(&out, "warning: ", w, "\n");
+  const GitSummary& git = result.git;
+  for (const std::string& note : git.notes) absl::StrAppend(&out, "git: ", note, "\n");
+  if (git.snapshot_commit) {
+    absl::StrAppend(&out, "git: your uncommitted changes were saved first as ", ShortId(git.snapshot_commit),
+                    " [clada:pre]\n");
+  }
+  if (git.ai_commit) absl::StrAppend(&out, "git: changes committed as ", ShortId(git.ai_commit), "\n");
+  if (!git.foreign_changes.empty()) {
+    absl::StrAppend(&out, "git: changed during the run by something else, left uncommitted: ",
+                    absl::StrJoin(git.foreign_changes, ", "), "\n");
+  }
+  return out;
+}
+
+std::string FormatReport(const ExecutionResult& result, int64_t max_output_bytes) {
+  std::string out = FormatResultsSection(result);
+  std::string outputs;
+  for (const ActionResult& r : result.results) {
+    if (!r.success && !r.data.contains("stdout")) continue;
+    std::string o = FormatOutput(r, max_output_bytes);
+    if (!o.empty()) absl::StrAppend(&outputs, o);
+  }
+  if (!outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", outputs);
+  absl::StrAppend(&out, kEndMarker, "\n");
+  return out;
+}
+
+core::Json ExecutionResultToJson(const ExecutionResult& result) {
+  core::Json j;
+  j["success"] = result.success;
+  j["totalBlocks"] = result.total_blocks;
+  j["executedActions"] = result.executed_actions;
+  if (result.dry_run) j["dryRun"] = true;
+  core::Json results = core::Json::array();
+  for (const ActionResult& r : result.results) {
+    core::Json a;
+    a["seq"] = r.seq;
+    a["blockId"] = r.block_id;
+    a["action"] = r.action;
+    a["params"] = r.params;
+    a["success"] = r.success;
+    if (!r.success) a["error"] = r.error;
+    if (!r.data.empty()) a["data"] = r.data;
+    if (!r.warnings.empty()) a["warnings"] = r.warnings;
+    results.push_back(std::move(a));
+  }
+  j["results"] = std::move(results);
+  core::Json errors = core::Json::array();
+  for (const auto& e : result.parse_errors) errors.push_back(sham_action_parser::ActionParseErrorToJson(e));
+  j["parseErrors"] = std::move(errors);
+  if (!result.warnings.empty()) j["warnings"] = result.warnings;
+  core::Json git;
+  git["active"] = result.git.active;
+  if (result.git.snapshot_commit) git["snapshotCommit"] = *result.git.snapshot_commit;
+  if (result.git.ai_commit) git["aiCommit"] = *result.git.ai_commit;
+  if (!result.git.notes.empty()) git["notes"] = result.git.notes;
+  if (!result.git.foreign_changes.empty()) git["foreignChanges"] = result.git.foreign_changes;
+  j["git"] = std::move(git);
+  if (result.fatal_error) j["fatalError"] = *result.fatal_error;
+  return j;
+}
+
+std::string FormatSummaryLine(const ExecutionResult& result) {
+  int ok = 0, failed = 0;
+  for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
+  std::string line = absl::StrFormat("%d succeeded, %d failed, %d skipped (%.0f ms)", ok, failed,
+                                     CountSkippedBlocks(result), result.elapsed_ms);
+  if (result.dry_run) line = absl::StrCat("dry run: ", ok, " would run, ", CountSkippedBlocks(result), " skipped");
+  if (result.fatal_error) absl::StrAppend(&line, "; fatal: ", *result.fatal_error);
+  return line;
+}
+
+}  // namespace clada
