@@ -1,0 +1,434 @@
+#include "proj/comp/sham-parser/src/sham_parser.h"
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "proj/comp/sham-parser/src/internal/assignment.h"
+#include "proj/comp/sham-parser/src/internal/line_syntax.h"
+#include "proj/comp/sham-parser/src/internal/utf8.h"
+
+namespace clada::sham_parser {
+namespace {
+
+using internal::Assignment;
+using internal::Classification;
+using internal::Dialect;
+using internal::LineType;
+
+constexpr size_t kNpos = absl::string_view::npos;
+// Errors show the target line with two lines either side (five in all).
+constexpr int64_t kContextRadius = 2;
+constexpr int64_t kContextLines = 2 * kContextRadius + 1;
+// Line starts remembered behind the current line; context and the
+// "previous line" of UNCLOSED_BLOCK never reach further back.
+constexpr int64_t kRingSize = 8;
+// Blocks with more properties than this index their keys in a hash map.
+constexpr size_t kLinearLookupLimit = 8;
+
+// Appends `text` with every CR that precedes an LF removed: heredoc lines
+// are joined with "\n" whatever the input's line endings were.
+void AppendJoinedLines(absl::string_view text, std::string* out) {
+  out->reserve(out->size() + text.size());
+  while (!text.empty()) {
+    const void* cr = std::memchr(text.data(), '\r', text.size());
+    if (cr == nullptr) {
+      out->append(text.data(), text.size());
+      return;
+    }
+    const size_t i = static_cast<const char*>(cr) - text.data();
+    out->append(text.data(), i);
+    if (i + 1 >= text.size() || text[i + 1] != '\n') out->push_back('\r');
+    text.remove_prefix(i + 1);
+  }
+}
+
+int ToInt(size_t n) { return static_cast<int>(n); }
+
+class BlockParser {
+ public:
+  explicit BlockParser(absl::string_view text) : text_(text) {}
+
+  ParseResult Run() && {
+    const size_t n = text_.size();
+    size_t pos = 0;
+    while (true) {
+      const void* nl = std::memchr(text_.data() + pos, '\n', n - pos);
+      const size_t end = nl == nullptr ? n : static_cast<const char*>(nl) - text_.data();
+      size_t content_end = end;
+      if (nl != nullptr && end > pos && text_[end - 1] == '\r') --content_end;
+      line_start_ = pos;
+      line_starts_[line_index_ % kRingSize] = pos;
+      line_ = text_.substr(pos, content_end - pos);
+      ProcessLine();
+      if (nl == nullptr) break;
+      pos = end + 1;
+      ++line_index_;
+    }
+    Finish();
+    return std::move(result_);
+  }
+
+ private:
+  enum class State { kSeekingHeader, kInBlock, kInHeredoc };
+
+  int LineNumber() const { return static_cast<int>(line_index_ + 1); }
+
+  void ProcessLine() {
+    switch (state_) {
+      case State::kSeekingHeader:
+        if (const Dialect* d = internal::FindHeaderDialect(line_)) OpenBlock(*d, /*replacing=*/false);
+        break;
+      case State::kInBlock:
+        ProcessBlockLine();
+        break;
+      case State::kInHeredoc:
+        ProcessHeredocLine();
+        break;
+    }
+  }
+
+  // A header line, outside a block or (replacing=true) inside one.
+  void OpenBlock(const Dialect& dialect, bool replacing) {
+    const std::optional<absl::string_view> id = internal::ParseHeaderId(line_, dialect);
+    if (!id) {
+      // Inside a block the reference reports nothing more and stays in it.
+      if (!replacing) AddError("MALFORMED_HEADER", LineNumber(), std::string(dialect.malformed_header_message), 0);
+      return;
+    }
+    if (const char* problem = internal::BlockIdProblem(*id)) {
+      if (replacing) CloseBlock(std::nullopt);
+      const size_t column = absl::StartsWith(line_, dialect.canonical_id_prefix)
+                                ? internal::Utf16Length(dialect.canonical_id_prefix)
+                                : 0;
+      AddError("INVALID_BLOCK_ID", LineNumber(), problem, ToInt(column), ToInt(internal::Utf16Length(*id)));
+      return;
+    }
+    if (replacing) CloseBlock(std::nullopt);
+    block_.emplace();
+    block_->id = std::string(*id);
+    block_->start_line = LineNumber();
+    dialect_ = &dialect;
+    key_views_.clear();
+    key_index_.clear();
+    state_ = State::kInBlock;
+  }
+
+  // Moves the current block to the result.
+  void CloseBlock(std::optional<int> end_line) {
+    block_->end_line = end_line;
+    result_.blocks.push_back(std::move(*block_));
+    block_.reset();
+    dialect_ = nullptr;
+    state_ = State::kSeekingHeader;
+  }
+
+  void ProcessBlockLine() {
+    const Classification c = internal::ClassifyLine(line_, dialect_);
+    switch (c.type) {
+      case LineType::kEmpty:
+        return;
+      case LineType::kEndMarker: {
+        const std::optional<absl::string_view> id = internal::ParseEndMarkerId(line_, *dialect_);
+        if (!id) return;  // the reference ignores end-marker look-alikes
+        if (*id != block_->id) {
+          AddError("MISMATCHED_END", LineNumber(),
+                   absl::StrCat("End marker '", *id, "' doesn't match block ID '", block_->id, "'"), 0);
+        }
+        CloseBlock(LineNumber());
+        return;
+      }
+      case LineType::kHeader:
+        AddError("UNCLOSED_BLOCK", LineNumber() - 1,
+                 absl::StrCat("Block '", block_->id, "' not closed before new block"), 0, 0);
+        OpenBlock(*c.header_dialect, /*replacing=*/true);
+        return;
+      case LineType::kAssignment:
+        ProcessAssignment();
+        return;
+      case LineType::kUnknown:
+        AddError("MALFORMED_ASSIGNMENT", LineNumber(), MalformedAssignmentMessage(), 0);
+        return;
+    }
+  }
+
+  std::string MalformedAssignmentMessage() const {
+    return absl::StrCat("Invalid line format in block '", block_->id,
+                        "': not a valid key-value assignment or empty line");
+  }
+
+  void ProcessAssignment() {
+    Assignment a = internal::ParseAssignmentLine(line_);
+    if (a.kind == Assignment::Kind::kError) {
+      ReportAssignmentError(a);
+      return;
+    }
+    const absl::string_view raw_key = line_.substr(0, a.equal_pos);
+    const bool leading_whitespace = internal::LeadingJsWhitespace(raw_key) > 0;
+    const std::optional<std::string> key_problem = internal::KeyProblem(a.key);
+    if (leading_whitespace) {
+      size_t first_end = 0;
+      internal::DecodeUtf8(raw_key, &first_end);
+      AddError("INVALID_KEY", LineNumber(),
+               absl::StrCat("Key contains invalid character '", raw_key.substr(0, first_end), "' at position 1"), 0,
+               ToInt(internal::Utf16Length(internal::TrimEndJs(raw_key))));
+    } else if (key_problem) {
+      AddError("INVALID_KEY", LineNumber(), *key_problem, 0, ToInt(internal::Utf16Length(a.key)));
+    }
+    const bool key_ok = !leading_whitespace && !key_problem;
+    if (key_ok && FindProperty(a.key) != kNpos) {
+      AddError("DUPLICATE_KEY", LineNumber(),
+               absl::StrCat("Duplicate key '", a.key, "' in block '", block_->id, "'"), 0,
+               ToInt(internal::Utf16Length(a.key)));
+    }
+    if (a.kind == Assignment::Kind::kKeyValue) {
+      if (key_ok) SetProperty(a.key, std::move(a.value));
+      return;
+    }
+    // A heredoc opens whenever the key itself is valid, even after a
+    // leading-whitespace error, as in the reference; otherwise its body would
+    // be read as assignments.
+    if (key_problem) return;
+    if (a.delimiter.size() == dialect_->heredoc_prefix.size() + block_->id.size() &&
+        absl::StartsWith(a.delimiter, dialect_->heredoc_prefix) && absl::EndsWith(a.delimiter, block_->id)) {
+      heredoc_key_ = a.key;
+      heredoc_delimiter_ = a.delimiter;
+      heredoc_has_content_ = false;
+      state_ = State::kInHeredoc;
+      return;
+    }
+    const size_t at = line_.find(a.delimiter);
+    AddError("INVALID_HEREDOC_DELIMITER", LineNumber(),
+             absl::StrCat("Heredoc delimiter must be '", dialect_->heredoc_prefix, block_->id, "'"),
+             ToInt(internal::Utf16Length(line_.substr(0, at))), ToInt(internal::Utf16Length(a.delimiter)));
+  }
+
+  void ReportAssignmentError(Assignment& a) {
+    const std::string code = a.error.code;
+    std::string message;
+    if (code == "TRAILING_CONTENT") {
+      // The quoted value before the trailing text still counts.
+      if (!internal::KeyProblem(a.key) && FindProperty(a.key) == kNpos) SetProperty(a.key, std::move(a.value));
+      message = "Unexpected content after quoted value";
+    } else if (code == "INVALID_ASSIGNMENT_OPERATOR") {
+      message = absl::StrCat("Invalid assignment operator '", line_.substr(a.error.begin, 2),
+                             "' - only '=' is allowed");
+    } else if (code == "EMPTY_KEY") {
+      message = "Assignment without key name";
+    } else if (code == "UNCLOSED_QUOTE") {
+      message = "Unclosed quoted string";
+    } else if (code == "INVALID_VALUE") {
+      message = "Value must be a quoted string or heredoc";
+    } else {
+      message = MalformedAssignmentMessage();
+    }
+    const size_t column = internal::Utf16Length(line_.substr(0, a.error.begin));
+    const size_t length = a.error.fixed_length.has_value()
+                              ? *a.error.fixed_length
+                              : internal::Utf16Length(line_.substr(a.error.begin, a.error.end - a.error.begin));
+    AddError(code, LineNumber(), std::move(message), ToInt(column), ToInt(length));
+  }
+
+  void ProcessHeredocLine() {
+    const size_t at = line_.find(heredoc_delimiter_);
+    if (at != kNpos) {
+      const absl::string_view before = line_.substr(0, at);
+      const absl::string_view after = line_.substr(at + heredoc_delimiter_.size());
+      // The delimiter inside another heredoc opener is content.
+      const bool opener = before.find("<<") != kNpos;
+      if (!opener && (after.empty() || after == "'")) {
+        // Normally the delimiter stands alone; an LLM sometimes appends it to
+        // the last content line, which the reference accepts too.
+        const size_t body = heredoc_has_content_ ? heredoc_body_start_ : line_start_;
+        const size_t stop = at > 0 ? line_start_ + at : (heredoc_has_content_ ? heredoc_content_end_ : body);
+        std::string value;
+        AppendJoinedLines(text_.substr(body, stop - body), &value);
+        SetProperty(heredoc_key_, std::move(value));
+        state_ = State::kInBlock;
+        return;
+      }
+    }
+    if (!heredoc_has_content_) {
+      heredoc_has_content_ = true;
+      heredoc_body_start_ = line_start_;
+    }
+    heredoc_content_end_ = line_start_ + line_.size();
+  }
+
+  void Finish() {
+    const int after_last_line = static_cast<int>(line_index_ + 2);
+    if (state_ == State::kInHeredoc) {
+      AddError("UNCLOSED_HEREDOC", after_last_line,
+               absl::StrCat("Heredoc '", heredoc_delimiter_, "' not closed before EOF"), 0, 0);
+      CloseBlock(std::nullopt);
+    } else if (state_ == State::kInBlock) {
+      AddError("UNCLOSED_BLOCK", after_last_line, absl::StrCat("Block '", block_->id, "' not closed before EOF"), 0,
+               0);
+      CloseBlock(std::nullopt);
+    }
+  }
+
+  // --- properties -----------------------------------------------------------
+
+  size_t FindProperty(absl::string_view key) const {
+    if (key_views_.size() <= kLinearLookupLimit) {
+      for (size_t i = 0; i < key_views_.size(); ++i) {
+        if (key_views_[i] == key) return i;
+      }
+      return kNpos;
+    }
+    const auto it = key_index_.find(key);
+    return it == key_index_.end() ? kNpos : it->second;
+  }
+
+  // Sets `key` (a view into the input) to `value`; a new key goes last.
+  void SetProperty(absl::string_view key, std::string value) {
+    const size_t i = FindProperty(key);
+    if (i != kNpos) {
+      block_->properties[i].second = std::move(value);
+      return;
+    }
+    block_->properties.emplace_back(std::string(key), std::move(value));
+    key_views_.push_back(key);
+    if (key_views_.size() > kLinearLookupLimit) {
+      if (key_index_.empty()) {
+        for (size_t k = 0; k < key_views_.size(); ++k) key_index_.emplace(key_views_[k], k);
+      } else {
+        key_index_.emplace(key, key_views_.size() - 1);
+      }
+    }
+  }
+
+  // --- errors and their context -----------------------------------------
+
+  // Start of line `index` and the offset of its '\n' (or the input's end),
+  // for lines from kRingSize-1 behind the current one onwards. False when
+  // the input has no such line.
+  bool LineBounds(int64_t index, size_t* begin, size_t* end) const {
+    if (index < 0) return false;
+    size_t start;
+    if (index <= line_index_) {
+      start = line_starts_[index % kRingSize];
+    } else {
+      start = line_start_;
+      for (int64_t k = line_index_; k < index; ++k) {
+        const void* nl = std::memchr(text_.data() + start, '\n', text_.size() - start);
+        if (nl == nullptr) return false;
+        start = static_cast<const char*>(nl) - text_.data() + 1;
+      }
+    }
+    const void* nl = std::memchr(text_.data() + start, '\n', text_.size() - start);
+    *begin = start;
+    *end = nl == nullptr ? text_.size() : static_cast<const char*>(nl) - text_.data();
+    return true;
+  }
+
+  // Line `number` (1-based) without its terminator, "" past the end.
+  absl::string_view LineContent(int number) const {
+    size_t begin, end;
+    if (!LineBounds(number - 1, &begin, &end)) return {};
+    if (end < text_.size() && end > begin && text_[end - 1] == '\r') --end;
+    return text_.substr(begin, end - begin);
+  }
+
+  // Number of lines with index <= limit, i.e. min(total lines, limit + 1).
+  int64_t LinesThrough(int64_t limit) const {
+    if (limit <= line_index_) return limit + 1;
+    size_t start = line_start_;
+    int64_t count = line_index_ + 1;
+    while (count <= limit) {
+      const void* nl = std::memchr(text_.data() + start, '\n', text_.size() - start);
+      if (nl == nullptr) break;
+      start = static_cast<const char*>(nl) - text_.data() + 1;
+      ++count;
+    }
+    return count;
+  }
+
+  // The reference's five-line window around line `number`, split on "\n"
+  // only (so CRs stay), shifted to stay inside the input.
+  std::string Context(int number) const {
+    const int64_t target = number - 1;
+    const int64_t reach = std::max<int64_t>(target + kContextRadius, kContextLines);
+    const int64_t known = LinesThrough(reach);
+    if (known <= kContextLines) return std::string(text_);
+    int64_t start = target - kContextRadius;
+    int64_t end = target + kContextRadius;
+    if (start < 0) {
+      end -= start;
+      start = 0;
+    } else if (known <= end) {  // the input ends inside the window: `known` is the line count
+      start -= end - known + 1;
+      end = known - 1;
+    }
+    start = std::max<int64_t>(start, 0);
+    size_t begin, unused, last_begin, finish;
+    if (!LineBounds(start, &begin, &unused) || !LineBounds(end, &last_begin, &finish)) return {};
+    return std::string(text_.substr(begin, finish - begin));
+  }
+
+  // `length` < 0 means the whole line.
+  void AddError(std::string code, int number, std::string message, int column, int length = -1) {
+    ParseError e;
+    e.code = std::move(code);
+    e.line = number;
+    e.column = column + 1;
+    const absl::string_view content = LineContent(number);
+    e.length = length >= 0 ? length : ToInt(internal::Utf16Length(content));
+    if (block_) e.block_id = block_->id;
+    e.content = std::string(content);
+    e.context = Context(number);
+    e.message = std::move(message);
+    result_.errors.push_back(std::move(e));
+  }
+
+  const absl::string_view text_;
+  ParseResult result_;
+
+  // The line being processed.
+  absl::string_view line_;
+  size_t line_start_ = 0;
+  int64_t line_index_ = 0;
+  size_t line_starts_[kRingSize] = {};
+
+  State state_ = State::kSeekingHeader;
+  std::optional<Block> block_;
+  const Dialect* dialect_ = nullptr;
+  std::vector<absl::string_view> key_views_;  // the block's keys, as views into text_
+  absl::flat_hash_map<absl::string_view, size_t> key_index_;
+
+  absl::string_view heredoc_key_;
+  absl::string_view heredoc_delimiter_;
+  bool heredoc_has_content_ = false;
+  size_t heredoc_body_start_ = 0;
+  size_t heredoc_content_end_ = 0;
+};
+
+}  // namespace
+
+ParseResult ParseBlocks(absl::string_view input) {
+  if (input.size() > kMaxInputBytes) {
+    ParseResult result;
+    ParseError e;
+    e.code = "input_too_large";
+    e.line = 1;
+    e.column = 1;
+    e.length = 0;
+    e.message = absl::StrCat("Input is ", input.size(), " bytes; the block parser accepts at most ", kMaxInputBytes,
+                             " bytes (50 MiB). Send a shorter response or split it.");
+    result.errors.push_back(std::move(e));
+    return result;
+  }
+  if (internal::IsValidUtf8(input)) return BlockParser(input).Run();
+  // Decode as Node does: each ill-formed sequence becomes U+FFFD.
+  const std::string repaired = internal::ReplaceInvalidUtf8(input);
+  return BlockParser(repaired).Run();
+}
+
+}  // namespace clada::sham_parser
