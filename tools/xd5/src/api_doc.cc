@@ -113,6 +113,7 @@ ApiDoc ParseApiDoc(absl::string_view markdown) {
   ApiDoc doc;
   int deps_line = 0;
   int exports_line = 0;
+  bool yaml_error = false;
   for (const YamlBlock& block : FindYamlBlocks(markdown, &doc.problems)) {
     YAML::Node root;
     try {
@@ -120,6 +121,7 @@ ApiDoc ParseApiDoc(absl::string_view markdown) {
     } catch (const YAML::Exception& e) {
       doc.problems.push_back(absl::StrCat("line ", block.first_line + e.mark.line,
                                           ": YAML error: ", e.msg));
+      yaml_error = true;
       continue;
     }
     if (!root.IsMap()) continue;
@@ -148,8 +150,11 @@ ApiDoc ParseApiDoc(absl::string_view markdown) {
     } catch (const YAML::Exception& e) {
       doc.problems.push_back(absl::StrCat("line ", block.first_line,
                                           ": YAML error: ", e.msg));
+      yaml_error = true;
     }
   }
+  // A block that failed to parse may well be the missing one: say only that.
+  if (yaml_error) return doc;
   if (!doc.has_dependencies) {
     doc.problems.push_back(
         "no ```yaml block with `dependencies:` (list every Bazel dep of the "

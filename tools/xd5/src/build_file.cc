@@ -349,7 +349,8 @@ class Parser {
   std::vector<int> match_;
 };
 
-absl::Status Unsupported(const Expr& e, absl::string_view attr) {
+absl::Status Unsupported(const Expr& e, absl::string_view attr,
+                         absl::string_view rule) {
   std::string what;
   switch (e.kind) {
     case Expr::Kind::kCall:
@@ -365,28 +366,28 @@ absl::Status Unsupported(const Expr& e, absl::string_view attr) {
       what = absl::StrCat("a ", e.text);
   }
   return absl::UnimplementedError(
-      absl::StrCat("line ", e.line, ": ", attr, " uses ", what,
-                   ", which xd5 does not evaluate; list the labels as string "
+      absl::StrCat("line ", e.line, ": ", attr, " of \"", rule, "\" uses ", what,
+                   ", which xd5 does not evaluate; list them as string "
                    "literals"));
 }
 
 absl::Status Flatten(const Expr& e, absl::string_view attr,
-                     std::vector<std::string>* out) {
+                     absl::string_view rule, std::vector<std::string>* out) {
   if (e.kind == Expr::Kind::kList) {
     for (const Expr& item : e.items) {
-      if (item.kind != Expr::Kind::kString) return Unsupported(item, attr);
+      if (item.kind != Expr::Kind::kString) return Unsupported(item, attr, rule);
       out->push_back(item.text);
     }
     return absl::OkStatus();
   }
   if (e.kind == Expr::Kind::kPlus) {
     for (const Expr& operand : e.items) {
-      absl::Status s = Flatten(operand, attr, out);
+      absl::Status s = Flatten(operand, attr, rule, out);
       if (!s.ok()) return s;
     }
     return absl::OkStatus();
   }
-  return Unsupported(e, attr);
+  return Unsupported(e, attr, rule);
 }
 
 bool KindMatches(absl::string_view callee, absl::string_view kind) {
@@ -438,7 +439,7 @@ absl::StatusOr<std::vector<std::string>> StringListAttr(
   std::vector<std::string> out;
   const Expr* e = rule.Find(attr);
   if (e == nullptr) return out;
-  absl::Status s = Flatten(*e, attr, &out);
+  absl::Status s = Flatten(*e, attr, rule.Name(), &out);
   if (!s.ok()) return s;
   return out;
 }

@@ -71,7 +71,7 @@ const RuleCall* FindAnyRule(const std::vector<RuleCall>& rules,
 // The value of attribute ATTR of RULE as a list of strings. A missing
 // attribute is an empty list. Fails with Unimplemented when the value is not
 // built from list and string literals; the message names the construct, e.g.
-// "hdrs uses glob(), which xd5 does not evaluate".
+// "line 7: hdrs of \"x\" uses glob(), which xd5 does not evaluate; ...".
 absl::StatusOr<std::vector<std::string>> StringListAttr(const RuleCall& rule,
                                                         absl::string_view attr);
 

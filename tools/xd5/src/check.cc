@@ -11,6 +11,10 @@
 namespace clada::xd5 {
 namespace {
 
+std::string Count(size_t n, const char* one, const char* many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
 bool Selected(const Component& c, const std::set<std::string>& only) {
   return only.empty() || only.count(c.path) > 0;
 }
@@ -93,9 +97,11 @@ std::string CheckSummary(const Workspace& ws,
     if (c.dep_keys) deps += c.dep_keys->size();
     if (c.hdrs) headers += c.hdrs->size();
   }
-  return absl::StrCat("xd5 check: OK (", components,
-                      components == 1 ? " component, " : " components, ", deps,
-                      " dependencies, ", headers, " exported headers)");
+  return absl::StrCat("xd5 check: OK (",
+                      Count(components, "component", "components"), ", ",
+                      Count(deps, "dependency", "dependencies"), ", ",
+                      Count(headers, "exported header", "exported headers"),
+                      ")");
 }
 
 }  // namespace clada::xd5

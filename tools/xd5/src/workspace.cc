@@ -71,8 +71,7 @@ void CollectDeps(const std::vector<RuleCall>& rules, const RuleCall& rule,
                  std::set<std::string>* keys, Component* c, bool* readable) {
   absl::StatusOr<std::vector<std::string>> deps = StringListAttr(rule, "deps");
   if (!deps.ok()) {
-    c->build_problems.push_back(absl::StrCat(
-        deps.status().message(), " (in \"", rule.Name(), "\")"));
+    c->build_problems.push_back(std::string(deps.status().message()));
     *readable = false;
     return;
   }
@@ -139,8 +138,7 @@ void ReadBuild(const fs::path& root, Component* c) {
     for (const std::string& h : *hdrs) paths.insert(HeaderPath(h, c->path));
     c->hdrs.emplace(paths.begin(), paths.end());
   } else {
-    c->build_problems.push_back(absl::StrCat(
-        hdrs.status().message(), " (in \"", rule->Name(), "\")"));
+    c->build_problems.push_back(std::string(hdrs.status().message()));
   }
 
   std::set<std::string> visited = {rule->Name()};
