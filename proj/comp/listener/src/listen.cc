@@ -1,0 +1,335 @@
+// The watcher: inotify on FILE's directory, debounce, run the new blocks,
+// write the results back.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/status_macros.h"
+#include "proj/comp/listener/src/internal/clipboard.h"
+#include "proj/comp/listener/src/internal/lines.h"
+#include "proj/comp/listener/src/internal/scan.h"
+#include "proj/comp/listener/src/listener.h"
+
+namespace clada::listener {
+namespace {
+
+constexpr int kMaxPollMs = 100;                    // should_stop is checked at least this often
+constexpr absl::Duration kUnclosedGrace = absl::Milliseconds(300);
+constexpr int64_t kMaxFileBytes = 50 * 1024 * 1024;  // the block parser's input limit
+constexpr size_t kMaxIdsInLog = 8;
+constexpr uint32_t kTriggerEvents = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE;
+constexpr uint32_t kWatchMask = kTriggerEvents | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+
+class Fd {
+ public:
+  Fd() = default;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  void reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string ClockTime() { return absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone()); }
+
+std::string Plural(size_t n, absl::string_view word) { return absl::StrCat(n, " ", word, n == 1 ? "" : "s"); }
+
+// What one read of the inotify fd said about FILE.
+struct Events {
+  bool saved = false;     // a completed save (close-after-write, rename onto, create)
+  bool modified = false;  // a write in progress
+  bool watch_gone = false;
+};
+
+class Listener {
+ public:
+  Listener(const ListenOptions& options, const RunBlocksFn& run) : options_(options), run_(run) {}
+
+  absl::Status Run() {
+    RETURN_IF_ERROR(Setup());
+    return Loop();
+  }
+
+ private:
+  absl::Status Setup();
+  absl::Status Loop();
+  absl::StatusOr<Events> ReadEvents();
+  // Runs the new blocks of FILE, if any. Sets *recheck_at when a trailing
+  // unclosed block should get more time. Errors are fatal to Listen.
+  absl::Status Process(std::optional<absl::Time>* recheck_at);
+  void WriteBack(const RunReport& report, size_t blocks_given);
+  std::vector<ScannedBlock> NewBlocks(const std::vector<ScannedBlock>& all) const;
+  void Log(absl::string_view line) {
+    if (options_.log != nullptr) *options_.log << line << std::endl;
+  }
+
+  const ListenOptions& options_;
+  const RunBlocksFn& run_;
+  std::string dir_;
+  std::string name_;
+  std::string output_path_;
+  Fd lock_fd_;
+  Fd inotify_fd_;
+  int watch_ = -1;
+  ListenState state_;
+  absl::flat_hash_set<std::string> baseline_;  // keys of blocks in FILE before Listen started
+  std::optional<std::string> written_text_;    // FILE as last written back, when it held no new block
+  std::optional<std::string> waited_text_;     // FILE as read when a trailing unclosed block got its grace
+};
+
+absl::Status Listener::Setup() {
+  if (options_.file.empty() || options_.file.front() != '/') {
+    return absl::InvalidArgumentError(absl::StrCat("the file to listen on must be an absolute path, got '",
+                                                   options_.file, "'"));
+  }
+  if (options_.file.back() == '/') {
+    return absl::InvalidArgumentError(absl::StrCat("'", options_.file, "' names a directory, not a file"));
+  }
+  if (options_.state_dir.empty()) return absl::InvalidArgumentError("the state directory must not be empty");
+  if (!run_) return absl::InvalidArgumentError("no callback to run the blocks");
+  if (options_.debounce_ms < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("debounce must be >= 0 ms, got ", options_.debounce_ms));
+  }
+  size_t slash = options_.file.rfind('/');
+  dir_ = slash == 0 ? "/" : options_.file.substr(0, slash);
+  name_ = options_.file.substr(slash + 1);
+  output_path_ = absl::StrCat(dir_ == "/" ? "" : dir_, "/", kOutputFileName);
+
+  struct stat st;
+  if (::stat(dir_.c_str(), &st) != 0) return core::ErrnoStatus(errno, "cannot use the directory of FILE", dir_);
+  if (!S_ISDIR(st.st_mode)) return absl::NotFoundError(absl::StrCat("'", dir_, "' is not a directory"));
+  if (::stat(options_.file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat("'", options_.file, "' is a directory, not a file"));
+  }
+
+  RETURN_IF_ERROR(core::CreateDirectories(options_.state_dir));
+  const std::string lock_path = absl::StrCat(options_.state_dir, "/", kLockFileName);
+  lock_fd_.reset(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (lock_fd_.get() < 0) return core::ErrnoStatus(errno, "cannot open the listen lock", lock_path);
+  if (::flock(lock_fd_.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "another clada listen is already running with the state directory '", options_.state_dir, "'"));
+    }
+    return core::ErrnoStatus(errno, "cannot lock", lock_path);
+  }
+  ASSIGN_OR_RETURN(state_, LoadListenState(options_.state_dir));
+
+  inotify_fd_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (inotify_fd_.get() < 0) return core::ErrnoStatus(errno, "cannot start inotify for", dir_);
+  watch_ = ::inotify_add_watch(inotify_fd_.get(), dir_.c_str(), kWatchMask);
+  if (watch_ < 0) {
+    absl::Status s = core::ErrnoStatus(errno, "cannot watch the directory", dir_);
+    return absl::InternalError(s.message());
+  }
+
+  // The watch is in place: from here on no save is missed.
+  bool created = false;
+  absl::StatusOr<std::string> text = core::ReadFileToString(options_.file, kMaxFileBytes);
+  if (absl::IsNotFound(text.status())) {
+    RETURN_IF_ERROR(core::WriteFileAtomic(options_.file, kNewFileText));
+    written_text_ = kNewFileText;
+    text = std::string(kNewFileText);
+    created = true;
+  }
+  if (text.ok()) {
+    for (const ScannedBlock& b : NewBlocks(ScanBlocks(*text))) baseline_.insert(b.key);
+  } else {
+    Log(absl::StrCat("clada listen: cannot read ", options_.file, " yet: ", text.status().message()));
+  }
+  std::string start = absl::StrCat("clada listen: watching ", options_.file);
+  if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
+  if (!baseline_.empty()) {
+    absl::StrAppend(&start, " (", Plural(baseline_.size(), "block"),
+                    " already in it left alone; blocks saved from now on run)");
+  }
+  Log(start);
+  if (options_.on_ready) options_.on_ready();
+  return absl::OkStatus();
+}
+
+std::vector<ScannedBlock> Listener::NewBlocks(const std::vector<ScannedBlock>& all) const {
+  std::vector<ScannedBlock> fresh;
+  for (ScannedBlock& b : internal::FilterNewBlocks(all, state_)) {
+    if (!baseline_.contains(b.key)) fresh.push_back(std::move(b));
+  }
+  return fresh;
+}
+
+absl::StatusOr<Events> Listener::ReadEvents() {
+  Events events;
+  alignas(struct inotify_event) char buf[64 * 1024];
+  while (true) {
+    ssize_t n = ::read(inotify_fd_.get(), buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) return events;
+      return absl::InternalError(absl::StrCat("cannot read inotify events for '", dir_, "': ", std::strerror(errno)));
+    }
+    if (n == 0) return events;
+    for (char* p = buf; p < buf + n;) {
+      const auto* e = reinterpret_cast<const struct inotify_event*>(p);
+      p += sizeof(struct inotify_event) + e->len;
+      if (e->mask & IN_Q_OVERFLOW) {
+        events.saved = true;  // events were lost: read FILE to be safe
+        continue;
+      }
+      if (e->wd != watch_) continue;
+      if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)) {
+        events.watch_gone = true;
+        continue;
+      }
+      if (e->len == 0 || name_ != e->name) continue;
+      if (e->mask & kTriggerEvents) events.saved = true;
+      if (e->mask & IN_MODIFY) events.modified = true;
+    }
+  }
+}
+
+absl::Status Listener::Loop() {
+  const absl::Duration debounce = absl::Milliseconds(options_.debounce_ms);
+  std::optional<absl::Time> due;  // when to read FILE
+  while (true) {
+    if (options_.should_stop && options_.should_stop()) return absl::OkStatus();
+    int timeout_ms = kMaxPollMs;
+    if (due) {
+      absl::Duration left = *due - absl::Now();
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(absl::Ceil(left, absl::Milliseconds(1))),
+                                                        0, kMaxPollMs));
+    }
+    struct pollfd pfd = {inotify_fd_.get(), POLLIN, 0};
+    int ready = ::poll(&pfd, 1, timeout_ms);
+    if (ready < 0 && errno != EINTR) return core::ErrnoStatus(errno, "cannot poll inotify for", dir_);
+    if (ready > 0) {
+      ASSIGN_OR_RETURN(Events events, ReadEvents());
+      if (events.watch_gone) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("the directory '", dir_, "' of the watched file was removed or moved"));
+      }
+      if (events.saved || (events.modified && due)) due = absl::Now() + debounce;
+    }
+    if (due && absl::Now() >= *due) {
+      std::optional<absl::Time> recheck_at;
+      due.reset();
+      RETURN_IF_ERROR(Process(&recheck_at));
+      if (recheck_at) due = recheck_at;
+    }
+  }
+}
+
+absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
+  absl::StatusOr<std::string> text = core::ReadFileToString(options_.file, kMaxFileBytes);
+  if (absl::IsNotFound(text.status())) return absl::OkStatus();  // deleted; wait for it to come back
+  if (!text.ok()) {
+    Log(absl::StrCat(ClockTime(), " clada listen: cannot read ", options_.file, ": ", text.status().message()));
+    return absl::OkStatus();
+  }
+  if (written_text_ && *text == *written_text_) return absl::OkStatus();  // our own write-back
+
+  std::vector<ScannedBlock> all = ScanBlocks(*text);
+  std::vector<ScannedBlock> fresh = NewBlocks(all);
+  if (fresh.empty()) return absl::OkStatus();
+
+  // A last block without its end marker may still be arriving (an editor
+  // writing in pieces): give it a moment, then run it as it is.
+  const ScannedBlock& last = all.back();
+  if (!last.closed && fresh.back().key == last.key && waited_text_ != *text) {
+    waited_text_ = *text;
+    *recheck_at = absl::Now() + kUnclosedGrace;
+    return absl::OkStatus();
+  }
+  waited_text_.reset();
+
+  for (const ScannedBlock& b : fresh) state_.MarkRun(b.key);
+  absl::Status saved = SaveListenState(options_.state_dir, state_);
+  if (!saved.ok()) {
+    return absl::Status(saved.code(), absl::StrCat("cannot record the blocks about to run, so none ran: ",
+                                                   saved.message()));
+  }
+  RunReport report = run_(BuildRunText(*text, fresh));
+
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < fresh.size() && i < kMaxIdsInLog; ++i) ids.push_back(fresh[i].id.empty() ? "?" : fresh[i].id);
+  if (fresh.size() > kMaxIdsInLog) ids.push_back("...");
+  size_t count = report.blocks_run > 0 ? static_cast<size_t>(report.blocks_run) : fresh.size();
+  Log(absl::StrCat(ClockTime(), " clada listen: ran ", Plural(count, "block"), " (", absl::StrJoin(ids, ", "),
+                   "): ", report.stderr_line));
+  WriteBack(report, count);
+  return absl::OkStatus();
+}
+
+void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
+  std::string where;
+  absl::Status out = core::WriteFileAtomic(output_path_, report.full_report);
+  if (out.ok()) {
+    where = absl::StrCat("full output in ", kOutputFileName, " (beside this file)");
+    if (std::optional<internal::ClipboardTool> tool = internal::FindClipboardTool(internal::CurrentClipboardEnv())) {
+      absl::Status copied = internal::CopyFileToClipboard(*tool, output_path_);
+      if (copied.ok()) {
+        absl::StrAppend(&where, " and on the clipboard (", tool->name, ")");
+      } else {
+        absl::StrAppend(&where, "; not on the clipboard: ", copied.message());
+        Log(absl::StrCat(ClockTime(), " clada listen: clipboard: ", copied.message()));
+      }
+    }
+  } else {
+    where = absl::StrCat("the full output could not be written: ", out.message());
+    Log(absl::StrCat(ClockTime(), " clada listen: ", out.message()));
+  }
+  std::string first_line = absl::StrCat(kSummaryPrefix, ClockTime(), ": ran ", Plural(blocks_given, "block"));
+  if (!report.stderr_line.empty()) absl::StrAppend(&first_line, ", ", report.stderr_line);
+  absl::StrAppend(&first_line, "; ", where);
+
+  absl::StatusOr<std::string> current = core::ReadFileToString(options_.file, kMaxFileBytes);
+  if (absl::IsNotFound(current.status())) current = std::string();
+  if (!current.ok()) {
+    Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", current.status().message()));
+    return;
+  }
+  std::string updated = InsertSummary(*current, FormatSummarySection(first_line, report.summary));
+  absl::Status written = core::WriteFileAtomic(options_.file, updated);
+  if (!written.ok()) {
+    Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
+    return;
+  }
+  // Reading this text back must not run anything; but if the file gained
+  // new blocks between the run and the write-back, they still have to run.
+  if (NewBlocks(ScanBlocks(updated)).empty()) {
+    written_text_ = std::move(updated);
+  } else {
+    written_text_.reset();
+  }
+}
+
+}  // namespace
+
+absl::Status Listen(const ListenOptions& options, const RunBlocksFn& run) {
+  Listener listener(options, run);
+  return listener.Run();
+}
+
+}  // namespace clada::listener

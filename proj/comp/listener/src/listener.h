@@ -1,0 +1,187 @@
+// `clada listen FILE`: the chat round trip. A person pastes an LLM's answer
+// into FILE and saves; the listener notices (inotify on FILE's directory),
+// finds the blocks it has never run, hands exactly their text to a callback
+// (the orchestrator, wired by the caller), and writes the results back: a
+// summary at the top of FILE, the full report in `.clada-output-latest.txt`
+// beside FILE, and the clipboard when a clipboard tool is installed.
+//
+// The listener does not depend on the orchestrator; the caller passes a
+// RunBlocksFn that runs the given text the way `clada run` does.
+//
+// Example:
+//   clada::listener::ListenOptions options;
+//   options.file = "/home/me/proj/answer.md";
+//   options.state_dir = "/home/me/proj/.clada";
+//   options.should_stop = [] { return g_interrupted.load(); };
+//   options.log = &std::cerr;
+//   absl::Status s = clada::listener::Listen(options, [&](const std::string& text) {
+//     ExecutionResult r = Clada(clada_options).Execute(text);
+//     return clada::listener::RunReport{FormatResultsSection(r), FormatReport(r, max_bytes),
+//                                       FormatSummaryLine(r), r.total_blocks};
+//   });
+//
+// The pure pieces (block scanning, new-block detection, results-section
+// stripping, summary insertion, the remembered state) are public so they can
+// be tested and reused without a watcher.
+#ifndef CLADA_PROJ_COMP_LISTENER_SRC_LISTENER_H_
+#define CLADA_PROJ_COMP_LISTENER_SRC_LISTENER_H_
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace clada::listener {
+
+// Markers of the sections clada writes (the same lines as the orchestrator's
+// report).
+inline constexpr char kResultsMarker[] = "=== CLADA RESULTS ===";
+inline constexpr char kEndMarker[] = "=== END ===";
+
+// Starts the first line of every summary the listener writes; a section at
+// the top of FILE whose first line starts so is the listener's own.
+inline constexpr char kSummaryPrefix[] = "clada listen ";
+// Beside FILE: the full report of the latest run.
+inline constexpr char kOutputFileName[] = ".clada-output-latest.txt";
+// In the state directory: the keys of every block already run.
+inline constexpr char kStateFileName[] = "listen-state.json";
+// In the state directory: held (flock) while a listener runs.
+inline constexpr char kLockFileName[] = "listen.lock";
+// The oldest keys are forgotten beyond this many.
+inline constexpr size_t kMaxRememberedBlocks = 10000;
+// Written into a FILE that does not exist yet.
+inline constexpr char kNewFileText[] =
+    "Paste an LLM answer below this line and save: clada runs its new blocks and puts the results "
+    "at the top of this file.\n";
+
+// What the callback reports about one run.
+struct RunReport {
+  std::string summary;      // results section; goes at the top of FILE
+  std::string full_report;  // results + outputs; goes to .clada-output-latest.txt and the clipboard
+  std::string stderr_line;  // "N succeeded, M failed, K skipped"
+  int blocks_run = 0;       // blocks the runner saw; 0 lets the listener count them
+};
+
+// Runs exactly `answer_text` (the new blocks only) and reports the outcome.
+using RunBlocksFn = std::function<RunReport(const std::string& answer_text)>;
+
+struct ListenOptions {
+  std::string file;       // absolute path of FILE; its directory must exist
+  std::string state_dir;  // <root>/.clada; created when missing
+  int debounce_ms = 30;   // quiet time after a save before FILE is read
+  std::function<bool()> should_stop;  // polled at least every 100 ms; Ctrl-C sets it
+  std::ostream* log = nullptr;        // one line per run (and one at start); null: silent
+  std::function<void()> on_ready;     // called once the watch is in place (harnesses, tests)
+};
+
+// One block found by the scanner: from its header line to its end marker
+// (or, when unclosed, to the line before the next header / the last line).
+struct ScannedBlock {
+  std::string id;       // from `[@three-char-SHA-256: <id>]`; "" when unreadable
+  std::string key;      // BlockKey(id, text)
+  std::string text;     // the block's lines as in the file, line terminators included
+  int start_line = 0;   // 1-based line of the header
+  int end_line = 0;     // 1-based last line of the block
+  bool closed = false;  // ended by its dialect's end marker
+};
+
+// Finds the blocks of `text`, in order, skipping clada's results sections.
+//
+// A cheap line scanner, not the grammar parser: a line whose trimmed text
+// starts with `#!SHAM `, `#!NESL ` or `#!nesl ` opens a block; inside it the
+// dialect's end marker (`#!END_SHAM_`, `#!END_NESL_`, `#!end_`, any id)
+// closes it and another header ends it unclosed. A value `<<'DELIM'` (quotes
+// optional) opens a heredoc: its body lines are content, not markers, until
+// the line whose trimmed text is DELIM. Outside blocks, a line
+// `=== CLADA RESULTS ===` followed later by `=== END ===` starts a results
+// section that is skipped through that END line (without a later END it is
+// ordinary text). Lines end at '\n'; a trailing '\r' is ignored when
+// classifying.
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text);
+
+// `text` without its results sections (the lines ScanBlocks skips).
+std::string StripResultsSections(absl::string_view text);
+
+// "<id>:<16 hex digits>": the id (bytes other than printable ASCII made
+// '_') and a 64-bit FNV-1a hash of the block's text with '\r' before '\n' and trailing spaces/tabs of each line removed,
+// so an editor that trims whitespace or changes line endings does not make
+// a block new. Stable across processes and builds.
+std::string BlockKey(absl::string_view id, absl::string_view block_text);
+
+// The keys of the blocks already run, oldest first, remembered across
+// restarts in <state_dir>/listen-state.json.
+class ListenState {
+ public:
+  bool HasRun(const std::string& key) const { return index_.contains(key); }
+  // Adds `key` (no-op when known); forgets the oldest past kMaxRememberedBlocks.
+  void MarkRun(const std::string& key);
+  const std::deque<std::string>& keys() const { return keys_; }
+
+ private:
+  std::deque<std::string> keys_;
+  absl::flat_hash_set<std::string> index_;
+};
+
+// Reads <state_dir>/listen-state.json; a missing file is an empty state.
+// Errors: DataLoss when the file is not a listen state (the message names
+// the file and says to delete it to start afresh, which makes every block in
+// FILE new again); the ReadFileToString errors otherwise.
+absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir);
+
+// Writes <state_dir>/listen-state.json atomically (core::WriteFileAtomic):
+// {"version": 1, "ran": [key, ...]}. The directory must exist.
+// Errors: those of WriteFileAtomic.
+absl::Status SaveListenState(const std::string& state_dir, const ListenState& state);
+
+// The blocks of `text` that `state` has not run, in file order, each key
+// once (a block repeated in the same text runs once).
+std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state);
+
+// The text handed to the callback: every line of `file_text` that belongs to
+// one of `blocks` kept, every other line made empty, so line numbers in the
+// report are FILE's; empty lines after the last block are dropped.
+std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedBlock>& blocks);
+
+// The section written at the top of FILE:
+//   === CLADA RESULTS ===
+//   <first_line>            (says when, the counts, and where the output went)
+//   <summary lines>         (a leading results marker and a trailing END
+//                            marker in `summary` are dropped, not doubled)
+//   === END ===
+std::string FormatSummarySection(absl::string_view first_line, absl::string_view summary);
+
+// `file_text` with `section` at the top, followed by one empty line. The
+// listener's own section already at the top (after blank lines only; its
+// first line starts with kSummaryPrefix) is replaced, together with the blank
+// lines after it, rather than stacked; any other text is kept below.
+std::string InsertSummary(absl::string_view file_text, absl::string_view section);
+
+// Watches options.file until options.should_stop() returns true. On each
+// completed save (IN_CLOSE_WRITE, IN_MOVED_TO or IN_CREATE of FILE's name,
+// followed by debounce_ms without another event) it reads FILE, records the
+// new blocks in the state, calls `run` once with their text, and writes the
+// results back. Blocks already in FILE when Listen starts are left alone
+// (counted in the start line of the log). A trailing block without its end
+// marker waits 300 ms for more text before it runs. A missing FILE is
+// created with kNewFileText. Writing FILE back does not cause a run; a save
+// during a run is handled after it. Failures of one write-back (output file,
+// clipboard, FILE) are logged and listening goes on.
+//
+// Returns OK when stopped. Errors: InvalidArgument (file not absolute, empty
+// state_dir, no callback, negative debounce); NotFound (FILE's directory is
+// missing); FailedPrecondition (another listener holds the state dir, or
+// FILE's directory was removed or moved while listening); DataLoss (state
+// file unreadable); Internal (inotify failure, or the state could not be
+// saved: blocks are recorded before they run, so nothing runs unrecorded).
+absl::Status Listen(const ListenOptions& options, const RunBlocksFn& run);
+
+}  // namespace clada::listener
+
+#endif  // CLADA_PROJ_COMP_LISTENER_SRC_LISTENER_H_

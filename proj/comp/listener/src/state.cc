@@ -1,0 +1,65 @@
+// The remembered keys of blocks already run: <state_dir>/listen-state.json.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/listener/src/listener.h"
+
+namespace clada::listener {
+namespace {
+
+constexpr int kStateVersion = 1;
+constexpr int64_t kMaxStateBytes = 64 * 1024 * 1024;
+
+std::string StatePath(const std::string& state_dir) { return absl::StrCat(state_dir, "/", kStateFileName); }
+
+absl::Status NotAState(const std::string& path, absl::string_view why) {
+  return absl::DataLossError(absl::StrCat("'", path, "' is not a clada listen state (", why,
+                                          "); delete it to start afresh (every block in the file is then new)"));
+}
+
+}  // namespace
+
+void ListenState::MarkRun(const std::string& key) {
+  if (!index_.insert(key).second) return;
+  keys_.push_back(key);
+  while (keys_.size() > kMaxRememberedBlocks) {
+    index_.erase(keys_.front());
+    keys_.pop_front();
+  }
+}
+
+absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
+  const std::string path = StatePath(state_dir);
+  absl::StatusOr<std::string> text = core::ReadFileToString(path, kMaxStateBytes);
+  if (absl::IsNotFound(text.status())) return ListenState();
+  if (!text.ok()) return text.status();
+
+  nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return NotAState(path, "not valid JSON");
+  if (!json.is_object()) return NotAState(path, "not a JSON object");
+  auto version = json.find("version");
+  if (version == json.end() || !version->is_number_integer() || version->get<int>() != kStateVersion) {
+    return NotAState(path, absl::StrCat("\"version\" is not ", kStateVersion));
+  }
+  auto ran = json.find("ran");
+  if (ran == json.end() || !ran->is_array()) return NotAState(path, "\"ran\" is not an array");
+  ListenState state;
+  for (const nlohmann::json& key : *ran) {
+    if (!key.is_string()) return NotAState(path, "\"ran\" holds a value that is not a string");
+    state.MarkRun(key.get<std::string>());
+  }
+  return state;
+}
+
+absl::Status SaveListenState(const std::string& state_dir, const ListenState& state) {
+  nlohmann::json json = nlohmann::json::object();
+  json["version"] = kStateVersion;
+  nlohmann::json ran = nlohmann::json::array();
+  for (const std::string& key : state.keys()) ran.push_back(key);
+  json["ran"] = std::move(ran);
+  return core::WriteFileAtomic(StatePath(state_dir), json.dump(1) + "\n");
+}
+
+}  // namespace clada::listener

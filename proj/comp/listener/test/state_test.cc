@@ -1,0 +1,84 @@
+// ListenState, LoadListenState and SaveListenState.
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "proj/comp/listener/src/listener.h"
+#include "proj/comp/listener/test/test_support.h"
+
+namespace clada::listener {
+namespace {
+
+using testing::CaseName;
+using testing::Json;
+using testing::LoadCases;
+using testing::TempDir;
+
+std::vector<std::string> Keys(const ListenState& state) { return {state.keys().begin(), state.keys().end()}; }
+
+class LoadStateTest : public ::testing::TestWithParam<Json> {};
+
+TEST_P(LoadStateTest, ReadsStateOrSaysWhy) {
+  const Json& c = GetParam();
+  TempDir dir;
+  const std::string path = dir.path() + "/" + kStateFileName;
+  const Json& file = c.at("file");
+  if (file.is_string()) testing::WriteFileOrDie(path, file.get<std::string>());
+  if (file.is_object()) {
+    ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  }
+
+  absl::StatusOr<ListenState> state = LoadListenState(dir.path());
+  if (c.contains("expectCode")) {
+    ASSERT_FALSE(state.ok());
+    EXPECT_EQ(absl::StatusCodeToString(state.status().code()), c.at("expectCode").get<std::string>());
+    if (c.contains("expectMessage")) {
+      EXPECT_TRUE(absl::StrContains(state.status().message(), c.at("expectMessage").get<std::string>()))
+          << state.status();
+      EXPECT_TRUE(absl::StrContains(state.status().message(), path)) << state.status();
+    }
+    return;
+  }
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(Keys(*state), c.at("expectKeys").get<std::vector<std::string>>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, LoadStateTest, ::testing::ValuesIn(LoadCases("load_state.json")), CaseName);
+
+TEST(ListenState, SaveThenLoadKeepsKeysAndOrder) {
+  TempDir dir;
+  ListenState state;
+  state.MarkRun("b2:2");
+  state.MarkRun("a1:1");
+  state.MarkRun("b2:2");
+  ASSERT_TRUE(SaveListenState(dir.path(), state).ok());
+  absl::StatusOr<ListenState> loaded = LoadListenState(dir.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(Keys(*loaded), (std::vector<std::string>{"b2:2", "a1:1"}));
+  EXPECT_TRUE(loaded->HasRun("a1:1"));
+  EXPECT_FALSE(loaded->HasRun("c3:3"));
+}
+
+TEST(ListenState, ForgetsTheOldestBeyondTheLimit) {
+  ListenState state;
+  for (size_t i = 0; i < kMaxRememberedBlocks + 2; ++i) state.MarkRun("k" + std::to_string(i));
+  EXPECT_EQ(state.keys().size(), kMaxRememberedBlocks);
+  EXPECT_FALSE(state.HasRun("k0"));
+  EXPECT_FALSE(state.HasRun("k1"));
+  EXPECT_TRUE(state.HasRun("k2"));
+  EXPECT_TRUE(state.HasRun("k" + std::to_string(kMaxRememberedBlocks + 1)));
+  EXPECT_EQ(state.keys().front(), "k2");
+}
+
+TEST(ListenState, SaveIntoMissingDirectoryIsNotFound) {
+  TempDir dir;
+  absl::Status s = SaveListenState(dir.path() + "/missing", ListenState());
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+}
+
+}  // namespace
+}  // namespace clada::listener
