@@ -42,43 +42,8 @@ const std::set<std::string>& DepGraph::DepsOf(const std::string& n) const {
   return it == nodes_.end() ? kNone : it->second.deps;
 }
 
-std::vector<std::string> DepGraph::Order() const {
-  std::map<std::string, size_t> waiting;  // node -> deps not yet emitted
-  std::map<std::string, std::vector<std::string>> users;
-  for (const auto& [name, node] : nodes_) {
-    waiting[name] = node.deps.size();
-    for (const std::string& d : node.deps) users[d].push_back(name);
-  }
-  std::set<std::string> ready;
-  for (const auto& [name, count] : waiting) {
-    if (count == 0) ready.insert(name);
-  }
-  std::vector<std::string> order;
-  std::set<std::string> done;
-  while (done.size() < nodes_.size()) {
-    std::string next;
-    if (!ready.empty()) {
-      next = *ready.begin();
-      ready.erase(ready.begin());
-    } else {  // only cycles are left: break the smallest
-      for (const auto& [name, count] : waiting) {
-        if (!done.count(name)) {
-          next = name;
-          break;
-        }
-      }
-    }
-    done.insert(next);
-    order.push_back(next);
-    for (const std::string& u : users[next]) {
-      if (!done.count(u) && --waiting[u] == 0) ready.insert(u);
-    }
-  }
-  return order;
-}
-
-std::vector<std::vector<std::string>> DepGraph::Cycles() const {
-  // Tarjan's strongly connected components.
+std::vector<std::set<std::string>> DepGraph::Sccs() const {
+  // Tarjan's algorithm; each component comes after those it depends on.
   std::map<std::string, int> index, low;
   std::set<std::string> on_stack;
   std::vector<std::string> stack;
@@ -111,9 +76,49 @@ std::vector<std::vector<std::string>> DepGraph::Cycles() const {
   for (const auto& [name, node] : nodes_) {
     if (!index.count(name)) visit(name);
   }
+  return sccs;
+}
 
+std::vector<std::string> DepGraph::Order() const {
+  // Kahn's algorithm on the graph of strongly connected components, so that
+  // a cycle is emitted as one block (its members by name) once everything
+  // it depends on is out.
+  std::vector<std::set<std::string>> sccs = Sccs();
+  std::map<std::string, size_t> scc_of;
+  for (size_t i = 0; i < sccs.size(); ++i) {
+    for (const std::string& n : sccs[i]) scc_of[n] = i;
+  }
+  std::vector<size_t> waiting(sccs.size(), 0);
+  std::vector<std::set<size_t>> users(sccs.size());
+  for (size_t i = 0; i < sccs.size(); ++i) {
+    std::set<size_t> deps;
+    for (const std::string& n : sccs[i]) {
+      for (const std::string& d : DepsOf(n)) {
+        if (scc_of[d] != i) deps.insert(scc_of[d]);
+      }
+    }
+    waiting[i] = deps.size();
+    for (size_t d : deps) users[d].insert(i);
+  }
+  std::set<std::pair<std::string, size_t>> ready;  // by smallest member
+  for (size_t i = 0; i < sccs.size(); ++i) {
+    if (waiting[i] == 0) ready.insert({*sccs[i].begin(), i});
+  }
+  std::vector<std::string> order;
+  while (!ready.empty()) {
+    size_t i = ready.begin()->second;
+    ready.erase(ready.begin());
+    order.insert(order.end(), sccs[i].begin(), sccs[i].end());
+    for (size_t u : users[i]) {
+      if (--waiting[u] == 0) ready.insert({*sccs[u].begin(), u});
+    }
+  }
+  return order;
+}
+
+std::vector<std::vector<std::string>> DepGraph::Cycles() const {
   std::vector<std::vector<std::string>> cycles;
-  for (const std::set<std::string>& scc : sccs) {
+  for (const std::set<std::string>& scc : Sccs()) {
     const std::string& start = *scc.begin();
     if (scc.size() == 1 && !DepsOf(start).count(start)) continue;
     // Breadth-first search back to START inside the SCC.

@@ -32,8 +32,9 @@ class DepGraph {
   const std::set<std::string>& DepsOf(const std::string& n) const;
 
   // Every node, each after all of its dependencies. Among nodes that are
-  // ready at the same time the smallest name comes first; a cycle is broken
-  // at its smallest node. Deterministic for a given graph.
+  // ready at the same time the smallest name comes first; the members of a
+  // cycle come together, by name, once all the cycle depends on is out.
+  // Deterministic for a given graph.
   std::vector<std::string> Order() const;
   // One entry per strongly connected component that has a cycle: the
   // shortest cycle through its smallest node, as a path that starts and ends
@@ -48,6 +49,9 @@ class DepGraph {
   std::string Dot() const;
 
  private:
+  // Strongly connected components, each after those it depends on.
+  std::vector<std::set<std::string>> Sccs() const;
+
   struct Node {
     bool is_component = false;
     std::set<std::string> deps;
