@@ -1,0 +1,429 @@
+#include "proj/comp/exec/src/exec.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/exec/src/allowed_commands.h"
+#include "proj/comp/exec/src/output_capture.h"
+#include "proj/comp/exec/src/process_runner.h"
+
+extern char** environ;
+
+namespace clada::exec {
+namespace {
+
+using core::ActionOutcome;
+using core::Json;
+
+// Longest code passed as a command-line argument; Linux caps a single
+// argument at 128 KiB (MAX_ARG_STRLEN). Longer code goes through a file.
+constexpr size_t kMaxInlineCode = 100'000;
+constexpr int64_t kMaxTimeoutSeconds = 24 * 3600;
+constexpr int kErrorTailLines = 5;
+constexpr size_t kErrorTailBytes = 1000;
+
+struct Language {
+  absl::string_view lang;
+  absl::string_view binary;
+  absl::string_view inline_flag;  // followed by the code
+  absl::string_view extension;    // of the temporary file
+};
+
+constexpr Language kLanguages[] = {
+    {"bash", "bash", "-c", ".sh"},       {"sh", "sh", "-c", ".sh"},
+    {"python", "python3", "-c", ".py"},  {"javascript", "node", "-e", ".js"},
+    {"ruby", "ruby", "-e", ".rb"},
+};
+
+const Language* FindLanguage(absl::string_view lang) {
+  for (const Language& l : kLanguages) {
+    if (l.lang == lang) return &l;
+  }
+  return nullptr;
+}
+
+std::string LanguageList() {
+  std::vector<absl::string_view> names;
+  for (const Language& l : kLanguages) names.push_back(l.lang);
+  return absl::StrJoin(names, ", ");
+}
+
+ActionOutcome Fail(absl::string_view message, Json data = Json::object()) {
+  return ActionOutcome::Fail(absl::StrCat("exec: ", message), std::move(data));
+}
+
+// The absolute path of an executable `binary` in `path_list` (PATH syntax;
+// relative entries count from our working directory, as execvp would).
+std::optional<std::string> FindInPath(absl::string_view binary, absl::string_view path_list) {
+  for (absl::string_view dir : absl::StrSplit(path_list, ':')) {
+    std::string base(dir.empty() ? "." : dir);
+    if (base.front() != '/') {
+      char cwd[4096];
+      if (::getcwd(cwd, sizeof cwd) == nullptr) continue;
+      base = absl::StrCat(cwd, "/", base);
+    }
+    std::string candidate = absl::StrCat(base, "/", binary);
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+// A unique value for CLADA_EXEC_ID: this process, a counter and the clock.
+std::string NewExecId() {
+  static std::atomic<uint64_t> counter{0};
+  return absl::StrCat(::getpid(), "-", counter.fetch_add(1) + 1, "-", absl::GetCurrentTimeNanos());
+}
+
+std::vector<std::string> ChildEnvironment(const std::string& root, const std::string& marker) {
+  static constexpr absl::string_view kReplaced[] = {"PAGER", "GIT_TERMINAL_PROMPT", "CLADA_ROOT",
+                                                    "CLADA_EXEC_ID"};
+  std::vector<std::string> env;
+  bool has_ci = false, has_unbuffered = false;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    absl::string_view entry(*e);
+    absl::string_view key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (absl::string_view r : kReplaced) replaced = replaced || key == r;
+    if (replaced) continue;
+    has_ci = has_ci || key == "CI";
+    has_unbuffered = has_unbuffered || key == "PYTHONUNBUFFERED";
+    env.emplace_back(entry);
+  }
+  env.push_back("PAGER=cat");
+  env.push_back("GIT_TERMINAL_PROMPT=0");
+  env.push_back(absl::StrCat("CLADA_ROOT=", root));
+  env.push_back(marker);
+  if (!has_ci) env.push_back("CI=1");
+  if (!has_unbuffered) env.push_back("PYTHONUNBUFFERED=1");
+  return env;
+}
+
+// A temporary file holding code too large (or with NUL bytes) for argv.
+class TempCodeFile {
+ public:
+  ~TempCodeFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  absl::Status Create(absl::string_view code, absl::string_view extension) {
+    const char* tmp = ::getenv("TMPDIR");
+    std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/clada-exec-XXXXXX", extension);
+    int fd = ::mkstemps(pattern.data(), static_cast<int>(extension.size()));
+    if (fd < 0) return core::ErrnoStatus(errno, "cannot create a temporary file", pattern);
+    path_ = pattern;
+    ::close(fd);
+    return core::WriteFileAtomic(path_, code);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Writes all of `text` to fd 2; the live echo must not be lost to EINTR or
+// short writes, and must not throw.
+void WriteToStderr(absl::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = ::write(2, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+// Up to kErrorTailLines last non-blank lines of `text`, indented, at most
+// kErrorTailBytes.
+std::string LastLines(absl::string_view text) {
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  std::vector<std::string> kept;
+  size_t bytes = 0;
+  for (auto it = lines.rbegin(); it != lines.rend() && static_cast<int>(kept.size()) < kErrorTailLines; ++it) {
+    absl::string_view line = absl::StripTrailingAsciiWhitespace(*it);
+    if (line.empty()) continue;
+    absl::string_view cut = "";
+    if (bytes + line.size() > kErrorTailBytes) {
+      if (!kept.empty()) break;
+      line = line.substr(line.size() - kErrorTailBytes);
+      // Step past a cut multi-byte character.
+      while (!line.empty() && (static_cast<unsigned char>(line.front()) & 0xC0) == 0x80) line.remove_prefix(1);
+      cut = "...";
+    }
+    bytes += line.size();
+    kept.push_back(absl::StrCat("  ", cut, line));
+  }
+  std::reverse(kept.begin(), kept.end());
+  return absl::StrJoin(kept, "\n");
+}
+
+// What the snippet said before it ended, for an error message.
+std::string OutputTail(const internal::RunResult& r) {
+  std::string err = LastLines(r.stderr_text);
+  if (!err.empty()) return absl::StrCat("; last lines of stderr:\n", err);
+  std::string out = LastLines(r.stdout_text);
+  if (!out.empty()) return absl::StrCat("; stderr was empty; last lines of stdout:\n", out);
+  return "; it printed nothing";
+}
+
+std::string FormatDuration(int64_t ms) {
+  if (ms % 1000 == 0) return absl::StrCat(ms / 1000, " s");
+  return absl::StrCat(ms, " ms");
+}
+
+absl::StatusOr<std::optional<int64_t>> TimeoutSecondsParam(const Json& params) {
+  if (!params.contains("timeout") || params["timeout"].is_null()) return std::nullopt;
+  const Json& v = params["timeout"];
+  int64_t seconds = 0;
+  bool ok = false;
+  if (v.is_number_integer()) {
+    seconds = v.get<int64_t>();
+    ok = true;
+  } else if (v.is_string()) {
+    ok = absl::SimpleAtoi(v.get<std::string>(), &seconds);
+  }
+  if (!ok || seconds < 1 || seconds > kMaxTimeoutSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid_params: timeout must be a whole number of seconds from 1 to ",
+                                                   kMaxTimeoutSeconds, ", got ", v.dump()));
+  }
+  return seconds;
+}
+
+absl::StatusOr<bool> ReturnOutputParam(const Json& params) {
+  if (!params.contains("return_output") || params["return_output"].is_null()) return true;
+  const Json& v = params["return_output"];
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_string() && (v == "true" || v == "false")) return v == "true";
+  return absl::InvalidArgumentError(
+      absl::StrCat("invalid_params: return_output must be true or false, got ", v.dump()));
+}
+
+// Refuses the code unless ctx.exec_policy lets it run; the message tells the
+// LLM what a person can do about it.
+std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std::string& code) {
+  switch (ctx.exec_policy) {
+    case core::ExecPolicy::kAllow:
+      return std::nullopt;
+    case core::ExecPolicy::kDeny:
+      return std::string(
+          "command_not_allowed: exec is turned off for this project (setting exec: deny); nothing was run. "
+          "Use the file actions instead, or ask the user to allow exec.");
+    case core::ExecPolicy::kApprove: {
+      absl::StatusOr<std::vector<std::string>> approved = internal::LoadAllowedCommands(ctx.paths.working_root);
+      if (!approved.ok()) {
+        return absl::StrCat("command_not_allowed: cannot read the list of approved code: ",
+                            approved.status().message());
+      }
+      for (const std::string& a : *approved) {
+        if (a == code) return std::nullopt;
+      }
+      return absl::StrCat(
+          "command_not_allowed: this code is not in .clada/allowed-commands.json (setting exec: approve), "
+          "so it was not run. A person can approve exactly this code with:\n",
+          internal::ApproveCommandLine(code));
+    }
+  }
+  return std::string("command_not_allowed: unknown exec policy");
+}
+
+ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecContext& ctx) {
+  if (action.name != "exec") return Fail(absl::StrCat("cannot run action '", action.name, "'"));
+  const Json& params = action.params;
+  if (!params.is_object()) return Fail("invalid_params: params must be an object");
+  if (!params.contains("code") || !params["code"].is_string()) {
+    return Fail("invalid_params: `code` (a string) is required");
+  }
+  if (!params.contains("lang") || !params["lang"].is_string()) {
+    return Fail(absl::StrCat("invalid_params: `lang` is required: one of ", LanguageList()));
+  }
+  const std::string code = params["code"].get<std::string>();
+  const std::string lang_name = params["lang"].get<std::string>();
+  const Language* lang = FindLanguage(lang_name);
+  if (lang == nullptr) {
+    return Fail(absl::StrCat("invalid_params: unsupported lang '", lang_name, "'; use one of ", LanguageList()));
+  }
+  absl::StatusOr<std::optional<int64_t>> timeout_s = TimeoutSecondsParam(params);
+  if (!timeout_s.ok()) return Fail(timeout_s.status().message());
+  absl::StatusOr<bool> return_output = ReturnOutputParam(params);
+  if (!return_output.ok()) return Fail(return_output.status().message());
+  if (params.contains("cwd") && !params["cwd"].is_string() && !params["cwd"].is_null()) {
+    return Fail("invalid_params: `cwd` must be a string path");
+  }
+
+  if (std::optional<std::string> refusal = PolicyRefusal(ctx, code)) return Fail(*refusal);
+
+  const std::string& root = ctx.paths.working_root;
+  if (root.empty()) return Fail("no working root is set");
+  std::string cwd = root;
+  if (params.contains("cwd") && params["cwd"].is_string()) {
+    const std::string requested = params["cwd"].get<std::string>();
+    absl::StatusOr<std::string> resolved = core::ResolvePath(ctx.paths, requested);
+    if (!resolved.ok()) return Fail(resolved.status().message());
+    struct stat st;
+    if (::stat(resolved->c_str(), &st) != 0) {
+      return Fail(absl::StrCat("cwd '", requested, "' does not exist (", core::ErrnoName(errno), ")"));
+    }
+    if (!S_ISDIR(st.st_mode)) return Fail(absl::StrCat("cwd '", requested, "' is not a directory"));
+    cwd = *resolved;
+  }
+
+  const char* path_env = ::getenv("PATH");
+  std::optional<std::string> interpreter =
+      FindInPath(lang->binary, path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  if (!interpreter) {
+    std::string why = lang->binary == lang->lang ? "" : absl::StrCat(" (lang \"", lang->lang, "\" runs ", lang->binary, ")");
+    return Fail(absl::StrCat(lang->binary, " not found in PATH", why));
+  }
+
+  internal::RunSpec spec;
+  TempCodeFile code_file;
+  if (code.size() > kMaxInlineCode || code.find('\0') != std::string::npos) {
+    absl::Status made = code_file.Create(code, lang->extension);
+    if (!made.ok()) return Fail(made.message());
+    spec.argv = {*interpreter, code_file.path()};
+  } else {
+    spec.argv = {*interpreter, std::string(lang->inline_flag), code};
+  }
+  spec.marker = absl::StrCat("CLADA_EXEC_ID=", NewExecId());
+  spec.env = ChildEnvironment(root, spec.marker);
+  spec.cwd = cwd;
+  const int64_t timeout_ms =
+      timeout_s->has_value() ? **timeout_s * 1000 : (ctx.limits.timeout_ms > 0 ? ctx.limits.timeout_ms : 30'000);
+  spec.timeout = std::chrono::milliseconds(timeout_ms);
+  spec.max_output_bytes = ctx.limits.max_output_bytes;
+
+  std::optional<internal::LineEcho> echo_out, echo_err;
+  if (!ctx.quiet) {
+    const std::string prefix =
+        action.metadata.block_id.empty() ? "[exec] " : absl::StrCat("[", action.metadata.block_id, ":exec] ");
+    echo_out.emplace(prefix, WriteToStderr);
+    echo_err.emplace(prefix, WriteToStderr);
+    spec.on_output = [&](internal::Stream s, absl::string_view chunk) {
+      (s == internal::Stream::kStdout ? *echo_out : *echo_err).Append(chunk);
+    };
+  }
+  absl::StatusOr<internal::RunResult> run = internal::RunProcess(spec);
+  if (echo_out) echo_out->Flush();
+  if (echo_err) echo_err->Flush();
+  if (!run.ok()) return Fail(run.status().message());
+  const internal::RunResult& r = *run;
+
+  Json data = Json::object();
+  if (*return_output) {
+    data["stdout"] = r.stdout_text;
+    data["stderr"] = r.stderr_text;
+  }
+  data["exit_code"] = r.exited ? r.exit_code : 128 + r.term_signal;
+  data["duration_ms"] = r.duration_ms;
+  data["timed_out"] = r.timed_out;
+  if (!r.exited) data["signal"] = internal::SignalName(r.term_signal);
+
+  std::vector<std::string> warnings;
+  if (r.leftovers_killed > 0) {
+    warnings.push_back(absl::StrCat("exec: killed ", r.leftovers_killed,
+                                    " process(es) the snippet left running; nothing an exec starts outlives it"));
+  }
+  if (r.pipes_abandoned) {
+    warnings.push_back(
+        "exec: stopped reading output that a process outside the snippet's process group kept open; "
+        "output may be incomplete");
+  }
+
+  ActionOutcome outcome;
+  if (r.timed_out) {
+    outcome = Fail(absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
+                                " (the timeout); sent SIGTERM to its process group",
+                                r.sent_sigkill ? absl::StrCat(", then SIGKILL ", FormatDuration(spec.kill_grace.count()), " later") : "",
+                                ". Raise `timeout` (seconds) or make the code finish sooner",
+                                OutputTail(r)),
+                   std::move(data));
+  } else if (!r.exited) {
+    outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " was killed by ", internal::SignalName(r.term_signal),
+                                " (signal ", r.term_signal, ")", OutputTail(r)),
+                   std::move(data));
+  } else if (r.exit_code != 0) {
+    outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " exited with code ", r.exit_code, OutputTail(r)),
+                   std::move(data));
+  } else {
+    outcome = ActionOutcome::Ok(std::move(data));
+  }
+  outcome.warnings = std::move(warnings);
+  return outcome;
+}
+
+}  // namespace
+
+ActionOutcome ExecuteCode(const core::Action& action, const core::ExecContext& ctx) {
+  try {
+    return ExecuteCodeOrFail(action, ctx);
+  } catch (const std::exception& e) {
+    return Fail(absl::StrCat("internal error: ", e.what()));
+  }
+}
+
+const std::vector<std::string>& ExecActionNames() {
+  static const std::vector<std::string>* const kNames = new std::vector<std::string>{"exec"};
+  return *kNames;
+}
+
+int RunApproveCommand(const std::vector<std::string>& args, const core::ExecContext& ctx, std::ostream& out,
+                      std::ostream& err) {
+  static constexpr absl::string_view kUsage =
+      "usage: clada approve [--] '<code>'\n"
+      "Adds <code> (exactly as the exec action gives it) to .clada/allowed-commands.json,\n"
+      "the list that setting exec: approve accepts.\n";
+  try {
+    if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
+      out << kUsage;
+      return 0;
+    }
+    std::vector<std::string> rest = args;
+    if (!rest.empty() && rest[0] == "--") rest.erase(rest.begin());
+    if (rest.size() != 1 || rest[0].empty()) {
+      err << (rest.size() > 1 ? "clada approve: give the code as one quoted argument\n"
+                              : "clada approve: no code given\n")
+          << kUsage;
+      return 2;
+    }
+    const std::string& code = rest[0];
+    if (ctx.paths.working_root.empty()) {
+      err << "clada approve: no working root is set\n";
+      return 1;
+    }
+    absl::StatusOr<bool> added = internal::AddAllowedCommand(ctx.paths.working_root, code, absl::Now());
+    if (!added.ok()) {
+      err << "clada approve: " << added.status().message() << "\n";
+      return 1;
+    }
+    out << (*added ? "approved: " : "already approved: ") << internal::ShellQuote(code)
+        << "\n  in " << internal::AllowedCommandsPath(ctx.paths.working_root) << "\n";
+    if (ctx.exec_policy != core::ExecPolicy::kApprove) {
+      out << "note: the list is consulted only under the setting exec: approve\n";
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    err << "clada approve: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace clada::exec

@@ -1,0 +1,341 @@
+#include "proj/comp/exec/src/process_runner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <optional>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "proj/comp/exec/src/output_capture.h"
+
+namespace clada::exec::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Owns a file descriptor.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& o) noexcept : fd_(o.release()) {}
+  Fd& operator=(Fd&& o) noexcept {
+    reset(o.release());
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// pidfds (Linux 5.3) let us wait for a process with poll() and signal it
+// without racing against pid reuse. Without them we fall back to short
+// polling intervals and kill().
+int PidfdOpen(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int PidfdSendSignal(int pidfd, int sig) {
+#ifdef SYS_pidfd_send_signal
+  return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int MillisUntil(Clock::time_point t, Clock::time_point now) {
+  if (t <= now) return 0;
+  auto ms = std::chrono::ceil<std::chrono::milliseconds>(t - now).count();
+  return static_cast<int>(std::min<int64_t>(ms, 24 * 3600 * 1000));
+}
+
+// True when /proc/<pid>/environ holds `marker` as a whole entry. False for
+// processes we may not inspect, zombies and processes that have gone.
+bool EnvironHasEntry(pid_t pid, absl::string_view marker) {
+  Fd fd(::open(absl::StrCat("/proc/", pid, "/environ").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  std::string env;
+  char buf[16384];
+  constexpr size_t kMaxEnviron = 8 << 20;
+  while (env.size() < kMaxEnviron) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    env.append(buf, static_cast<size_t>(n));
+  }
+  absl::string_view all(env);
+  for (size_t pos = all.find(marker); pos != absl::string_view::npos;
+       pos = all.find(marker, pos + 1)) {
+    const bool starts = pos == 0 || all[pos - 1] == '\0';
+    const size_t end = pos + marker.size();
+    const bool ends = end == all.size() || all[end] == '\0';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+bool IsGoneOrZombie(pid_t pid) {
+  Fd fd(::open(absl::StrCat("/proc/", pid, "/stat").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return true;
+  char buf[512];
+  ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+  if (n <= 0) return true;
+  absl::string_view stat(buf, static_cast<size_t>(n));
+  // "pid (comm) S ...": comm may hold ')' so look for the last one.
+  size_t close = stat.rfind(')');
+  if (close == absl::string_view::npos || close + 2 >= stat.size()) return true;
+  const char state = stat[close + 2];
+  return state == 'Z' || state == 'X';
+}
+
+// Reads what is available on a pipe; false at EOF or on an error.
+bool ReadChunk(int fd, HeadTailBuffer& buffer, Stream stream,
+               const std::function<void(Stream, absl::string_view)>& on_output) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      absl::string_view chunk(buf, static_cast<size_t>(n));
+      buffer.Append(chunk);
+      if (on_output) on_output(stream, chunk);
+      return true;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK;
+  }
+}
+
+}  // namespace
+
+std::string SignalName(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  if (abbrev == nullptr) return absl::StrCat("signal ", sig);
+  return absl::StrCat("SIG", abbrev);
+}
+
+int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit) {
+  if (marker.empty()) return 0;
+  const pid_t self = ::getpid();
+  std::set<pid_t> victims;
+  std::vector<Fd> pidfds;
+  std::vector<pid_t> without_pidfd;
+  for (int pass = 0; pass < 10; ++pass) {
+    int found = 0;
+    DIR* dir = ::opendir("/proc");
+    if (dir == nullptr) break;
+    while (struct dirent* entry = ::readdir(dir)) {
+      int pid = 0;
+      if (!absl::SimpleAtoi(entry->d_name, &pid) || pid <= 0 || pid == self) continue;
+      if (victims.count(pid) > 0 || !EnvironHasEntry(pid, marker)) continue;
+      Fd pidfd(PidfdOpen(pid));
+      if (pidfd.valid()) {
+        // The pid may have been reused between the read and the open: the
+        // pidfd pins the process, so check again before signalling it.
+        if (!EnvironHasEntry(pid, marker)) continue;
+        if (PidfdSendSignal(pidfd.get(), SIGKILL) != 0) continue;
+        pidfds.push_back(std::move(pidfd));
+      } else {
+        if (::kill(pid, SIGKILL) != 0) continue;
+        without_pidfd.push_back(pid);
+      }
+      victims.insert(pid);
+      ++found;
+    }
+    ::closedir(dir);
+    if (found == 0) break;
+  }
+  if (victims.empty()) return 0;
+
+  // SIGKILL is asynchronous: wait until each victim has exited.
+  const Clock::time_point deadline = Clock::now() + wait_limit;
+  std::vector<struct pollfd> fds;
+  for (const Fd& fd : pidfds) fds.push_back({fd.get(), POLLIN, 0});
+  for (;;) {
+    fds.erase(std::remove_if(fds.begin(), fds.end(), [](const struct pollfd& p) { return p.revents != 0; }),
+              fds.end());
+    without_pidfd.erase(std::remove_if(without_pidfd.begin(), without_pidfd.end(), IsGoneOrZombie),
+                        without_pidfd.end());
+    const Clock::time_point now = Clock::now();
+    if ((fds.empty() && without_pidfd.empty()) || now >= deadline) break;
+    int wait_ms = MillisUntil(deadline, now);
+    if (!without_pidfd.empty()) wait_ms = std::min(wait_ms, 5);
+    for (auto& p : fds) p.revents = 0;
+    ::poll(fds.data(), fds.size(), wait_ms);
+  }
+  // Victims that were reparented to us (when this process is a subreaper)
+  // would stay zombies; reap them. For anyone else waitpid says ECHILD.
+  for (pid_t pid : victims) ::waitpid(pid, nullptr, WNOHANG);
+  return static_cast<int>(victims.size());
+}
+
+absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
+  if (spec.argv.empty()) return absl::InvalidArgumentError("RunProcess: empty argv");
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe: ", ::strerror(errno)));
+  }
+  Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe: ", ::strerror(errno)));
+  }
+  Fd err_read(err_pipe[0]), err_write(err_pipe[1]);
+
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_adddup2(&actions, out_write.get(), 1);
+  ::posix_spawn_file_actions_adddup2(&actions, err_write.get(), 2);
+  ::posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
+
+  posix_spawnattr_t attr;
+  ::posix_spawnattr_init(&attr);
+  sigset_t empty, defaults;
+  ::sigemptyset(&empty);
+  ::sigemptyset(&defaults);
+  // Signals this process ignores (e.g. SIGPIPE) would stay ignored in the
+  // child; give it the defaults a shell would.
+  for (int sig = 1; sig < SIGRTMIN; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaddset(&defaults, sig);
+  }
+  ::posix_spawnattr_setsigmask(&attr, &empty);
+  ::posix_spawnattr_setsigdefault(&attr, &defaults);
+  ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<char*> argv, envp;
+  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  pid_t pid = -1;
+  const Clock::time_point start = Clock::now();
+  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(rc)));
+  }
+  out_write.reset();
+  err_write.reset();
+  ::fcntl(out_read.get(), F_SETFL, O_NONBLOCK);
+  ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
+  Fd pidfd(PidfdOpen(pid));
+
+  HeadTailBuffer out_buf(spec.max_output_bytes), err_buf(spec.max_output_bytes);
+  RunResult result;
+  const Clock::time_point deadline = start + spec.timeout;
+  Clock::time_point kill_at{};
+  std::optional<Clock::time_point> drain_deadline;
+  bool leader_done = false;
+
+  for (;;) {
+    Clock::time_point now = Clock::now();
+    if (!leader_done) {
+      if (!result.timed_out && now >= deadline) {
+        result.timed_out = true;
+        ::kill(-pid, SIGTERM);
+        kill_at = now + spec.kill_grace;
+      } else if (result.timed_out && !result.sent_sigkill && now >= kill_at) {
+        ::kill(-pid, SIGKILL);
+        result.sent_sigkill = true;
+      }
+    }
+    if (leader_done && !out_read.valid() && !err_read.valid()) break;
+    if (drain_deadline && now >= *drain_deadline) {
+      result.pipes_abandoned = true;
+      break;
+    }
+
+    Clock::time_point wake = Clock::time_point::max();
+    if (!leader_done) wake = result.timed_out ? (result.sent_sigkill ? wake : kill_at) : deadline;
+    if (drain_deadline) wake = std::min(wake, *drain_deadline);
+    int wait_ms = wake == Clock::time_point::max() ? -1 : MillisUntil(wake, now);
+    if (!leader_done && !pidfd.valid()) wait_ms = wait_ms < 0 ? 10 : std::min(wait_ms, 10);
+
+    struct pollfd fds[3];
+    int nfds = 0, out_i = -1, err_i = -1, pid_i = -1;
+    if (out_read.valid()) { out_i = nfds; fds[nfds++] = {out_read.get(), POLLIN, 0}; }
+    if (err_read.valid()) { err_i = nfds; fds[nfds++] = {err_read.get(), POLLIN, 0}; }
+    if (!leader_done && pidfd.valid()) { pid_i = nfds; fds[nfds++] = {pidfd.get(), POLLIN, 0}; }
+    int ready = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
+    if (ready < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("poll failed: ", ::strerror(errno)));
+    }
+    if (ready > 0) {
+      if (out_i >= 0 && fds[out_i].revents != 0 &&
+          !ReadChunk(out_read.get(), out_buf, Stream::kStdout, spec.on_output)) {
+        out_read.reset();
+      }
+      if (err_i >= 0 && fds[err_i].revents != 0 &&
+          !ReadChunk(err_read.get(), err_buf, Stream::kStderr, spec.on_output)) {
+        err_read.reset();
+      }
+    }
+    const bool maybe_exited = !pidfd.valid() || (pid_i >= 0 && ready > 0 && fds[pid_i].revents != 0);
+    if (!leader_done && maybe_exited) {
+      int status = 0;
+      pid_t w;
+      do {
+        w = ::waitpid(pid, &status, WNOHANG);
+      } while (w < 0 && errno == EINTR);
+      if (w == pid) {
+        leader_done = true;
+        now = Clock::now();
+        result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count();
+        if (WIFEXITED(status)) {
+          result.exited = true;
+          result.exit_code = WEXITSTATUS(status);
+        } else if (WIFSIGNALED(status)) {
+          result.term_signal = WTERMSIG(status);
+        }
+        // Everything still alive that carries the marker: group members and
+        // processes that left the group. Then the group again, for members
+        // that cleared their environment (a group outlives its leader while
+        // members remain, so its id cannot have been reused yet).
+        result.leftovers_killed = KillMarkedProcesses(spec.marker, std::chrono::seconds(2));
+        ::kill(-pid, SIGKILL);
+        drain_deadline = Clock::now() + spec.drain_limit;
+      }
+    }
+  }
+  result.stdout_bytes = out_buf.total_bytes();
+  result.stderr_bytes = err_buf.total_bytes();
+  result.stdout_text = out_buf.Finish("stdout");
+  result.stderr_text = err_buf.Finish("stderr");
+  return result;
+}
+
+}  // namespace clada::exec::internal

@@ -1,0 +1,84 @@
+// Runs one program in its own session and process group, feeds it
+// /dev/null, reads its stdout and stderr concurrently with poll(), enforces a
+// timeout, and kills every process it left behind.
+//
+// Example:
+//   clada::exec::internal::RunSpec spec;
+//   spec.argv = {"/usr/bin/bash", "-c", "echo hi"};
+//   spec.env = {"PATH=/usr/bin", "CLADA_EXEC_ID=1234-1"};
+//   spec.marker = "CLADA_EXEC_ID=1234-1";
+//   spec.cwd = "/home/me/proj";
+//   ASSIGN_OR_RETURN(RunResult r, RunProcess(spec));
+#ifndef CLADA_PROJ_COMP_EXEC_SRC_PROCESS_RUNNER_H_
+#define CLADA_PROJ_COMP_EXEC_SRC_PROCESS_RUNNER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace clada::exec::internal {
+
+enum class Stream { kStdout, kStderr };
+
+struct RunSpec {
+  std::vector<std::string> argv;  // argv[0]: absolute path of the program
+  std::vector<std::string> env;   // the complete environment, "KEY=VALUE"
+  // One entry of `env` that marks every descendant (e.g. "CLADA_EXEC_ID=..").
+  // Processes whose environment holds it are killed once the program ends.
+  // Empty: only the process group is killed.
+  std::string marker;
+  std::string cwd;                // an existing directory
+  std::chrono::milliseconds timeout{30'000};
+  std::chrono::milliseconds kill_grace{500};  // SIGTERM -> SIGKILL
+  // How long to keep reading after every process known to us is dead, for
+  // pipes held open by a process we could not find.
+  std::chrono::milliseconds drain_limit{500};
+  int64_t max_output_bytes = 10 * 1024 * 1024;  // per stream; < 0: no cap
+  // Called with each chunk as it is read (optional).
+  std::function<void(Stream, absl::string_view)> on_output;
+};
+
+struct RunResult {
+  std::string stdout_text;  // UTF-8, head + marker + tail past the cap
+  std::string stderr_text;
+  int64_t stdout_bytes = 0;  // bytes the program wrote, kept or not
+  int64_t stderr_bytes = 0;
+  bool exited = false;   // normal exit: exit_code is valid
+  int exit_code = 0;
+  int term_signal = 0;   // the signal that ended the program, when !exited
+  bool timed_out = false;
+  bool sent_sigkill = false;    // the grace ran out after SIGTERM
+  int64_t duration_ms = 0;      // spawn to exit of the program
+  int leftovers_killed = 0;     // other processes killed after it ended
+  bool pipes_abandoned = false; // stopped reading a pipe someone held open
+};
+
+// Starts `spec.argv` and waits for it. The child runs in a new session
+// (setsid: a new process group, no controlling terminal) with stdin from
+// /dev/null, every signal at its default disposition and an empty mask.
+// On timeout the group gets SIGTERM, then SIGKILL after kill_grace. When the
+// program has ended, whatever is left of its group, and every process that
+// carries `spec.marker` in its environment, gets SIGKILL; RunProcess returns
+// only once those are dead.
+// Errors: Internal when the pipes cannot be made or the program cannot be
+// started (the message names the program and errno).
+absl::StatusOr<RunResult> RunProcess(const RunSpec& spec);
+
+// Sends SIGKILL to every process other than this one whose environment
+// contains `marker` as a whole entry and waits (at most `wait_limit`) until
+// they are dead; reaps those that are our own children. Returns how many it
+// killed. Repeats the scan until it finds no one, for processes forked
+// during a scan.
+int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit);
+
+// The name of a signal ("SIGKILL"), or "signal N" for one without a name.
+std::string SignalName(int sig);
+
+}  // namespace clada::exec::internal
+
+#endif  // CLADA_PROJ_COMP_EXEC_SRC_PROCESS_RUNNER_H_
