@@ -1,0 +1,194 @@
+// git-tx: every clada batch is a git transaction the user can undo, and no
+// user change is ever lost.
+//
+// Around a `clada run` the orchestrator takes the run lock, opens a batch
+// (which commits the user's uncommitted work as a `[clada:pre] <time>`
+// snapshot), runs the actions, then finishes the batch (which commits what
+// the actions changed as `AI: <summary>` and leaves anything changed
+// meanwhile by someone else uncommitted). There is no automatic rollback:
+// the user undoes a batch with `clada undo`, looks at older states with
+// `clada step-back` / `clada step-forward`, tidies history with
+// `clada squash` and reviews it with `clada log`. Everything uses libgit2;
+// no `git` process is started.
+//
+// Example:
+//   ASSIGN_OR_RETURN(clada::git_tx::RunLock lock,
+//                    clada::git_tx::RunLock::Acquire(root, absl::Seconds(10)));
+//   ASSIGN_OR_RETURN(std::unique_ptr<clada::git_tx::BatchTransaction> tx,
+//                    clada::git_tx::BeginBatch(root, options));
+//   std::vector<clada::git_tx::ActionRecord> records = RunActions(...);
+//   ASSIGN_OR_RETURN(clada::git_tx::BatchCommitResult result, tx->Finish(records));
+//   if (result.commit_id) std::cout << "committed " << *result.commit_id;
+#ifndef CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_
+#define CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proj/comp/core/src/action.h"
+
+namespace clada::git_tx {
+
+// How clada uses git (`--git=auto|require`, `--no-git`, `--git-author`).
+struct GitOptions {
+  // kAuto: use git when the working root is inside a work tree, else run
+  // without it (one note says so). kOff: never touch git. kRequire: a root
+  // outside a work tree is an error.
+  enum class Mode { kAuto, kOff, kRequire };
+  Mode mode = Mode::kAuto;
+  std::string author_name = "clada";  // author and committer of every commit
+  std::string author_email = "clada@localhost";
+};
+
+// One executed action, as the orchestrator reports it to Finish.
+struct ActionRecord {
+  std::string block_id;
+  std::string action;  // schema name, e.g. "file_write"
+  std::string target;  // what the action was about, e.g. a path
+  bool success = false;
+  // Canonical absolute paths the action created, changed or removed; a
+  // directory covers everything below it.
+  std::vector<std::string> touched_paths;
+  // The action may have changed any file (e.g. `exec`): every change in the
+  // work tree is then attributed to the batch.
+  bool touches_anything = false;
+};
+
+// What Finish committed.
+struct BatchCommitResult {
+  std::optional<std::string> commit_id;  // 40-hex id of the `AI:` commit
+  // Canonical absolute paths changed during the batch by someone other than
+  // the batch (an editor saving meanwhile): left uncommitted.
+  std::vector<std::string> foreign_changes;
+  // The commit's subject ("AI: write a.txt (1 ok)"), or why there is none.
+  std::string summary;
+};
+
+// One batch of actions inside a git work tree. Created by BeginBatch;
+// Finish may be called once. Not thread-safe.
+namespace internal {
+struct BatchState;
+}
+class BatchTransaction {
+ public:
+  // Use BeginBatch.
+  explicit BatchTransaction(std::unique_ptr<internal::BatchState> state);
+  ~BatchTransaction();
+  BatchTransaction(const BatchTransaction&) = delete;
+  BatchTransaction& operator=(const BatchTransaction&) = delete;
+
+  // False when git is off or (mode auto) the root is outside a work tree:
+  // Finish then commits nothing.
+  bool active() const;
+
+  // 40-hex id of the `[clada:pre]` snapshot commit, if one was made (by
+  // BeginBatch for a dirty tree, or by Finish as the empty first commit of
+  // a repository that had none).
+  std::optional<std::string> snapshot_commit() const;
+
+  // Things the user should be told once, e.g.
+  // "not inside a git work tree: running without git".
+  const std::vector<std::string>& notes() const;
+
+  // Commits what the batch changed as `AI: <summary>`, with a body listing
+  // every record (action, target, ok/failed, block) and any path left
+  // uncommitted. A change belongs to the batch when it lies at or below one
+  // of the records' touched_paths (or any record touches_anything); every
+  // other change made since BeginBatch is reported in foreign_changes and
+  // left in the work tree. Nothing changed by the batch: no commit,
+  // commit_id empty. The index is updated for the committed paths only.
+  // Errors: FailedPrecondition when called twice or when a merge/rebase was
+  // started meanwhile; Unavailable when the index is locked; Aborted when
+  // HEAD moved while committing; Internal for other libgit2 failures. The
+  // message says what to do. On error nothing is committed and no file is
+  // changed.
+  absl::StatusOr<BatchCommitResult> Finish(const std::vector<ActionRecord>& records);
+
+ private:
+  std::unique_ptr<internal::BatchState> state_;
+};
+
+// Opens a batch on the work tree that contains `working_root`. When the
+// tree has uncommitted changes (tracked or untracked; ignored files never),
+// they are committed as `[clada:pre] <ISO 8601 time>` so the user's own work
+// is recorded apart from the AI's; the index then matches that commit.
+// Returns an inactive transaction for Mode::kOff, or for kAuto outside a
+// work tree (with a note).
+// Errors (each message says what to do; the orchestrator treats them as
+// fatal before any action runs):
+//   InvalidArgument  working_root does not exist, or author is empty;
+//   FailedPrecondition  outside a work tree with kRequire; a merge, rebase,
+//     cherry-pick, revert, bisect or `git am` in progress; unresolved
+//     conflicts in the index; the tree stepped back by `clada step-back`;
+//   Unavailable  `.git/index.lock` exists (another git process, or a crash);
+//   Internal  a corrupt repository or another libgit2 failure.
+absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(const std::string& working_root,
+                                                             const GitOptions& options);
+
+// Serialises clada processes on one working root with flock(2) on
+// `<working_root>/.clada/lock` (created with a `.clada/.gitignore` that hides
+// it from git). Works with or without git. Released when destroyed.
+class RunLock {
+ public:
+  // Waits up to `timeout` for the lock, polling every 20 ms.
+  // Errors: Unavailable when another process (or another RunLock in this
+  // process) still holds it after `timeout`: the message names the holder's
+  // pid and how to proceed; NotFound / PermissionDenied / Internal when
+  // `.clada/lock` cannot be created.
+  static absl::StatusOr<RunLock> Acquire(const std::string& working_root, absl::Duration timeout);
+
+  RunLock(RunLock&& other) noexcept;
+  RunLock& operator=(RunLock&& other) noexcept;
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  ~RunLock();
+
+  // Absolute path of the lock file.
+  const std::string& path() const { return path_; }
+
+ private:
+  RunLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  void Release();
+
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Runs a user command on the work tree containing `working_root`:
+//   undo          undo HEAD if it is an `AI:` commit and nothing changed
+//                 since (the `[clada:pre]` snapshot stays);
+//   step-back     move the work tree one commit back along the branch's
+//                 first-parent history (HEAD detached, branch untouched);
+//                 the first step stashes uncommitted and untracked changes;
+//   step-forward  move one commit forward; arriving at the tip re-attaches
+//                 the branch and restores the stashed changes byte for byte;
+//   squash        --mode auto_ai|ai_messages|hours N|days N|msg_contains TEXT
+//                 [--message M] [--contiguous-only] [--force];
+//   log           [-n N] the recent AI batches (commit, time, summary).
+// Prints results on `out`, refusals and errors on `err` (one line each,
+// saying what to do). Returns 0 done, 1 refused or failed, 2 usage error.
+int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
+                  const std::string& working_root, const GitOptions& options, std::ostream& out,
+                  std::ostream& err);
+
+// The git tools of the action schema: {"undo", "git_step_back",
+// "git_step_forward", "git_squash"}.
+const std::vector<std::string>& GitActionNames();
+
+// Runs one git tool on ctx.paths.working_root with default GitOptions, the
+// same logic as RunGitCommand. git_squash params: mode (required: auto_ai,
+// ai_messages, hours, days, msg_contains), message, hours, days, msg_target,
+// contiguous_only. Success data: undo {undone_commit, head}; steps {commit,
+// at_tip, stashed_files | conflicts}; squash {commit, squashed, replayed}.
+// A refusal is success == false with an error saying why and what to do.
+core::ActionOutcome ExecuteGitAction(const core::Action& action, const core::ExecContext& ctx);
+
+}  // namespace clada::git_tx
+
+#endif  // CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_

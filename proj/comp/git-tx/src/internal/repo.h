@@ -1,0 +1,148 @@
+// Repository helpers shared by the batch transaction and the user commands:
+// opening the work tree around a working root, refusing repositories in the
+// middle of another git operation, listing changed paths, commit lookup and
+// formatting, the step-back state file and safe checkouts.
+//
+// Example:
+//   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree("/home/me/proj"));
+//   RETURN_IF_ERROR(CheckNoGitOperationInProgress(wt));
+//   ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
+#ifndef CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_REPO_H_
+#define CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_REPO_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/git-tx/src/internal/git_handles.h"
+
+namespace clada::git_tx::internal {
+
+// A repository opened for the work tree that contains a working root.
+struct WorkTree {
+  RepositoryPtr repo;
+  std::string workdir;   // canonical, no trailing slash
+  std::string gitdir;    // no trailing slash
+  std::string root;      // the canonical working root
+  std::string root_rel;  // working root relative to workdir; "" at the top
+};
+
+// realpath(3) of `working_root`.
+// Errors: InvalidArgument when it does not exist or is not a directory.
+absl::StatusOr<std::string> CanonicalRoot(const std::string& working_root);
+
+// Opens the repository whose work tree contains `canonical_root`.
+// Returns nullopt when there is none (no repository, a bare one, or the root
+// lies inside the .git directory). Errors: Internal for a repository that
+// exists but cannot be opened (corrupt config, bad HEAD, ...).
+absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(const std::string& canonical_root);
+
+// OpenWorkTree for commands that need git.
+// Errors: InvalidArgument (bad root), FailedPrecondition ("not inside a git
+// work tree"), Internal.
+absl::StatusOr<WorkTree> OpenRequiredWorkTree(const std::string& working_root);
+
+// Refuses a repository that another git operation is using: a merge,
+// rebase, cherry-pick, revert, bisect or `git am` in progress
+// (FailedPrecondition), `.git/index.lock` present (Unavailable), or
+// unresolved conflicts in the index (FailedPrecondition). Messages say
+// which git command finishes or aborts the operation.
+absl::Status CheckNoGitOperationInProgress(const WorkTree& wt);
+
+// Repo-relative path of clada's run lock for this working root; it is never
+// reported as a change, snapshotted or committed.
+std::string LockRelPath(const WorkTree& wt);
+
+// A path that differs between HEAD, the index and the work tree.
+struct ChangedPath {
+  std::string path;     // repo-relative, '/'-separated; a trailing '/' marks
+                        // an untracked nested repository
+  unsigned int status;  // git_status_t bits
+};
+
+// Every changed path (staged, unstaged, untracked; never ignored; submodules
+// excluded), sorted, without the run lock.
+absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt);
+
+// "M a.txt, ?? b/c.txt, D d.txt" (porcelain-style codes), at most `max`
+// entries then "and N more".
+std::string DescribeChanges(const std::vector<ChangedPath>& changed, size_t max = 10);
+
+// Author/committer "now" from the options.
+// Errors: InvalidArgument for an empty or malformed name/email.
+absl::StatusOr<SignaturePtr> MakeSignature(const GitOptions& options);
+
+// The commit HEAD points to, or nullptr when the branch is unborn.
+absl::StatusOr<CommitPtr> HeadCommit(git_repository* repo);
+
+// The commit with id `oid`. Errors: NotFound, Internal.
+absl::StatusOr<CommitPtr> LookupCommit(git_repository* repo, const git_oid& oid);
+
+// The first parent of `commit`, or nullptr for a root commit.
+absl::StatusOr<CommitPtr> FirstParent(const git_commit* commit);
+
+// First line of a commit message.
+std::string Subject(const git_commit* commit);
+
+// Commit message prefixes written by BatchTransaction.
+inline constexpr absl::string_view kAiPrefix = "AI: ";
+inline constexpr absl::string_view kSnapshotPrefix = "[clada:pre]";
+bool IsAiCommit(const git_commit* commit);
+bool IsSnapshotCommit(const git_commit* commit);
+
+// ISO 8601 with offset, like `date -Iseconds`: now in the local zone, or a
+// commit's committer time in the commit's own zone.
+std::string IsoTimeNow();
+std::string IsoCommitTime(const git_commit* commit);
+
+// Where `clada step-back` left the work tree; kept in the git directory.
+struct StepState {
+  std::string branch;               // full ref name, e.g. "refs/heads/main"
+  git_oid tip;                      // branch tip when the first step was taken
+  git_oid position;                 // commit the work tree shows now
+  std::optional<git_oid> stash;     // the stash holding the user's changes
+  std::vector<std::string> stashed_files;
+};
+
+// Path of the step state file (<gitdir>/clada-step.json).
+std::string StepStatePath(const WorkTree& wt);
+// Errors: Internal for an unreadable or malformed file.
+absl::StatusOr<std::optional<StepState>> LoadStepState(const WorkTree& wt);
+absl::Status SaveStepState(const WorkTree& wt, const StepState& state);
+absl::Status RemoveStepState(const WorkTree& wt);
+
+// True when `state` describes the repository now: HEAD detached at
+// state.position.
+absl::StatusOr<bool> IsSteppedBack(const WorkTree& wt, const StepState& state);
+
+// FailedPrecondition when the work tree is stepped back by `clada
+// step-back` (operations on the branch must wait until step-forward
+// returns to the tip).
+absl::Status CheckNotSteppedBack(const WorkTree& wt);
+
+// Shorthand name of a remote-tracking branch (refs/remotes/*) from which
+// `oid` is reachable, or nullopt.
+absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(git_repository* repo,
+                                                                  const git_oid& oid);
+
+// Checks out `target`'s tree with GIT_CHECKOUT_SAFE, never overwriting
+// ignored files, and updates the index. HEAD is not moved.
+// Errors: FailedPrecondition listing the conflicting paths (nothing is
+// changed then); Internal for other failures.
+absl::Status CheckoutCommitSafely(git_repository* repo, const git_commit* target);
+
+// git_checkout_notify_cb appending each conflicting path to the
+// std::vector<std::string> passed as payload.
+int CollectCheckoutConflict(git_checkout_notify_t why, const char* path, const git_diff_file*,
+                            const git_diff_file*, const git_diff_file*, void* payload);
+
+// Joins a repo-relative path to the work tree.
+std::string WorkdirPath(const WorkTree& wt, absl::string_view rel);
+
+}  // namespace clada::git_tx::internal
+
+#endif  // CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_REPO_H_
