@@ -33,8 +33,8 @@ std::vector<YamlBlock> FindYamlBlocks(absl::string_view markdown,
     while (ticks < line.size() && line[ticks] == '`') ++ticks;
     if (fence_len == 0) {
       if (ticks >= 3) {
-        std::string info =
-            absl::AsciiStrToLower(absl::StripAsciiWhitespace(line.substr(ticks)));
+        std::string info = absl::AsciiStrToLower(
+            absl::StripAsciiWhitespace(line.substr(ticks)));
         fence_len = ticks;
         fence_line = static_cast<int>(i) + 1;
         is_yaml = info == "yaml" || info == "yml";
@@ -48,14 +48,13 @@ std::vector<YamlBlock> FindYamlBlocks(absl::string_view markdown,
     }
   }
   if (fence_len != 0) {
-    problems->push_back(absl::StrCat("line ", fence_line,
-                                     ": code fence is never closed"));
+    problems->push_back(
+        absl::StrCat("line ", fence_line, ": code fence is never closed"));
   }
   return blocks;
 }
 
-void ReadDependencies(const YAML::Node& deps, int base, int line,
-                      ApiDoc* doc) {
+void ReadDependencies(const YAML::Node& deps, int base, int line, ApiDoc* doc) {
   doc->has_dependencies = true;
   if (deps.IsNull()) return;  // `dependencies:` with nothing under it
   if (!deps.IsMap()) {
@@ -72,17 +71,16 @@ void ReadDependencies(const YAML::Node& deps, int base, int line,
     }
     std::string key = kv.first.as<std::string>();
     if (!seen.insert(key).second) {
-      doc->problems.push_back(absl::StrCat(
-          "line ", base + kv.first.Mark().line, ": dependencies lists ", key,
-          " twice"));
+      doc->problems.push_back(absl::StrCat("line ", base + kv.first.Mark().line,
+                                           ": dependencies lists ", key,
+                                           " twice"));
       continue;
     }
     doc->dependencies.push_back(key);
   }
 }
 
-void ReadExports(const YAML::Node& exports, int base, int line,
-                 ApiDoc* doc) {
+void ReadExports(const YAML::Node& exports, int base, int line, ApiDoc* doc) {
   doc->has_exports = true;
   if (exports.IsNull()) return;
   if (!exports.IsMap()) {
@@ -119,8 +117,8 @@ ApiDoc ParseApiDoc(absl::string_view markdown) {
     try {
       root = YAML::Load(block.text);
     } catch (const YAML::Exception& e) {
-      doc.problems.push_back(absl::StrCat("line ", block.first_line + e.mark.line,
-                                          ": YAML error: ", e.msg));
+      doc.problems.push_back(absl::StrCat(
+          "line ", block.first_line + e.mark.line, ": YAML error: ", e.msg));
       yaml_error = true;
       continue;
     }
@@ -148,8 +146,8 @@ ApiDoc ParseApiDoc(absl::string_view markdown) {
         }
       }
     } catch (const YAML::Exception& e) {
-      doc.problems.push_back(absl::StrCat("line ", block.first_line,
-                                          ": YAML error: ", e.msg));
+      doc.problems.push_back(
+          absl::StrCat("line ", block.first_line, ": YAML error: ", e.msg));
       yaml_error = true;
     }
   }

@@ -21,9 +21,9 @@
 namespace clada::xd5 {
 
 struct ApiDoc {
-  bool has_dependencies = false;          // a `dependencies:` block was read
-  std::vector<std::string> dependencies;  // its keys, in file order
-  bool has_exports = false;               // an `exports:` block was read
+  bool has_dependencies = false;            // a `dependencies:` block was read
+  std::vector<std::string> dependencies;    // its keys, in file order
+  bool has_exports = false;                 // an `exports:` block was read
   std::vector<std::string> export_headers;  // exports.headers (absent: empty)
   // What is wrong with the file itself, each a message such as
   // `line 12: YAML error: ...`, ready to follow "path/doc/API.md: ".

@@ -60,13 +60,26 @@ absl::Status ReadString(absl::string_view text, size_t* pos, bool raw,
         continue;
       }
       switch (e) {
-        case 'n': *out += '\n'; break;
-        case 't': *out += '\t'; break;
-        case 'r': *out += '\r'; break;
-        case '\\': *out += '\\'; break;
-        case '\'': *out += '\''; break;
-        case '"': *out += '"'; break;
-        case '\n': break;
+        case 'n':
+          *out += '\n';
+          break;
+        case 't':
+          *out += '\t';
+          break;
+        case 'r':
+          *out += '\r';
+          break;
+        case '\\':
+          *out += '\\';
+          break;
+        case '\'':
+          *out += '\'';
+          break;
+        case '"':
+          *out += '"';
+          break;
+        case '\n':
+          break;
         default:
           *out += '\\';
           *out += e;
@@ -81,9 +94,9 @@ absl::Status ReadString(absl::string_view text, size_t* pos, bool raw,
 }
 
 absl::StatusOr<std::vector<Token>> Tokenize(absl::string_view text) {
-  static const char* const kTwoCharOps[] = {
-      "==", "!=", "<=", ">=", "**", "//", "+=", "-=", "*=",
-      "/=", "%=", "|=", "&=", "^=", "->", "<<", ">>"};
+  static const char* const kTwoCharOps[] = {"==", "!=", "<=", ">=", "**", "//",
+                                            "+=", "-=", "*=", "/=", "%=", "|=",
+                                            "&=", "^=", "->", "<<", ">>"};
   std::vector<Token> tokens;
   int line = 1;
   size_t i = 0;
@@ -237,11 +250,11 @@ class Parser {
   }
 
   // Splits [B, E) at top-level commas; empty trailing segments are dropped.
-  std::vector<std::pair<size_t, size_t>> SplitCommas(size_t b,
-                                                     size_t e) const {
+  std::vector<std::pair<size_t, size_t>> SplitCommas(size_t b, size_t e) const {
     std::vector<std::pair<size_t, size_t>> parts;
     size_t start = b;
-    for (size_t c : TopLevel(b, e, [](const Token& t) { return IsOp(t, ","); })) {
+    for (size_t c :
+         TopLevel(b, e, [](const Token& t) { return IsOp(t, ","); })) {
       parts.push_back({start, c});
       start = c + 1;
     }
@@ -302,9 +315,9 @@ class Parser {
       if (first.text == "{") return Other(b, "dict");
       std::vector<std::pair<size_t, size_t>> parts = SplitCommas(b + 1, e - 1);
       if (first.text == "(") {
-        if (parts.size() == 1 &&
-            TopLevel(b + 1, e - 1, [](const Token& t) { return IsOp(t, ","); })
-                .empty()) {
+        if (parts.size() == 1 && TopLevel(b + 1, e - 1, [](const Token& t) {
+                                   return IsOp(t, ",");
+                                 }).empty()) {
           return Interpret(b + 1, e - 1);
         }
         return Other(b, "tuple");
@@ -365,17 +378,18 @@ absl::Status Unsupported(const Expr& e, absl::string_view attr,
     default:
       what = absl::StrCat("a ", e.text);
   }
-  return absl::UnimplementedError(
-      absl::StrCat("line ", e.line, ": ", attr, " of \"", rule, "\" uses ", what,
-                   ", which xd5 does not evaluate; list them as string "
-                   "literals"));
+  return absl::UnimplementedError(absl::StrCat(
+      "line ", e.line, ": ", attr, " of \"", rule, "\" uses ", what,
+      ", which xd5 does not evaluate; list them as string "
+      "literals"));
 }
 
 absl::Status Flatten(const Expr& e, absl::string_view attr,
                      absl::string_view rule, std::vector<std::string>* out) {
   if (e.kind == Expr::Kind::kList) {
     for (const Expr& item : e.items) {
-      if (item.kind != Expr::Kind::kString) return Unsupported(item, attr, rule);
+      if (item.kind != Expr::Kind::kString)
+        return Unsupported(item, attr, rule);
       out->push_back(item.text);
     }
     return absl::OkStatus();

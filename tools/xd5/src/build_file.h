@@ -10,7 +10,8 @@
 // Example:
 //   ASSIGN_OR_RETURN(std::vector<RuleCall> rules, ParseBuildFile(text));
 //   const RuleCall* lib = FindRule(rules, "cc_library", "fs-ops");
-//   absl::StatusOr<std::vector<std::string>> deps = StringListAttr(*lib, "deps");
+//   absl::StatusOr<std::vector<std::string>> deps = StringListAttr(*lib,
+//   "deps");
 
 #ifndef CLADA_TOOLS_XD5_SRC_BUILD_FILE_H_
 #define CLADA_TOOLS_XD5_SRC_BUILD_FILE_H_

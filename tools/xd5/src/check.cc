@@ -26,9 +26,9 @@ void CompareDependencies(const Component& c, std::vector<std::string>* out) {
   std::set<std::string> actual(c.dep_keys->begin(), c.dep_keys->end());
   for (const std::string& key : actual) {
     if (declared.count(key)) continue;
-    out->push_back(absl::StrCat(api, ": dependencies: add ", key,
-                                " (deps of ", c.target, " has \"",
-                                c.dep_labels.at(key), "\")"));
+    out->push_back(absl::StrCat(api, ": dependencies: add ", key, " (deps of ",
+                                c.target, " has \"", c.dep_labels.at(key),
+                                "\")"));
   }
   for (const std::string& key : c.api->dependencies) {
     if (actual.count(key)) continue;
@@ -80,10 +80,10 @@ std::vector<std::string> CheckWorkspace(const Workspace& ws,
     for (const std::string& n : cycle) relevant = relevant || only.count(n);
     if (!relevant) continue;
     const Component* first = ws.Find(cycle.front());
-    std::string file = first != nullptr ? first->DocPath("API.md")
-                                        : cycle.front();
-    out.push_back(absl::StrCat(file, ": dependency cycle: ",
-                               absl::StrJoin(cycle, " -> ")));
+    std::string file =
+        first != nullptr ? first->DocPath("API.md") : cycle.front();
+    out.push_back(absl::StrCat(
+        file, ": dependency cycle: ", absl::StrJoin(cycle, " -> ")));
   }
   return out;
 }
@@ -97,11 +97,10 @@ std::string CheckSummary(const Workspace& ws,
     if (c.dep_keys) deps += c.dep_keys->size();
     if (c.hdrs) headers += c.hdrs->size();
   }
-  return absl::StrCat("xd5 check: OK (",
-                      Count(components, "component", "components"), ", ",
-                      Count(deps, "dependency", "dependencies"), ", ",
-                      Count(headers, "exported header", "exported headers"),
-                      ")");
+  return absl::StrCat(
+      "xd5 check: OK (", Count(components, "component", "components"), ", ",
+      Count(deps, "dependency", "dependencies"), ", ",
+      Count(headers, "exported header", "exported headers"), ")");
 }
 
 }  // namespace clada::xd5

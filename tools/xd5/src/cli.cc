@@ -57,7 +57,8 @@ std::string ResolveRoot(const std::string& flag) {
   if (const char* ws = Env("BUILD_WORKSPACE_DIRECTORY")) return ws;
   fs::path cwd = fs::current_path(ec);
   for (fs::path p = cwd; !p.empty(); p = p.parent_path()) {
-    for (const char* marker : {"WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel"}) {
+    for (const char* marker :
+         {"WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel"}) {
       if (fs::exists(p / marker, ec)) return p.string();
     }
     if (p == p.parent_path()) break;
@@ -77,8 +78,8 @@ const Component* Resolve(const Workspace& ws, const std::string& name,
   const Component* c = ws.Find(name, &ambiguous);
   if (c != nullptr) return c;
   if (!ambiguous.empty()) {
-    err << "xd5: \"" << name << "\" is ambiguous: "
-        << absl::StrJoin(ambiguous, ", ") << "\n";
+    err << "xd5: \"" << name
+        << "\" is ambiguous: " << absl::StrJoin(ambiguous, ", ") << "\n";
     return nullptr;
   }
   std::vector<std::string> known;

@@ -5,7 +5,8 @@
 //
 // Example:
 //   std::vector<std::string> missing;
-//   std::string text = AssembleContext(ws, *ws.Find("fs-ops"), false, &missing);
+//   std::string text = AssembleContext(ws, *ws.Find("fs-ops"), false,
+//   &missing);
 
 #ifndef CLADA_TOOLS_XD5_SRC_CONTEXT_H_
 #define CLADA_TOOLS_XD5_SRC_CONTEXT_H_

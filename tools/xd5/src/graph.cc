@@ -16,8 +16,8 @@ namespace clada::xd5 {
 namespace {
 
 std::string Quote(const std::string& s) {
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}),
-                      "\"");
+  return absl::StrCat(
+      "\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
 }
 
 }  // namespace

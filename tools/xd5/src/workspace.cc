@@ -85,8 +85,8 @@ void CollectDeps(const std::vector<RuleCall>& rules, const RuleCall& rule,
     const RuleCall* local = FindAnyRule(rules, ref.target);
     if (local == nullptr) {
       c->build_problems.push_back(absl::StrCat(
-          "line ", rule.line, ": deps of \"", rule.Name(), "\" names \"",
-          label, "\", which this file does not define"));
+          "line ", rule.line, ": deps of \"", rule.Name(), "\" names \"", label,
+          "\", which this file does not define"));
       *readable = false;
     } else if (visited->insert(ref.target).second) {
       CollectDeps(rules, *local, pkg, visited, keys, c, readable);
@@ -99,7 +99,8 @@ void ReadBuild(const fs::path& root, Component* c) {
   std::string file = IsFile(dir / "BUILD.bazel") ? "BUILD.bazel"
                      : IsFile(dir / "BUILD")     ? "BUILD"
                                                  : "";
-  c->build_file = absl::StrCat(c->path, "/", file.empty() ? "BUILD.bazel" : file);
+  c->build_file =
+      absl::StrCat(c->path, "/", file.empty() ? "BUILD.bazel" : file);
   std::string rule_name = c->is_orchestrator ? "orchestrator" : c->short_name;
   c->target = absl::StrCat("//", c->path, ":", rule_name);
   if (file.empty()) {
@@ -196,7 +197,8 @@ absl::StatusOr<Workspace> LoadWorkspace(const std::string& root) {
   fs::path r(root);
   if (!IsDir(r / "proj")) {
     return absl::NotFoundError(absl::StrCat(
-        root, " has no proj/ directory; run from the workspace or pass --root"));
+        root,
+        " has no proj/ directory; run from the workspace or pass --root"));
   }
   Workspace ws;
   ws.root = root;

@@ -25,8 +25,7 @@
 
 namespace clada::xd5 {
 
-inline constexpr const char* kDocFiles[] = {"ABSTRACT.md", "API.md",
-                                            "ARCH.md"};
+inline constexpr const char* kDocFiles[] = {"ABSTRACT.md", "API.md", "ARCH.md"};
 
 struct Component {
   std::string path;        // "proj/comp/fs-ops"; "proj" for the orchestrator
@@ -54,7 +53,7 @@ struct Component {
 };
 
 struct Workspace {
-  std::string root;                    // absolute
+  std::string root;                   // absolute
   std::vector<Component> components;  // sorted by path ("proj" first)
 
   // The component whose path or short name is NAME; nullptr if none.

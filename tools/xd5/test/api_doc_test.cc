@@ -21,7 +21,8 @@ TEST_P(ApiDocCase, MatchesExpectation) {
       absl::StrJoin(c["markdown"].get<std::vector<std::string>>(), "\n") +
       "\n");
   EXPECT_EQ(doc.problems, c["problems"].get<std::vector<std::string>>());
-  EXPECT_EQ(doc.dependencies, c["dependencies"].get<std::vector<std::string>>());
+  EXPECT_EQ(doc.dependencies,
+            c["dependencies"].get<std::vector<std::string>>());
   EXPECT_EQ(doc.export_headers, c["headers"].get<std::vector<std::string>>());
 }
 

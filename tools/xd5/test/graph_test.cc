@@ -59,8 +59,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DepGraph, OrderIsIndependentOfInsertionOrder) {
   DepGraph forward, backward;
   std::vector<std::pair<std::string, std::string>> edges = {
-      {"proj", "proj/comp/b"}, {"proj/comp/b", "proj/comp/a"},
-      {"proj", "proj/comp/a"}, {"proj/comp/a", "external/abseil"}};
+      {"proj", "proj/comp/b"},
+      {"proj/comp/b", "proj/comp/a"},
+      {"proj", "proj/comp/a"},
+      {"proj/comp/a", "external/abseil"}};
   for (const auto& [from, to] : edges) forward.AddEdge(from, to);
   for (auto it = edges.rbegin(); it != edges.rend(); ++it) {
     backward.AddEdge(it->first, it->second);

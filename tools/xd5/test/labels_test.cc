@@ -41,10 +41,10 @@ TEST_P(DepLabel, Classifies) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, DepLabel,
-                         ::testing::ValuesIn(LoadData()["deps"]
-                                                 .get<std::vector<nlohmann::json>>()),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, DepLabel,
+    ::testing::ValuesIn(LoadData()["deps"].get<std::vector<nlohmann::json>>()),
+    CaseName);
 
 class HeaderLabel : public ::testing::TestWithParam<nlohmann::json> {};
 
@@ -55,10 +55,11 @@ TEST_P(HeaderLabel, BecomesPackagePath) {
             c["path"].get<std::string>());
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, HeaderLabel,
-                         ::testing::ValuesIn(LoadData()["headers"]
-                                                 .get<std::vector<nlohmann::json>>()),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, HeaderLabel,
+    ::testing::ValuesIn(
+        LoadData()["headers"].get<std::vector<nlohmann::json>>()),
+    CaseName);
 
 }  // namespace
 }  // namespace clada::xd5
