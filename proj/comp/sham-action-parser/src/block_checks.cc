@@ -1,0 +1,337 @@
+#include "proj/comp/sham-action-parser/src/block_checks.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "proj/comp/sham-action-parser/src/text_util.h"
+
+namespace clada::sham_action_parser {
+namespace internal {
+namespace {
+
+// Names longer than this get no suggestion (edit distance is quadratic).
+constexpr size_t kMaxSuggestableLength = 64;
+
+// The value as written when short and printable, else quoted and shortened.
+std::string ShowName(absl::string_view value) {
+  const bool plain = !value.empty() && value.size() <= kMaxSuggestableLength && IsValidUtf8(value) &&
+                     std::none_of(value.begin(), value.end(),
+                                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '"'; });
+  return plain ? std::string(value) : QuoteForMessage(value);
+}
+
+// Lower case, '-' and ' ' as '_', trimmed.
+std::string NormalizeName(absl::string_view name) {
+  std::string out = absl::AsciiStrToLower(absl::StripAsciiWhitespace(name));
+  std::replace(out.begin(), out.end(), '-', '_');
+  std::replace(out.begin(), out.end(), ' ', '_');
+  return out;
+}
+
+// The words of a name in sorted order: write_file and file_write match.
+std::vector<std::string> SortedWords(absl::string_view normalized) {
+  std::vector<std::string> words = absl::StrSplit(normalized, '_', absl::SkipEmpty());
+  std::sort(words.begin(), words.end());
+  return words;
+}
+
+// The LLM-runnable action an unknown name most likely meant, or nullptr:
+// same name in another case or separator, a known alias, the same words in
+// another order, or a small edit distance.
+const ActionDefinition* SuggestAction(absl::string_view name, const ActionSchema& schema) {
+  if (name.size() > kMaxSuggestableLength) return nullptr;
+  const std::string wanted = NormalizeName(name);
+  std::vector<const ActionDefinition*> candidates;
+  for (const ActionDefinition& a : schema.actions) {
+    if (a.IsLlmAccessible()) candidates.push_back(&a);
+  }
+  for (const ActionDefinition* a : candidates) {
+    if (a->name == wanted) return a;
+  }
+  for (const ActionDefinition* a : candidates) {
+    for (const std::string& alias : a->aliases) {
+      if (alias == wanted) return a;
+    }
+  }
+  const std::vector<std::string> words = SortedWords(wanted);
+  for (const ActionDefinition* a : candidates) {
+    if (!words.empty() && SortedWords(a->name) == words) return a;
+  }
+  const size_t limit = wanted.size() <= 4 ? 1 : wanted.size() <= 11 ? 2 : 3;
+  const ActionDefinition* best = nullptr;
+  size_t best_distance = limit + 1;
+  for (const ActionDefinition* a : candidates) {
+    const size_t d = EditDistance(wanted, a->name);
+    if (d < best_distance) {
+      best = a;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::string LlmActionNames(const ActionSchema& schema) {
+  std::vector<absl::string_view> names;
+  for (const ActionDefinition& a : schema.actions) {
+    if (a.IsLlmAccessible()) names.push_back(a.name);
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+std::string ParameterNames(const ActionDefinition& definition) {
+  if (definition.parameters.empty()) return absl::StrCat(definition.name, " takes no parameters");
+  std::vector<absl::string_view> names;
+  for (const ParameterDef& p : definition.parameters) names.push_back(p.name);
+  return absl::StrCat(definition.name, " takes: ", absl::StrJoin(names, ", "));
+}
+
+Issue TypeIssue(std::string message, std::string fix) {
+  return Issue{"type", std::move(message), std::move(fix)};
+}
+
+std::string ParamLabel(const ParameterDef& p) { return absl::StrCat("Parameter '", p.name, "'"); }
+
+// "N" or "N-M" (spaces around the parts allowed) as canonical text, or nullopt.
+std::optional<std::string> CanonicalLineRange(absl::string_view text) {
+  std::vector<absl::string_view> parts = absl::StrSplit(text, absl::MaxSplits('-', 1));
+  std::vector<int64_t> numbers;
+  for (absl::string_view part : parts) {
+    part = absl::StripAsciiWhitespace(part);
+    int64_t n = 0;
+    if (part.empty() || part[0] == '+' || ParseDecimalInteger(part, &n) != IntegerParse::kOk || n < 1) {
+      return std::nullopt;
+    }
+    numbers.push_back(n);
+  }
+  if (numbers.size() == 2) {
+    if (numbers[1] < numbers[0]) return std::nullopt;
+    return absl::StrCat(numbers[0], "-", numbers[1]);
+  }
+  return absl::StrCat(numbers[0]);
+}
+
+// Converts one value; on failure appends an issue and returns nullopt.
+std::optional<core::Json> ConvertValue(const ParameterDef& p, const std::string& value,
+                                       std::vector<Issue>* issues) {
+  if (p.type == ParamType::kInteger) {
+    int64_t n = 0;
+    switch (ParseDecimalInteger(value, &n)) {
+      case IntegerParse::kOk:
+        return core::Json(n);
+      case IntegerParse::kOutOfRange:
+        issues->push_back(TypeIssue(
+            absl::StrCat(ParamLabel(p), " is out of range: ", QuoteForMessage(value)),
+            absl::StrCat("Use a whole number that fits in 64 bits, e.g. ", p.name, " = \"3\"")));
+        return std::nullopt;
+      case IntegerParse::kNotInteger:
+        issues->push_back(TypeIssue(
+            absl::StrCat(ParamLabel(p), " must be an integer, got ", QuoteForMessage(value)),
+            absl::StrCat("Write the number in decimal digits only, e.g. ", p.name, " = \"3\"")));
+        return std::nullopt;
+    }
+  }
+  if (p.type == ParamType::kBoolean) {
+    if (value == "true" || value == "false") return core::Json(value == "true");
+    issues->push_back(TypeIssue(
+        absl::StrCat(ParamLabel(p), " must be true or false, got ", QuoteForMessage(value)),
+        absl::StrCat("Write ", p.name, " = \"true\" or ", p.name, " = \"false\"")));
+    return std::nullopt;
+  }
+  size_t bad = 0;
+  if (!IsValidUtf8(value, &bad)) {
+    issues->push_back(TypeIssue(
+        absl::StrCat(ParamLabel(p), " is not valid UTF-8 (byte 0x",
+                     absl::Hex(static_cast<unsigned char>(value[bad]), absl::kZeroPad2), " at offset ", bad,
+                     ")"),
+        "Send text as UTF-8; clada reads and writes UTF-8 text only"));
+    return std::nullopt;
+  }
+  if (p.type == ParamType::kEnum) {
+    if (std::find(p.values.begin(), p.values.end(), value) != p.values.end()) return core::Json(value);
+    issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " must be one of: ", absl::StrJoin(p.values, ", "),
+                                             "; got ", QuoteForMessage(value)),
+                                absl::StrCat("Use one of the listed values, e.g. ", p.name, " = \"",
+                                             p.values.front(), "\"")));
+    return std::nullopt;
+  }
+  const std::string path_fix = absl::StrCat("Give a path relative to the working root or an absolute one, e.g. ",
+                                            p.name, " = \"src/main.cc\"");
+  if (p.format == "path") {
+    if (absl::StripAsciiWhitespace(value).empty()) {
+      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " must be a non-empty path"), path_fix));
+      return std::nullopt;
+    }
+    if (value.find('\0') != std::string::npos) {
+      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " contains a NUL byte"), path_fix));
+      return std::nullopt;
+    }
+    return core::Json(value);
+  }
+  if (p.format == "multiline_paths") {
+    std::vector<absl::string_view> paths;
+    for (absl::string_view line : absl::StrSplit(value, '\n')) {
+      line = absl::StripAsciiWhitespace(line);
+      if (!line.empty()) paths.push_back(line);
+    }
+    if (value.find('\0') != std::string::npos) {
+      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " contains a NUL byte"),
+                                  "Write one path per line, in a heredoc"));
+      return std::nullopt;
+    }
+    if (paths.empty()) {
+      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " must list at least one path, one per line"),
+                                  "Write one path per line, in a heredoc"));
+      return std::nullopt;
+    }
+    return core::Json(absl::StrJoin(paths, "\n"));
+  }
+  if (p.format == "line_range") {
+    std::optional<std::string> range = CanonicalLineRange(value);
+    if (range.has_value()) return core::Json(*range);
+    issues->push_back(TypeIssue(
+        absl::StrCat(ParamLabel(p), " must be a line number or range like \"5\" or \"5-10\" (1-based, end >= start), got ",
+                     QuoteForMessage(value)),
+        absl::StrCat("Write ", p.name, " = \"5\" for one line or ", p.name, " = \"5-10\" for lines 5 to 10")));
+    return std::nullopt;
+  }
+  return core::Json(value);
+}
+
+}  // namespace
+
+std::optional<std::string> ActionValue(const sham_parser::Block& block) {
+  std::optional<std::string> value;
+  for (const auto& [key, v] : block.properties) {
+    if (key == "action") value = v;
+  }
+  return value;
+}
+
+ActionCheck CheckActionName(const sham_parser::Block& block, const ActionSchema& schema) {
+  ActionCheck check;
+  const std::optional<std::string> name = ActionValue(block);
+  if (!name.has_value() || absl::StripAsciiWhitespace(*name).empty()) {
+    check.issues.push_back(Issue{
+        "validation", name.has_value() ? "Missing 'action' field (its value is empty)" : "Missing 'action' field",
+        absl::StrCat("Add a line naming the action, e.g. action = \"file_write\"; actions: ", LlmActionNames(schema))});
+    return check;
+  }
+  const ActionDefinition* definition = schema.Find(absl::StripAsciiWhitespace(*name));
+  if (definition == nullptr) {
+    const ActionDefinition* suggestion = SuggestAction(*name, schema);
+    if (suggestion != nullptr) {
+      check.issues.push_back(Issue{"validation",
+                                   absl::StrCat("Unknown action: ", ShowName(*name), " (did you mean '",
+                                                suggestion->name, "'?)"),
+                                   absl::StrCat("Write action = \"", suggestion->name, "\"")});
+    } else {
+      check.issues.push_back(Issue{"validation", absl::StrCat("Unknown action: ", ShowName(*name)),
+                                   absl::StrCat("Use one of: ", LlmActionNames(schema))});
+    }
+    return check;
+  }
+  if (!definition->IsLlmAccessible()) {
+    check.issues.push_back(Issue{
+        "validation",
+        absl::StrCat("Action '", definition->name, "' is run by the user as `clada ", definition->name,
+                     "`, not from an LLM answer"),
+        absl::StrCat("Remove this block; if it is needed, ask the user to run `clada ", definition->name, "`")});
+    return check;
+  }
+  check.definition = definition;
+  return check;
+}
+
+std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block, const ActionDefinition& definition) {
+  std::vector<Issue> issues;
+  for (const ParameterDef& p : definition.parameters) {
+    if (!p.required) continue;
+    const bool present = std::any_of(block.properties.begin(), block.properties.end(),
+                                     [&](const auto& kv) { return kv.first == p.name; });
+    if (present) continue;
+    issues.push_back(Issue{"validation", absl::StrCat("Missing required parameter: ", p.name),
+                           absl::StrCat("Add the line ", p.name, " = \"...\" to the block; ",
+                                        ParameterNames(definition))});
+  }
+  return issues;
+}
+
+Conversion ConvertParameters(const sham_parser::Block& block, const ActionDefinition& definition) {
+  Conversion out;
+  std::vector<std::string> ignored;
+  for (const auto& [key, value] : block.properties) {
+    if (key == "action") continue;
+    const ParameterDef* p = definition.FindParameter(key);
+    if (p == nullptr) {
+      std::string shown = absl::StrCat("'", ToValidUtf8(key), "'");
+      if (std::find(ignored.begin(), ignored.end(), shown) == ignored.end()) ignored.push_back(std::move(shown));
+      continue;
+    }
+    std::optional<core::Json> converted = ConvertValue(*p, value, &out.issues);
+    if (converted.has_value()) out.params[key] = *std::move(converted);
+  }
+  for (const ParameterDef& p : definition.parameters) {
+    if (p.default_value.has_value() && !out.params.contains(p.name)) out.params[p.name] = *p.default_value;
+  }
+  if (!ignored.empty()) {
+    out.warnings.push_back(absl::StrCat(definition.name, ": ignored unknown parameter",
+                                        ignored.size() == 1 ? " " : "s ", absl::StrJoin(ignored, ", "), " (",
+                                        ParameterNames(definition), ")"));
+  }
+  return out;
+}
+
+Transform TransformBlock(const sham_parser::Block& block, const ActionDefinition& definition) {
+  Transform out;
+  out.issues = CheckRequiredParameters(block, definition);
+  Conversion conversion = ConvertParameters(block, definition);
+  out.issues.insert(out.issues.end(), std::make_move_iterator(conversion.issues.begin()),
+                    std::make_move_iterator(conversion.issues.end()));
+  if (!out.issues.empty()) return out;
+  core::Action action;
+  action.name = definition.name;
+  action.params = std::move(conversion.params);
+  action.metadata.block_id = block.id;
+  action.metadata.start_line = block.start_line;
+  action.metadata.end_line = block.end_line.value_or(block.start_line);
+  action.warnings = std::move(conversion.warnings);
+  out.action = std::move(action);
+  return out;
+}
+
+absl::Status IssuesToStatus(const std::vector<Issue>& issues) {
+  if (issues.empty()) return absl::OkStatus();
+  std::vector<absl::string_view> messages;
+  for (const Issue& i : issues) messages.push_back(i.message);
+  return absl::InvalidArgumentError(absl::StrJoin(messages, "; "));
+}
+
+}  // namespace internal
+
+absl::StatusOr<const ActionDefinition*> ValidateShamBlock(const sham_parser::Block& block,
+                                                          const ActionSchema& schema) {
+  internal::ActionCheck check = internal::CheckActionName(block, schema);
+  if (check.definition == nullptr) return internal::IssuesToStatus(check.issues);
+  std::vector<internal::Issue> missing = internal::CheckRequiredParameters(block, *check.definition);
+  if (!missing.empty()) return internal::IssuesToStatus(missing);
+  return check.definition;
+}
+
+absl::StatusOr<core::Action> TransformToAction(const sham_parser::Block& block,
+                                               const ActionDefinition& definition) {
+  internal::Transform transform = internal::TransformBlock(block, definition);
+  if (!transform.action.has_value()) return internal::IssuesToStatus(transform.issues);
+  return *std::move(transform.action);
+}
+
+}  // namespace clada::sham_action_parser

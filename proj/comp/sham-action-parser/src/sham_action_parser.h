@@ -1,0 +1,137 @@
+// The action parser: turns the SHAM blocks in an LLM's answer into validated,
+// typed actions, salvaging every valid block and explaining every invalid one.
+// Actions, their parameters and types come from unified-design.yaml, which is
+// compiled into the binary and loaded once (LoadedSchema()).
+//
+// Example:
+//   clada::sham_action_parser::ActionParseResult r =
+//       clada::sham_action_parser::ParseShamResponse(llm_answer);
+//   for (const clada::core::Action& a : r.actions) Run(a);
+//   for (const auto& e : r.errors) Report(ActionParseErrorToJson(e));
+#ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_SHAM_ACTION_PARSER_H_
+#define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_SHAM_ACTION_PARSER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/sham-parser/src/sham_parser.h"
+
+namespace clada::sham_action_parser {
+
+// ---------------------------------------------------------------------------
+// The schema (unified-design.yaml)
+
+enum class ParamType { kString, kInteger, kBoolean, kEnum };
+
+// "string", "integer", "boolean", "enum".
+absl::string_view ParamTypeName(ParamType type);
+
+// One parameter of an action.
+struct ParameterDef {
+  std::string name;
+  ParamType type = ParamType::kString;
+  bool required = false;
+  std::string format;                // "", "path", "multiline_paths" or "line_range"
+  std::vector<std::string> values;   // allowed values of an enum
+  std::optional<core::Json> default_value;  // typed like the parameter
+  std::string description;
+};
+
+// One action. `parameters` keep the order of the YAML.
+struct ActionDefinition {
+  std::string name;
+  std::string type;            // read | write | meta | git | dynamic
+  std::string executor;        // fs-ops | exec | context | git-tx
+  std::string description;
+  std::vector<std::string> accessibility;  // "llm" and/or "user"
+  std::string output_display;  // always | never | conditional
+  std::string primary_param;   // "" when the action has none
+  std::vector<std::string> aliases;        // wrong names that suggest this one
+  std::vector<ParameterDef> parameters;
+  core::Json returns = core::Json::object();
+
+  bool IsLlmAccessible() const;
+  bool IsUserAccessible() const;
+  // The parameter called `name`, or nullptr.
+  const ParameterDef* FindParameter(absl::string_view name) const;
+};
+
+struct ActionSchema {
+  std::string syntax_example;  // SHAM_syntax_example
+  std::vector<ActionDefinition> actions;  // in YAML order
+
+  // The action called `name` (exact match), or nullptr.
+  const ActionDefinition* Find(absl::string_view name) const;
+};
+
+// Parses schema YAML. InvalidArgument naming the action and field when the
+// text is not YAML, a tool lacks type/executor/description/accessibility, a
+// parameter type is unknown, an enum has no values, a default does not fit
+// its type, or primary_param names no parameter. Never throws.
+absl::StatusOr<ActionSchema> ParseActionSchema(absl::string_view yaml_text);
+
+// The schema compiled into the binary, parsed on first use (thread-safe).
+// The embedded text is checked by the component's tests; should it ever fail
+// to parse, the process prints the reason and aborts (a build defect).
+const ActionSchema& LoadedSchema();
+
+// LoadedSchema().Find(name).
+const ActionDefinition* FindAction(absl::string_view name);
+
+// ---------------------------------------------------------------------------
+// Parsing and validating blocks
+
+// Why one block (or a header that could not be read) produced no action.
+struct ActionParseError {
+  std::string block_id;               // "" when the header gave no usable ID
+  std::optional<std::string> action;  // the block's `action` value, if any
+  std::string error_type;             // "syntax" | "validation" | "type"
+  std::string message;                // what is wrong, for the LLM
+  int block_start_line = 0;           // 1-based line of the block's header
+  std::string block_content;          // the block's original text
+  std::string fix;                    // how to correct it, for the LLM
+};
+
+struct ActionParseResult {
+  std::vector<core::Action> actions;  // valid blocks, in input order
+  std::vector<ActionParseError> errors;
+  // Answer-wide notes, e.g. two blocks sharing an ID. Notes about a single
+  // action (ignored keys) are in that action's `warnings`.
+  std::vector<std::string> warnings;
+  int total_blocks = 0;  // blocks found, including ones whose header was unreadable
+};
+
+// Parses `text` with sham_parser::ParseBlocks and validates each block on its
+// own: a block with any syntax error is skipped whole; every other block
+// becomes an action or one error per problem. Never fails, never throws.
+ActionParseResult ParseShamResponse(absl::string_view text);
+
+// Checks the action-level rules: `action` present, known to `schema`, runnable
+// from an LLM answer, and every required parameter present. Returns that
+// action's definition (owned by `schema`). InvalidArgument whose message lists
+// every problem, separated by "; ".
+absl::StatusOr<const ActionDefinition*> ValidateShamBlock(const sham_parser::Block& block,
+                                                          const ActionSchema& schema);
+
+// Converts the block's values to the types `definition` declares, fills in
+// defaults, and records ignored keys as warnings. Checks required parameters
+// too, so it never yields an incomplete action; it does not check
+// accessibility. InvalidArgument listing every missing or ill-typed
+// parameter, separated by "; ".
+absl::StatusOr<core::Action> TransformToAction(const sham_parser::Block& block,
+                                               const ActionDefinition& definition);
+
+// {"blockId","action"?,"errorType","message","blockStartLine","blockContent","fix"}.
+// Invalid UTF-8 in any text is replaced by U+FFFD, so dumping never throws.
+core::Json ActionParseErrorToJson(const ActionParseError& error);
+
+// {"action","parameters","metadata":{"blockId","startLine","endLine"},"warnings"?}.
+core::Json ActionToJson(const core::Action& action);
+
+}  // namespace clada::sham_action_parser
+
+#endif  // CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_SHAM_ACTION_PARSER_H_

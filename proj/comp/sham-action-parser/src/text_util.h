@@ -1,0 +1,36 @@
+// Text helpers for messages the LLM reads: UTF-8 checks, short quoting of
+// arbitrary values, and the edit distance behind "did you mean" suggestions.
+#ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_TEXT_UTIL_H_
+#define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_TEXT_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace clada::sham_action_parser::internal {
+
+// True when `text` is well-formed UTF-8 (no overlongs, surrogates or code
+// points above U+10FFFF). Otherwise sets *bad_offset to the first bad byte.
+bool IsValidUtf8(absl::string_view text, size_t* bad_offset = nullptr);
+
+// `text` with each ill-formed byte replaced by U+FFFD; a copy when valid.
+std::string ToValidUtf8(absl::string_view text);
+
+// `text` in double quotes for an error message: valid UTF-8, newlines and
+// tabs written as \n and \t, cut to about `max_chars` characters with "...".
+std::string QuoteForMessage(absl::string_view text, size_t max_chars = 60);
+
+enum class IntegerParse { kOk, kNotInteger, kOutOfRange };
+
+// Parses an optional sign and one or more decimal digits, nothing else (no
+// spaces, no "0x", no exponent): "3" and "-12" parse, "3abc" and "" do not.
+IntegerParse ParseDecimalInteger(absl::string_view text, int64_t* value);
+
+// Levenshtein distance between two ASCII-case-folded strings.
+size_t EditDistance(absl::string_view a, absl::string_view b);
+
+}  // namespace clada::sham_action_parser::internal
+
+#endif  // CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_TEXT_UTIL_H_
