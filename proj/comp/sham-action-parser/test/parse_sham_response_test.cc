@@ -1,0 +1,96 @@
+// ParseShamResponse end to end (block parser included): salvaging valid
+// blocks, errors tied to the right block, and bad input, from
+// test-data/parseShamResponse.json.
+//
+// Expectation keys: "actions" (ActionToJson of each, exact), "errors" (only
+// the keys given are compared; "blockContentPrefix" and
+// "blockContentMaxBytes" check a long block's text), "warnings" (exact),
+// "totalBlocks", "actionCount", "errorCount", and "paramBytes"
+// ([[action index, parameter, size in bytes]]).
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
+#include "proj/comp/sham-action-parser/test/test_cases.h"
+
+namespace clada::sham_action_parser {
+namespace {
+
+using testing::CaseJson;
+
+void ExpectErrorMatches(const ActionParseError& error, const CaseJson& want, size_t index) {
+  const core::Json got = ActionParseErrorToJson(error);
+  for (const auto& [key, value] : want.items()) {
+    if (key == "blockContentPrefix") {
+      EXPECT_TRUE(absl::StartsWith(error.block_content, value.get<std::string>()))
+          << "error " << index << " blockContent starts " << error.block_content.substr(0, 200);
+    } else if (key == "blockContentMaxBytes") {
+      EXPECT_LE(error.block_content.size(), value.get<size_t>()) << "error " << index;
+    } else {
+      ASSERT_TRUE(got.contains(key)) << "error " << index << " has no " << key << ": " << got.dump(2);
+      EXPECT_EQ(got.at(key), value) << "error " << index << " key " << key;
+    }
+  }
+}
+
+class ParseShamResponseCase : public ::testing::TestWithParam<CaseJson> {};
+
+TEST_P(ParseShamResponseCase, MatchesExpectation) {
+  const CaseJson& c = GetParam();
+  const ActionParseResult r = ParseShamResponse(testing::TextFromSpec(c.at("input")));
+  const CaseJson& want = c.at("expected");
+
+  // Whatever the input: every error is complete and dumps as JSON.
+  for (const ActionParseError& e : r.errors) {
+    EXPECT_TRUE(e.error_type == "syntax" || e.error_type == "validation" || e.error_type == "type") << e.error_type;
+    EXPECT_FALSE(e.message.empty());
+    EXPECT_FALSE(e.fix.empty());
+    EXPECT_GE(e.block_start_line, 1);
+    EXPECT_NO_THROW(ActionParseErrorToJson(e).dump());
+  }
+  for (const core::Action& a : r.actions) EXPECT_NO_THROW(ActionToJson(a).dump());
+
+  if (want.contains("totalBlocks")) {
+    EXPECT_EQ(r.total_blocks, want.at("totalBlocks").get<int>());
+  }
+  if (want.contains("actionCount")) {
+    EXPECT_EQ(r.actions.size(), want.at("actionCount").get<size_t>());
+  }
+  if (want.contains("errorCount")) {
+    EXPECT_EQ(r.errors.size(), want.at("errorCount").get<size_t>());
+  }
+  if (want.contains("actions")) {
+    CaseJson got = CaseJson::array();
+    for (const core::Action& a : r.actions) got.push_back(ActionToJson(a));
+    EXPECT_EQ(got.dump(2), want.at("actions").dump(2));
+  }
+  if (want.contains("errors")) {
+    const CaseJson& errors = want.at("errors");
+    ASSERT_EQ(r.errors.size(), errors.size()) << [&] {
+      std::string all;
+      for (const ActionParseError& e : r.errors) all += ActionParseErrorToJson(e).dump(2) + "\n";
+      return all;
+    }();
+    for (size_t i = 0; i < errors.size(); ++i) ExpectErrorMatches(r.errors[i], errors[i], i);
+  }
+  if (want.contains("warnings")) {
+    EXPECT_EQ(r.warnings, want.at("warnings").get<std::vector<std::string>>());
+  }
+  if (want.contains("paramBytes")) {
+    for (const CaseJson& check : want.at("paramBytes")) {
+      const size_t index = check.at(0).get<size_t>();
+      ASSERT_LT(index, r.actions.size());
+      const std::string name = check.at(1).get<std::string>();
+      ASSERT_TRUE(r.actions[index].params.contains(name)) << name;
+      EXPECT_EQ(r.actions[index].params.at(name).get<std::string>().size(), check.at(2).get<size_t>()) << name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TestData, ParseShamResponseCase,
+                         ::testing::ValuesIn(testing::LoadCases("parseShamResponse.json")), testing::CaseName);
+
+}  // namespace
+}  // namespace clada::sham_action_parser
