@@ -1,0 +1,940 @@
+#include "proj/comp/fs-ops/src/fs_ops.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/status_macros.h"
+#include "proj/comp/fs-ops/src/git_ignore.h"
+#include "proj/comp/fs-ops/src/glob_pattern.h"
+#include "proj/comp/fs-ops/src/line_range.h"
+#include "proj/comp/fs-ops/src/text_edit.h"
+#include "proj/comp/fs-ops/src/tree_search.h"
+#include "proj/comp/fs-ops/src/utf8.h"
+
+namespace clada::fs_ops {
+namespace {
+
+using core::ActionOutcome;
+using core::Json;
+using internal::EditResult;
+
+// One action being run: typed parameters, path resolution, display paths.
+class Call {
+ public:
+  Call(const core::Action& action, const core::ExecContext& ctx) : action_(action), ctx_(ctx) {}
+
+  const core::ExecContext& ctx() const { return ctx_; }
+  const std::string& name() const { return action_.name; }
+
+  absl::StatusOr<std::string> Str(const char* key) const {
+    ASSIGN_OR_RETURN(std::optional<std::string> v, OptStr(key));
+    if (!v.has_value()) return Missing(key);
+    return *std::move(v);
+  }
+
+  absl::StatusOr<std::optional<std::string>> OptStr(const char* key) const {
+    const Json* v = Find(key);
+    if (v == nullptr || v->is_null()) return std::optional<std::string>();
+    if (!v->is_string()) return WrongType(key, "a string", *v);
+    return std::optional<std::string>(v->get<std::string>());
+  }
+
+  // Integers arrive typed from the action parser; a string of digits is
+  // accepted too.
+  absl::StatusOr<std::optional<int64_t>> OptInt(const char* key) const {
+    const Json* v = Find(key);
+    if (v == nullptr || v->is_null()) return std::optional<int64_t>();
+    if (v->is_number_integer()) return std::optional<int64_t>(v->get<int64_t>());
+    if (v->is_string()) {
+      int64_t n = 0;
+      std::string s = v->get<std::string>();
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(s), &n)) return std::optional<int64_t>(n);
+    }
+    return WrongType(key, "an integer", *v);
+  }
+
+  absl::StatusOr<std::optional<bool>> OptBool(const char* key) const {
+    const Json* v = Find(key);
+    if (v == nullptr || v->is_null()) return std::optional<bool>();
+    if (v->is_boolean()) return std::optional<bool>(v->get<bool>());
+    if (v->is_string() && v->get<std::string>() == "true") return std::optional<bool>(true);
+    if (v->is_string() && v->get<std::string>() == "false") return std::optional<bool>(false);
+    return WrongType(key, "a boolean (true or false)", *v);
+  }
+
+  // Canonical path for `path`, following symlinks (the policy checks where
+  // they lead).
+  absl::StatusOr<std::string> Resolve(absl::string_view path) const {
+    return core::ResolvePath(ctx_.paths, path);
+  }
+
+  // Canonical path naming `path` itself: a symlink as the final component
+  // is not followed (file_delete and file_move act on the link, as rm and mv
+  // do). Its parent is resolved and checked like any path.
+  absl::StatusOr<std::string> ResolveNoFollow(absl::string_view path) const {
+    if (!path.empty() && path.find('\0') == absl::string_view::npos) {
+      std::string absolute = path[0] == '/' ? std::string(path) : absl::StrCat(ctx_.paths.working_root, "/", path);
+      std::string norm = core::NormalizeAbsolutePath(absolute);
+      size_t slash = norm.rfind('/');
+      if (norm != "/" && slash != std::string::npos) {
+        std::string name = norm.substr(slash + 1);
+        absl::StatusOr<std::string> parent = core::ResolvePath(ctx_.paths, slash == 0 ? "/" : norm.substr(0, slash));
+        if (parent.ok()) {
+          std::string candidate = *parent == "/" ? absl::StrCat("/", name) : absl::StrCat(*parent, "/", name);
+          struct stat st;
+          if (::lstat(candidate.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+            if (name == ".git" || name == ".ssh") {
+              return absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", candidate,
+                                                              "', which is refused because it is a ", name,
+                                                              " entry"));
+            }
+            return candidate;
+          }
+        }
+      }
+    }
+    return core::ResolvePath(ctx_.paths, path);
+  }
+
+  std::string Display(absl::string_view canonical) const { return core::DisplayPath(ctx_.paths, canonical); }
+
+ private:
+  const Json* Find(const char* key) const {
+    if (!action_.params.is_object()) return nullptr;
+    auto it = action_.params.find(key);
+    return it == action_.params.end() ? nullptr : &*it;
+  }
+  absl::Status Missing(const char* key) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the required parameter '", key, "' is missing; add ", key, " = \"...\" to the block"));
+  }
+  static absl::Status WrongType(const char* key, absl::string_view want, const Json& got) {
+    std::string shown = got.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+    if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+    return absl::InvalidArgumentError(absl::StrCat("parameter '", key, "' must be ", want, ", not ", shown));
+  }
+
+  const core::Action& action_;
+  const core::ExecContext& ctx_;
+};
+
+std::string Parent(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string LimitText(int64_t limit) {
+  return absl::StrCat(limit, " bytes (", (limit + 512 * 1024) / (1024 * 1024), " MB)");
+}
+
+// Stats `path` (following links) for actions that need an existing file.
+absl::Status RequireFile(const Call& call, const std::string& path, absl::string_view what, struct stat* st) {
+  if (::stat(path.c_str(), st) != 0) {
+    int err = errno;
+    if (err == ENOENT || err == ENOTDIR) {
+      return absl::NotFoundError(absl::StrCat(what, " '", call.Display(path),
+                                              "' does not exist. Check the path with ls or glob",
+                                              call.name() == "file_read" || call.name() == "files_read" ||
+                                                      call.name() == "file_read_numbered"
+                                                  ? ""
+                                                  : ", or create the file with file_write"));
+    }
+    return core::ErrnoStatus(err, "cannot access", call.Display(path));
+  }
+  if (S_ISDIR(st->st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(what, " '", call.Display(path),
+                                                      "' is a directory, not a file; use ls to list it"));
+  }
+  if (!S_ISREG(st->st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " '", call.Display(path), "' is not a regular file (a device, socket or pipe)"));
+  }
+  return absl::OkStatus();
+}
+
+// A file's text with its BOM split off.
+struct TextFile {
+  bool bom = false;
+  std::string body;
+  mode_t mode = 0;
+};
+
+absl::StatusOr<std::string> ReadLimited(const Call& call, const std::string& path, absl::string_view what,
+                                        bool for_edit) {
+  struct stat st;
+  RETURN_IF_ERROR(RequireFile(call, path, what, &st));
+  int64_t limit = call.ctx().limits.max_file_bytes;
+  if (limit >= 0 && st.st_size > limit) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", call.Display(path), "' is ", st.st_size, " bytes, over the limit of ", LimitText(limit), " for ",
+        for_edit ? "editing" : "reading", " files; ",
+        for_edit ? "rewrite it whole with file_write, or edit it with a command via exec"
+                 : "search it with grep, or read part of it with a command via exec"));
+  }
+  absl::StatusOr<std::string> text = core::ReadFileToString(path, limit);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("cannot read '", call.Display(path), "': ", text.status().message()));
+  }
+  return text;
+}
+
+// Reads a file for a text edit: within the size limit, UTF-8, no NUL.
+absl::StatusOr<TextFile> ReadForEdit(const Call& call, const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadLimited(call, path, "file", true));
+  TextFile f;
+  if (absl::StartsWith(text, internal::kUtf8Bom)) {
+    f.bom = true;
+    text.erase(0, internal::kUtf8Bom.size());
+  }
+  RETURN_IF_ERROR(internal::CheckUtf8Text(text, call.Display(path)));
+  f.body = std::move(text);
+  return f;
+}
+
+// Reads a file to show it: binary files are refused, invalid UTF-8 is
+// shown with U+FFFD (and a warning).
+absl::StatusOr<TextFile> ReadForView(const Call& call, const std::string& path, std::vector<std::string>* warnings) {
+  ASSIGN_OR_RETURN(std::string text, ReadLimited(call, path, "file", false));
+  TextFile f;
+  if (absl::StartsWith(text, internal::kUtf8Bom)) {
+    f.bom = true;
+    text.erase(0, internal::kUtf8Bom.size());
+  }
+  const void* nul = memchr(text.data(), '\0', text.size());
+  if (nul != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", call.Display(path), "' is a binary file (NUL byte at offset ",
+        static_cast<const char*>(nul) - text.data(), "), not text; it is not shown. Use ls to see its size"));
+  }
+  size_t bad = 0;
+  if (!internal::IsValidUtf8(text, &bad)) {
+    warnings->push_back(absl::StrCat("'", call.Display(path), "' is not valid UTF-8 (first bad byte at offset ", bad,
+                                     "); invalid bytes are shown as U+FFFD, and text edits will refuse this file"));
+    text = internal::ToValidUtf8(text);
+  }
+  f.body = std::move(text);
+  return f;
+}
+
+absl::Status WriteText(const Call& call, const std::string& path, bool bom, absl::string_view body) {
+  absl::Status s = bom ? core::WriteFileAtomic(path, absl::StrCat(internal::kUtf8Bom, body))
+                       : core::WriteFileAtomic(path, body);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("cannot write '", call.Display(path), "': ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MakeParents(const Call& call, const std::string& path) {
+  std::string parent = Parent(path);
+  absl::Status s = core::CreateDirectories(parent);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("cannot create the parent directory '", call.Display(parent),
+                                               "' of '", call.Display(path), "': ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Splits a multiline paths parameter: one path per line, blank lines ignored.
+std::vector<std::string> SplitPaths(absl::string_view paths) {
+  std::vector<std::string> out;
+  for (absl::string_view line : absl::StrSplit(paths, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty()) out.emplace_back(line);
+  }
+  return out;
+}
+
+ActionOutcome Touched(ActionOutcome out, std::vector<std::string> paths) {
+  out.touched_paths = std::move(paths);
+  return out;
+}
+
+// ---------------------------------------------------------------- file_write
+
+absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string content, call.Str("content"));
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  struct stat st;
+  bool existed = ::stat(path.c_str(), &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat("'", call.Display(path),
+                                                      "' is a directory; give a file path inside it"));
+  }
+  RETURN_IF_ERROR(MakeParents(call, path));
+  RETURN_IF_ERROR(WriteText(call, path, false, content));
+  Json data = {{"path", call.Display(path)},
+               {"bytesWritten", static_cast<int64_t>(content.size())},
+               {"created", !existed}};
+  return Touched(ActionOutcome::Ok(std::move(data)), {path});
+}
+
+// --------------------------------------------------------------- file_append
+
+absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string content, call.Str("content"));
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  if (!Exists(path)) {
+    RETURN_IF_ERROR(MakeParents(call, path));
+    RETURN_IF_ERROR(WriteText(call, path, false, content));
+    Json data = {{"path", call.Display(path)},
+                 {"bytesAppended", static_cast<int64_t>(content.size())},
+                 {"created", true}};
+    return Touched(ActionOutcome::Ok(std::move(data)), {path});
+  }
+  ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
+  EditResult r = internal::AppendText(f.body, content);
+  RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
+  Json data = {{"path", call.Display(path)},
+               {"bytesAppended", static_cast<int64_t>(r.content.size() - f.body.size())},
+               {"created", false}};
+  ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
+  out.warnings = std::move(r.warnings);
+  return out;
+}
+
+// ------------------------------------------------------------ replace family
+
+// Reads, edits with `edit`, writes; the shared shape of the replace actions.
+absl::StatusOr<ActionOutcome> EditFile(
+    const Call& call, const std::string& param,
+    const std::function<absl::StatusOr<EditResult>(absl::string_view body, absl::string_view label)>& edit) {
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
+  ASSIGN_OR_RETURN(EditResult r, edit(f.body, call.Display(path)));
+  Json data = {{"path", call.Display(path)}, {"replacements_made", r.replacements}};
+  if (r.already_applied) {
+    data["already_applied"] = true;
+    ActionOutcome out = ActionOutcome::Ok(std::move(data));
+    out.warnings.push_back(
+        "the file already holds the result of this edit (old text absent, new text present), so nothing was "
+        "changed");
+    return out;
+  }
+  if (r.lines.size() == 1) data["line"] = r.lines[0];
+  RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
+  ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
+  out.warnings = std::move(r.warnings);
+  return out;
+}
+
+absl::StatusOr<ActionOutcome> FileReplaceText(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string old_text, call.Str("old_text"));
+  ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
+  return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
+    return internal::ReplaceUnique(body, old_text, new_text, label);
+  });
+}
+
+absl::StatusOr<ActionOutcome> FileReplaceAllText(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string old_text, call.Str("old_text"));
+  ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
+  ASSIGN_OR_RETURN(std::optional<int64_t> count, call.OptInt("count"));
+  return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
+    return internal::ReplaceEvery(body, old_text, new_text, count, label);
+  });
+}
+
+absl::StatusOr<ActionOutcome> FileReplaceTextRange(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string start, call.Str("old_text_start"));
+  ASSIGN_OR_RETURN(std::string end, call.Str("old_text_end"));
+  ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
+  ASSIGN_OR_RETURN(std::optional<int64_t> count, call.OptInt("count"));
+  return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
+    return internal::ReplaceRanges(body, start, end, new_text, count.value_or(1), label);
+  });
+}
+
+absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string lines, call.Str("lines"));
+  ASSIGN_OR_RETURN(std::string new_content, call.Str("new_content"));
+  ASSIGN_OR_RETURN(internal::LineRange range, internal::ParseLineRange(lines));
+  ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
+                     return internal::ReplaceLines(body, range, new_content, label);
+                   }));
+  out.data.erase("replacements_made");
+  out.data.erase("line");
+  out.data["lines_replaced"] = range.last - range.first + 1;
+  out.data["lines"] = range.first == range.last ? absl::StrCat(range.first)
+                                                : absl::StrCat(range.first, "-", range.last);
+  return out;
+}
+
+absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
+  ASSIGN_OR_RETURN(std::string paths, call.Str("paths"));
+  ASSIGN_OR_RETURN(std::string old_text, call.Str("old_text"));
+  ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
+  std::vector<std::string> params = SplitPaths(paths);
+  if (params.empty()) {
+    return absl::InvalidArgumentError("paths names no file; give one path per line");
+  }
+  Json results = Json::array();
+  std::vector<std::string> touched;
+  std::vector<std::string> failures;
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& param : params) {
+    absl::StatusOr<std::string> canonical = call.Resolve(param);
+    if (canonical.ok() && !seen.insert(*canonical).second) continue;  // listed twice
+    absl::StatusOr<ActionOutcome> one =
+        canonical.ok() ? EditFile(call, *canonical,
+                                  [&](absl::string_view body, absl::string_view label) {
+                                    return internal::ReplaceEvery(body, old_text, new_text, std::nullopt, label);
+                                  })
+                       : absl::StatusOr<ActionOutcome>(canonical.status());
+    Json item = {{"path", canonical.ok() ? call.Display(*canonical) : param}};
+    if (one.ok()) {
+      item["replacements_made"] = one->data["replacements_made"];
+      if (one->data.contains("already_applied")) item["already_applied"] = true;
+      touched.insert(touched.end(), one->touched_paths.begin(), one->touched_paths.end());
+    } else {
+      item["replacements_made"] = 0;
+      item["error"] = std::string(one.status().message());
+      failures.push_back(absl::StrCat("'", item["path"].get<std::string>(), "': ", one.status().message()));
+    }
+    results.push_back(std::move(item));
+  }
+  Json data = {{"results", results}};
+  if (!failures.empty()) {
+    size_t n = results.size();
+    ActionOutcome out = ActionOutcome::Fail(
+        absl::StrCat(failures.size(), " of ", n, " file", n == 1 ? "" : "s",
+                     " failed (the others were edited; see results):\n", absl::StrJoin(failures, "\n")),
+        std::move(data));
+    out.touched_paths = std::move(touched);
+    return out;
+  }
+  return Touched(ActionOutcome::Ok(std::move(data)), std::move(touched));
+}
+
+// ------------------------------------------------------------------- reading
+
+absl::StatusOr<ActionOutcome> FileRead(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  std::vector<std::string> warnings;
+  ASSIGN_OR_RETURN(TextFile f, ReadForView(call, path, &warnings));
+  Json data = {{"path", call.Display(path)}, {"content", std::move(f.body)}};
+  if (f.bom) data["bom"] = true;
+  ActionOutcome out = ActionOutcome::Ok(std::move(data));
+  out.warnings = std::move(warnings);
+  return out;
+}
+
+absl::StatusOr<ActionOutcome> FileReadNumbered(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::optional<std::string> lines, call.OptStr("lines"));
+  ASSIGN_OR_RETURN(std::optional<std::string> delimiter, call.OptStr("delimiter"));
+  std::optional<internal::LineRange> range;
+  if (lines.has_value()) {
+    ASSIGN_OR_RETURN(range, internal::ParseLineRange(*lines));
+  }
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  std::vector<std::string> warnings;
+  ASSIGN_OR_RETURN(TextFile f, ReadForView(call, path, &warnings));
+  ASSIGN_OR_RETURN(internal::NumberedText n,
+                   internal::NumberLines(f.body, range, delimiter.value_or(": "), call.Display(path)));
+  Json data = {{"path", call.Display(path)}, {"content", std::move(n.content)}};
+  if (n.total_lines > 0) {
+    data["lines"] = n.first == n.last ? absl::StrCat(n.first) : absl::StrCat(n.first, "-", n.last);
+  }
+  data["total_lines"] = n.total_lines;
+  ActionOutcome out = ActionOutcome::Ok(std::move(data));
+  out.warnings = std::move(warnings);
+  out.warnings.insert(out.warnings.end(), n.warnings.begin(), n.warnings.end());
+  return out;
+}
+
+absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
+  ASSIGN_OR_RETURN(std::string paths, call.Str("paths"));
+  std::vector<std::string> params = SplitPaths(paths);
+  if (params.empty()) return absl::InvalidArgumentError("paths names no file; give one path per line");
+  Json files = Json::array();
+  std::string content;
+  std::vector<std::string> problems;
+  std::vector<std::string> missing;
+  std::vector<std::string> warnings;
+  for (const std::string& param : params) {
+    absl::StatusOr<std::string> path = call.Resolve(param);
+    absl::StatusOr<TextFile> f = path.ok() ? ReadForView(call, *path, &warnings)
+                                           : absl::StatusOr<TextFile>(path.status());
+    if (!f.ok()) {
+      if (f.status().code() == absl::StatusCode::kNotFound) {
+        missing.push_back(absl::StrCat("'", path.ok() ? call.Display(*path) : param, "'"));
+      } else {
+        problems.push_back(std::string(f.status().message()));
+      }
+      continue;
+    }
+    std::string shown = call.Display(*path);
+    absl::StrAppend(&content, "=== START FILE: ", shown, " ===\n", f->body,
+                    f->body.empty() || f->body.back() == '\n' ? "" : "\n", "=== END FILE: ", shown, " ===\n");
+    files.push_back({{"path", shown}, {"content", std::move(f->body)}});
+  }
+  Json data = {{"files", std::move(files)}, {"content", std::move(content)}};
+  if (!missing.empty() || !problems.empty()) {
+    std::vector<std::string> parts;
+    if (!missing.empty()) {
+      parts.push_back(absl::StrCat(missing.size() == 1 ? "this file does not exist: " : "these files do not exist: ",
+                                   absl::StrJoin(missing, ", "), " (check the paths with ls or glob)"));
+    }
+    parts.insert(parts.end(), problems.begin(), problems.end());
+    ActionOutcome out = ActionOutcome::Fail(
+        absl::StrCat(absl::StrJoin(parts, "; "), ". The other ", data["files"].size(),
+                     " file(s) were read and are in the result"),
+        std::move(data));
+    out.warnings = std::move(warnings);
+    return out;
+  }
+  ActionOutcome out = ActionOutcome::Ok(std::move(data));
+  out.warnings = std::move(warnings);
+  return out;
+}
+
+// ------------------------------------------------------- delete, move, dirs
+
+absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("'", call.Display(path),
+                                            "' does not exist, so there is nothing to delete (check the path with "
+                                            "ls or glob)"));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", call.Display(path), "' is a directory; use dir_delete to delete directories"));
+  }
+  if (::unlink(path.c_str()) != 0) return core::ErrnoStatus(errno, "cannot delete", call.Display(path));
+  Json data = {{"path", call.Display(path)}};
+  if (S_ISLNK(st.st_mode)) data["symlink"] = true;
+  return Touched(ActionOutcome::Ok(std::move(data)), {path});
+}
+
+// Copies a regular file across file systems, then removes the source.
+absl::Status CopyThenRemove(const Call& call, const std::string& from, const std::string& to, mode_t mode) {
+  absl::StatusOr<std::string> bytes = core::ReadFileToString(from);
+  if (!bytes.ok()) return bytes.status();
+  RETURN_IF_ERROR(WriteText(call, to, false, *bytes));
+  ::chmod(to.c_str(), mode & 07777);
+  if (::unlink(from.c_str()) != 0) return core::ErrnoStatus(errno, "cannot remove the moved file", from);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
+  ASSIGN_OR_RETURN(std::string old_param, call.Str("old_path"));
+  ASSIGN_OR_RETURN(std::string new_param, call.Str("new_path"));
+  ASSIGN_OR_RETURN(std::string from, call.ResolveNoFollow(old_param));
+  ASSIGN_OR_RETURN(std::string to, call.ResolveNoFollow(new_param));
+  struct stat src;
+  if (::lstat(from.c_str(), &src) != 0) {
+    return absl::NotFoundError(absl::StrCat("old_path '", call.Display(from),
+                                            "' does not exist, so there is nothing to move (check the path with ls "
+                                            "or glob)"));
+  }
+  if (from == to) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("old_path and new_path are the same file ('", call.Display(from), "'); nothing to move"));
+  }
+  if (S_ISDIR(src.st_mode) && core::IsWithin(to, from)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot move directory '", call.Display(from), "' into itself ('",
+                                                   call.Display(to), "')"));
+  }
+  struct stat dst;
+  bool overwrote = false;
+  if (::lstat(to.c_str(), &dst) == 0) {
+    if (S_ISDIR(dst.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "new_path '", call.Display(to), "' is an existing directory; give the full destination path including ",
+          "the file name (e.g. '", call.Display(to), "/", from.substr(from.rfind('/') + 1), "')"));
+    }
+    if (S_ISDIR(src.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat("old_path '", call.Display(from),
+                                                        "' is a directory and new_path '", call.Display(to),
+                                                        "' is an existing file; a directory cannot replace a file"));
+    }
+    overwrote = true;
+  }
+  RETURN_IF_ERROR(MakeParents(call, to));
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    int err = errno;
+    if (err == EXDEV && S_ISREG(src.st_mode)) {
+      RETURN_IF_ERROR(CopyThenRemove(call, from, to, src.st_mode));
+    } else {
+      return core::ErrnoStatus(err, absl::StrCat("cannot move '", call.Display(from), "' to"), call.Display(to));
+    }
+  }
+  Json data = {{"old_path", call.Display(from)}, {"new_path", call.Display(to)}, {"overwrote", overwrote}};
+  return Touched(ActionOutcome::Ok(std::move(data)), {from, to});
+}
+
+absl::StatusOr<ActionOutcome> DirCreate(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return ActionOutcome::Ok({{"path", call.Display(path)}, {"created", false}});
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", call.Display(path), "' exists and is a file, not a directory"));
+  }
+  absl::Status s = core::CreateDirectories(path);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("cannot create '", call.Display(path), "': ", s.message()));
+  }
+  return Touched(ActionOutcome::Ok({{"path", call.Display(path)}, {"created", true}}), {path});
+}
+
+// Names of up to `max` entries of `dir` ("sub/" for directories) and the count.
+std::pair<std::vector<std::string>, int64_t> SomeEntries(const std::string& dir, size_t max) {
+  std::vector<std::string> names;
+  int64_t count = 0;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return {names, 0};
+  while (struct dirent* e = ::readdir(d)) {
+    absl::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    ++count;
+    if (names.size() < max) names.push_back(absl::StrCat(name, e->d_type == DT_DIR ? "/" : ""));
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return {names, count};
+}
+
+// Finds a ".git" or ".ssh" entry below `dir` (not following links).
+std::string FindProtected(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return "";
+  std::vector<std::string> subdirs;
+  std::string found;
+  while (struct dirent* e = ::readdir(d)) {
+    absl::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = absl::StrCat(dir, "/", name);
+    if (name == ".git" || name == ".ssh") {
+      found = path;
+      break;
+    }
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) subdirs.push_back(path);
+  }
+  ::closedir(d);
+  if (!found.empty()) return found;
+  for (const std::string& sub : subdirs) {
+    found = FindProtected(sub);
+    if (!found.empty()) return found;
+  }
+  return "";
+}
+
+// Deletes `dir` and everything below it, never following symlinks.
+absl::Status RemoveTree(const Call& call, const std::string& dir, std::vector<std::string>* removed) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return core::ErrnoStatus(errno, "cannot open directory", call.Display(dir));
+  std::vector<std::pair<std::string, bool>> entries;
+  while (struct dirent* e = ::readdir(d)) {
+    absl::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = absl::StrCat(dir, "/", name);
+    struct stat st;
+    bool is_dir = ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    entries.emplace_back(std::move(path), is_dir);
+  }
+  ::closedir(d);
+  for (const auto& [path, is_dir] : entries) {
+    if (is_dir) {
+      RETURN_IF_ERROR(RemoveTree(call, path, removed));
+    } else {
+      if (::unlink(path.c_str()) != 0) return core::ErrnoStatus(errno, "cannot delete", call.Display(path));
+      removed->push_back(path);
+    }
+  }
+  if (::rmdir(dir.c_str()) != 0) return core::ErrnoStatus(errno, "cannot delete directory", call.Display(dir));
+  removed->push_back(dir);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::optional<bool> recursive, call.OptBool("recursive"));
+  ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("'", call.Display(path), "' does not exist, so there is nothing to delete"));
+  }
+  if (S_ISLNK(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", call.Display(path), "' is a symlink, not a directory; remove the link itself with file_delete"));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", call.Display(path), "' is a file, not a directory; use file_delete"));
+  }
+  for (const std::string& root : call.ctx().paths.allowed_roots) {
+    if (core::IsWithin(root, path)) {
+      return absl::PermissionDeniedError(absl::StrCat("'", call.Display(path), "' is ",
+                                                      root == path ? "" : "above ", "an allowed root ('", root,
+                                                      "'); clada does not delete its own roots"));
+    }
+  }
+  if (!recursive.value_or(false)) {
+    if (::rmdir(path.c_str()) != 0) {
+      int err = errno;
+      if (err == ENOTEMPTY || err == EEXIST) {
+        auto [names, count] = SomeEntries(path, 5);
+        return absl::FailedPreconditionError(absl::StrCat(
+            "'", call.Display(path), "' is not empty (", count, count == 1 ? " entry: " : " entries, e.g. ",
+            absl::StrJoin(names, ", "), "); delete its contents first, or set recursive = true to delete it with "
+                                        "everything inside"));
+      }
+      return core::ErrnoStatus(err, "cannot delete directory", call.Display(path));
+    }
+    return Touched(ActionOutcome::Ok({{"path", call.Display(path)}, {"removed_entries", 0}}), {path});
+  }
+  std::string protected_entry = FindProtected(path);
+  if (!protected_entry.empty()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
+        "' (git internals or keys), which actions may not delete; nothing was deleted"));
+  }
+  std::vector<std::string> removed;
+  absl::Status s = RemoveTree(call, path, &removed);
+  if (!s.ok()) {
+    ActionOutcome out = ActionOutcome::Fail(
+        absl::StrCat(s.message(), " (", removed.size(), " entries were deleted before the failure)"));
+    out.touched_paths = std::move(removed);
+    return out;
+  }
+  int64_t entries = static_cast<int64_t>(removed.size()) - 1;
+  return Touched(ActionOutcome::Ok({{"path", call.Display(path)}, {"removed_entries", entries}}), std::move(removed));
+}
+
+// ------------------------------------------------------------ ls, grep, glob
+
+internal::SearchLimits LimitsOf(const core::ExecContext& ctx) {
+  internal::SearchLimits limits;
+  limits.max_file_bytes = ctx.limits.max_file_bytes;
+  return limits;
+}
+
+absl::StatusOr<ActionOutcome> Ls(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("'", call.Display(path), "' does not exist; list its parent directory to see what is there"));
+  }
+  std::string dir = S_ISDIR(st.st_mode) ? path : Parent(path);
+  std::unique_ptr<internal::GitIgnore> ignore = internal::GitIgnore::ForDirectory(dir);
+  absl::StatusOr<internal::Listing> listing = internal::ListDirectory(dir, *ignore);
+  if (!listing.ok()) {
+    return absl::Status(listing.status().code(),
+                        absl::StrCat("cannot list '", call.Display(dir), "': ", listing.status().message()));
+  }
+  Json entries = Json::array();
+  std::string only = S_ISDIR(st.st_mode) ? "" : path.substr(path.rfind('/') + 1);
+  for (const internal::ListedEntry& e : listing->entries) {
+    if (!only.empty() && e.name != only) continue;
+    Json item = {{"name", e.name}, {"type", e.type}, {"size", e.size}, {"modified", e.modified}};
+    if (!e.target.empty()) item["target"] = e.target;
+    entries.push_back(std::move(item));
+  }
+  Json data = {{"path", call.Display(path)}, {"entries", std::move(entries)}};
+  if (only.empty() && listing->ignored > 0) data["ignored"] = listing->ignored;
+  return ActionOutcome::Ok(std::move(data));
+}
+
+absl::StatusOr<ActionOutcome> Grep(const Call& call) {
+  ASSIGN_OR_RETURN(std::string pattern, call.Str("pattern"));
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::optional<std::string> include, call.OptStr("include"));
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::GrepQuery> query, internal::GrepQuery::Create(pattern));
+  std::optional<internal::GlobPattern> include_glob;
+  if (include.has_value() && !include->empty()) {
+    absl::StatusOr<internal::GlobPattern> g = internal::GlobPattern::Compile(*include);
+    if (!g.ok()) return absl::InvalidArgumentError(absl::StrCat("include: ", g.status().message()));
+    include_glob = *std::move(g);
+  }
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("'", call.Display(path), "' does not exist; give a file or directory"));
+  }
+  std::unique_ptr<internal::GitIgnore> ignore =
+      internal::GitIgnore::ForDirectory(S_ISDIR(st.st_mode) ? path : Parent(path));
+  internal::SearchLimits limits = LimitsOf(call.ctx());
+  absl::StatusOr<internal::GrepOutcome> g =
+      internal::Grep(path, *query, include_glob.has_value() ? &*include_glob : nullptr, *ignore, limits);
+  if (!g.ok()) return g.status();
+  Json matches = Json::array();
+  for (internal::GrepMatch& m : g->matches) {
+    matches.push_back({{"file", call.Display(m.path)}, {"line_number", m.line_number}, {"line", std::move(m.line)}});
+  }
+  Json data = {{"matches", std::move(matches)},
+               {"total_matches", g->total_matches},
+               {"files_searched", g->files_searched}};
+  ActionOutcome out;
+  if (g->truncated) {
+    data["truncated"] = true;
+    out.warnings.push_back(absl::StrCat("showing the first ", g->matches.size(), " of ", g->total_matches,
+                                        " matching lines; narrow the pattern, the path or include"));
+  }
+  if (g->binary_skipped > 0) data["binary_files_skipped"] = g->binary_skipped;
+  if (g->large_skipped > 0) {
+    data["large_files_skipped"] = g->large_skipped;
+    out.warnings.push_back(absl::StrCat(g->large_skipped, " file(s) over ", LimitText(limits.max_file_bytes),
+                                        " were not searched"));
+  }
+  if (!S_ISDIR(st.st_mode) && g->binary_skipped > 0) {
+    out.warnings.push_back(absl::StrCat("'", call.Display(path), "' is a binary file; it was not searched"));
+  }
+  out.success = true;
+  out.data = std::move(data);
+  return out;
+}
+
+absl::StatusOr<ActionOutcome> GlobAction(const Call& call) {
+  ASSIGN_OR_RETURN(std::string pattern, call.Str("pattern"));
+  ASSIGN_OR_RETURN(std::string param, call.Str("base_path"));
+  ASSIGN_OR_RETURN(internal::GlobPattern glob, internal::GlobPattern::Compile(pattern));
+  ASSIGN_OR_RETURN(std::string base, call.Resolve(param));
+  struct stat st;
+  if (::stat(base.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("base_path '", call.Display(base), "' does not exist"));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("base_path '", call.Display(base), "' is a file; give the directory to search under"));
+  }
+  std::unique_ptr<internal::GitIgnore> ignore = internal::GitIgnore::ForDirectory(base);
+  internal::SearchLimits limits = LimitsOf(call.ctx());
+  ASSIGN_OR_RETURN(internal::GlobOutcome g, internal::Glob(base, glob, *ignore, limits));
+  Json matches = Json::array();
+  for (const std::string& p : g.paths) matches.push_back(call.Display(p));
+  Json data = {{"matches", std::move(matches)}, {"total", g.total}};
+  ActionOutcome out = ActionOutcome::Ok(std::move(data));
+  if (g.truncated) {
+    out.data["truncated"] = true;
+    out.warnings.push_back(absl::StrCat("showing the first ", g.paths.size(), " of ", g.total,
+                                        " matching files; narrow the pattern"));
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ dispatch
+
+using Handler = absl::StatusOr<ActionOutcome> (*)(const Call&);
+
+const std::vector<std::pair<std::string, Handler>>& Handlers() {
+  static const auto* handlers = new std::vector<std::pair<std::string, Handler>>{
+      {"file_write", FileWrite},
+      {"file_append", FileAppend},
+      {"file_replace_text", FileReplaceText},
+      {"file_replace_all_text", FileReplaceAllText},
+      {"file_replace_text_range", FileReplaceTextRange},
+      {"files_replace_all_text", FilesReplaceAllText},
+      {"file_replace_lines", FileReplaceLines},
+      {"file_read_numbered", FileReadNumbered},
+      {"file_read", FileRead},
+      {"files_read", FilesRead},
+      {"file_delete", FileDelete},
+      {"file_move", FileMove},
+      {"dir_create", DirCreate},
+      {"dir_delete", DirDelete},
+      {"ls", Ls},
+      {"grep", Grep},
+      {"glob", GlobAction},
+  };
+  return *handlers;
+}
+
+// Makes every string in `j` valid UTF-8, so the result always serialises.
+void SanitizeJson(Json& j) {
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (!internal::IsValidUtf8(s)) j = internal::ToValidUtf8(s);
+  } else if (j.is_structured()) {
+    for (auto& item : j) SanitizeJson(item);
+  }
+}
+
+ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx) {
+  Handler handler = nullptr;
+  for (const auto& [name, h] : Handlers()) {
+    if (name == action.name) handler = h;
+  }
+  if (handler == nullptr) {
+    return ActionOutcome::Fail(absl::StrCat(action.name, ": fs-ops does not run this action; it runs ",
+                                            absl::StrJoin(FsOpsActionNames(), ", ")));
+  }
+  Call call(action, ctx);
+  absl::StatusOr<ActionOutcome> out = handler(call);
+  if (!out.ok()) return ActionOutcome::Fail(absl::StrCat(action.name, ": ", out.status().message()));
+  if (!out->success && !absl::StartsWith(out->error, action.name + ": ")) {
+    out->error = absl::StrCat(action.name, ": ", out->error);
+  }
+  return *std::move(out);
+}
+
+}  // namespace
+
+core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core::ExecContext& ctx) {
+  ActionOutcome out;
+  try {
+    out = Run(action, ctx);
+  } catch (const std::exception& e) {
+    out = ActionOutcome::Fail(absl::StrCat(action.name, ": internal error (", e.what(), "); nothing more is known"));
+  } catch (...) {
+    out = ActionOutcome::Fail(absl::StrCat(action.name, ": internal error"));
+  }
+  out.error = internal::ToValidUtf8(out.error);
+  for (std::string& w : out.warnings) w = internal::ToValidUtf8(w);
+  SanitizeJson(out.data);
+  return out;
+}
+
+const std::vector<std::string>& FsOpsActionNames() {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string>();
+    for (const auto& [name, handler] : Handlers()) v->push_back(name);
+    return v;
+  }();
+  return *names;
+}
+
+}  // namespace clada::fs_ops

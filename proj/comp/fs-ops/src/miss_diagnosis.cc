@@ -1,0 +1,554 @@
+#include "proj/comp/fs-ops/src/miss_diagnosis.h"
+
+#include <string.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "proj/comp/fs-ops/src/text_edit.h"
+#include "proj/comp/fs-ops/src/utf8.h"
+
+namespace clada::fs_ops::internal {
+namespace {
+
+constexpr size_t kNpos = absl::string_view::npos;
+
+// Normalisations, each of which can be switched off to learn whether it was
+// needed for a match.
+enum NormFlag : unsigned {
+  kEol = 1,          // drop the "\r" of "\r\n"
+  kTrailing = 2,     // drop trailing whitespace
+  kIndent = 4,       // drop leading whitespace
+  kInnerSpace = 8,   // collapse inner whitespace runs to one space
+  kBlank = 16,       // drop blank lines
+  kPunct = 32,       // Unicode quotes, dashes, ellipsis, spaces -> ASCII
+  kCase = 64,        // ASCII letters to lower case
+  kAll = 127,
+};
+
+struct FlagName {
+  NormFlag flag;
+  const char* name;
+};
+constexpr FlagName kFlagNames[] = {
+    {kEol, "line endings"},        {kTrailing, "trailing whitespace"},
+    {kIndent, "indentation"},      {kInnerSpace, "whitespace"},
+    {kBlank, "blank lines"},       {kPunct, "unicode punctuation"},
+    {kCase, "letter case"},
+};
+
+// A text normalised line by line; normalised lines are joined with "\n".
+struct NormalizedText {
+  std::string text;
+  std::vector<uint32_t> line_start;   // offset of each normalised line in `text`
+  std::vector<uint32_t> orig_line;    // its 1-based line in the original
+  std::vector<uint32_t> orig_offset;  // offset of that original line
+};
+
+enum Class : uint8_t { kPlain = 0, kSpace = 1, kHigh = 2 };
+
+struct Tables {
+  std::array<uint8_t, 256> cls{};
+  std::array<char, 256> lower{};
+  Tables() {
+    for (int c = 0; c < 256; ++c) {
+      cls[c] = c >= 0x80 ? kHigh : kPlain;
+      lower[c] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    for (unsigned char c : {' ', '\t', '\v', '\f'}) cls[c] = kSpace;
+  }
+};
+const Tables& T() {
+  static const Tables* t = new Tables();
+  return *t;
+}
+
+// What a non-ASCII sequence becomes under kPunct.
+struct Mapped {
+  int length = 0;        // bytes consumed (0: not special)
+  bool space = false;    // a Unicode space
+  const char* ascii = "";  // replacement ("" with length > 0: removed)
+};
+
+Mapped MapUnicode(const unsigned char* p, const unsigned char* end) {
+  Mapped m;
+  size_t avail = static_cast<size_t>(end - p);
+  if (p[0] == 0xC2 && avail >= 2) {
+    if (p[1] == 0xA0) return {2, true, " "};
+    if (p[1] == 0xAB || p[1] == 0xBB) return {2, false, "\""};
+    return m;
+  }
+  if (avail < 3) return m;
+  unsigned char b1 = p[1], b2 = p[2];
+  if (p[0] == 0xE2 && b1 == 0x80) {
+    if (b2 <= 0x8A || b2 == 0xAF || b2 == 0xA8 || b2 == 0xA9) return {3, true, " "};
+    if (b2 == 0x8B || b2 == 0x8C || b2 == 0x8D) return {3, false, ""};
+    if (b2 >= 0x90 && b2 <= 0x95) return {3, false, "-"};
+    if (b2 >= 0x98 && b2 <= 0x9B) return {3, false, "'"};
+    if (b2 >= 0x9C && b2 <= 0x9F) return {3, false, "\""};
+    if (b2 == 0xA6) return {3, false, "..."};
+    if (b2 == 0xB2) return {3, false, "'"};
+    if (b2 == 0xB3) return {3, false, "\""};
+    return m;
+  }
+  if (p[0] == 0xE2 && b1 == 0x81 && b2 == 0x9F) return {3, true, " "};
+  if (p[0] == 0xE2 && b1 == 0x81 && b2 == 0xA0) return {3, false, ""};
+  if (p[0] == 0xE2 && b1 == 0x88 && b2 == 0x92) return {3, false, "-"};
+  if (p[0] == 0xE3 && b1 == 0x80 && b2 == 0x80) return {3, true, " "};
+  if (p[0] == 0xEF && b1 == 0xBB && b2 == 0xBF) return {3, false, ""};
+  return m;
+}
+
+// Appends a whitespace run as it is (Unicode spaces as " " under kPunct).
+char* EmitRun(const unsigned char* p, const unsigned char* end, unsigned flags, char* w) {
+  while (p < end) {
+    if (*p >= 0x80 && (flags & kPunct)) {
+      Mapped m = MapUnicode(p, end);
+      if (m.length > 0 && m.space) {
+        *w++ = ' ';
+        p += m.length;
+        continue;
+      }
+    }
+    *w++ = static_cast<char>(*p++);
+  }
+  return w;
+}
+
+NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps) {
+  const Tables& t = T();
+  NormalizedText out;
+  out.text.resize(input.size() + 1);
+  char* const wbegin = out.text.data();
+  char* w = wbegin;
+  const auto* base = reinterpret_cast<const unsigned char*>(input.data());
+  const unsigned char* const input_end = base + input.size();
+  const unsigned char* line = base;
+  uint32_t line_no = 0;
+  bool first_out_line = true;
+  bool more = true;
+  while (more) {
+    ++line_no;
+    const unsigned char* nl =
+        static_cast<const unsigned char*>(memchr(line, '\n', static_cast<size_t>(input_end - line)));
+    const unsigned char* end = nl == nullptr ? input_end : nl;
+    const unsigned char* next = nl == nullptr ? input_end : nl + 1;
+    more = nl != nullptr;
+    if ((flags & kEol) && end > line && end[-1] == '\r') --end;
+
+    char* line_begin_w = w;
+    if (!first_out_line) *w++ = '\n';
+    char* content_w = w;
+    bool seen = false;
+    const unsigned char* run_start = nullptr;  // pending whitespace run
+    const unsigned char* run_end = nullptr;
+    const unsigned char* p = line;
+    while (p < end) {
+      unsigned char c = *p;
+      uint8_t cls = t.cls[c];
+      int len = 1;
+      const char* repl = nullptr;
+      bool space = cls == kSpace;
+      if (cls == kHigh && (flags & kPunct)) {
+        Mapped m = MapUnicode(p, end);
+        if (m.length > 0) {
+          len = m.length;
+          space = m.space;
+          repl = m.ascii;
+        }
+      }
+      if (space) {
+        if (run_start == nullptr) run_start = p;
+        p += len;
+        run_end = p;
+        continue;
+      }
+      if (repl != nullptr && *repl == '\0') {  // removed (zero width)
+        p += len;
+        continue;
+      }
+      if (run_start != nullptr) {
+        if (seen) {
+          if (flags & kInnerSpace) {
+            *w++ = ' ';
+          } else {
+            w = EmitRun(run_start, run_end, flags, w);
+          }
+        } else if (!(flags & kIndent)) {
+          w = EmitRun(run_start, run_end, flags, w);
+        }
+        run_start = nullptr;
+      }
+      seen = true;
+      if (repl != nullptr) {
+        for (const char* r = repl; *r; ++r) *w++ = *r;
+      } else if (flags & kCase) {
+        *w++ = t.lower[c];
+      } else {
+        *w++ = static_cast<char>(c);
+      }
+      p += len;
+    }
+    if (run_start != nullptr && !(flags & kTrailing) && (seen || !(flags & kIndent))) {
+      w = EmitRun(run_start, run_end, flags, w);
+    }
+    bool blank = !seen;
+    if (blank && (flags & kBlank)) {
+      w = line_begin_w;  // drop the line
+    } else {
+      if (with_maps) {
+        out.line_start.push_back(static_cast<uint32_t>(content_w - wbegin));
+        out.orig_line.push_back(line_no);
+        out.orig_offset.push_back(static_cast<uint32_t>(line - base));
+      }
+      first_out_line = false;
+    }
+    line = next;
+  }
+  out.text.resize(static_cast<size_t>(w - wbegin));
+  return out;
+}
+
+// Index of the normalised line holding `offset`.
+size_t LineIndexOf(const NormalizedText& n, size_t offset) {
+  auto it = std::upper_bound(n.line_start.begin(), n.line_start.end(), static_cast<uint32_t>(offset));
+  return it == n.line_start.begin() ? 0 : static_cast<size_t>(it - n.line_start.begin()) - 1;
+}
+
+// The original line starting at `offset`, without its line break.
+absl::string_view OriginalLine(absl::string_view text, size_t offset) {
+  size_t nl = text.find('\n', offset);
+  absl::string_view line = text.substr(offset, nl == kNpos ? kNpos : nl - offset);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+// Offsets of original lines first..last (1-based), found from the start
+// offset of line `first`.
+std::vector<absl::string_view> OriginalLines(absl::string_view text, size_t first_offset, int64_t count) {
+  std::vector<absl::string_view> lines;
+  size_t pos = first_offset;
+  for (int64_t i = 0; i < count && pos <= text.size(); ++i) {
+    lines.push_back(OriginalLine(text, pos));
+    size_t nl = text.find('\n', pos);
+    if (nl == kNpos) break;
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+int64_t CountLines(absl::string_view text) {
+  if (text.empty()) return 0;
+  int64_t n = std::count(text.begin(), text.end(), '\n');
+  return text.back() == '\n' ? n : n + 1;
+}
+
+std::string LineSpan(int64_t a, int64_t b) {
+  return a == b ? absl::StrCat("line ", a) : absl::StrCat("lines ", a, "-", b);
+}
+
+// The region's lines as they are, numbered; long regions are elided.
+std::string ShowLines(absl::string_view text, size_t first_offset, int64_t first, int64_t last) {
+  constexpr int64_t kMaxShown = 16;
+  constexpr size_t kMaxLineBytes = 300;
+  std::vector<absl::string_view> lines = OriginalLines(text, first_offset, last - first + 1);
+  int64_t width = static_cast<int64_t>(absl::StrCat(first + static_cast<int64_t>(lines.size()) - 1).size());
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    int64_t n = static_cast<int64_t>(lines.size());
+    if (n > kMaxShown && static_cast<int64_t>(i) == kMaxShown - 4) {
+      absl::StrAppend(&out, "  ... (", n - kMaxShown + 1, " more lines)\n");
+      i = static_cast<size_t>(n - 4);
+    }
+    absl::string_view l = lines[i];
+    std::string shown(Utf8Prefix(l, kMaxLineBytes));
+    if (shown.size() < l.size()) shown += " ...";
+    absl::StrAppend(&out, absl::StrFormat("%*d | ", static_cast<int>(width), first + static_cast<int64_t>(i)),
+                    ToValidUtf8(shown), "\n");
+  }
+  return out;
+}
+
+// Splits into lines without line breaks ("\r" of "\r\n" kept off).
+std::vector<absl::string_view> SplitLines(absl::string_view text) {
+  std::vector<absl::string_view> lines;
+  size_t pos = 0;
+  while (true) {
+    size_t nl = text.find('\n', pos);
+    lines.push_back(OriginalLine(text, pos));
+    if (nl == kNpos) break;
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+// The first pair (needle line, file line) that differ, pairing non-blank
+// lines in order; the needle's first line may be a line's tail and its last
+// a line's head.
+struct Difference {
+  bool found = false;
+  int64_t file_line = 0;
+  absl::string_view file_text;
+  absl::string_view needle_text;
+};
+
+bool IsBlank(absl::string_view line) {
+  NormalizedText n = Normalize(line, kAll, false);
+  return n.text.empty();
+}
+
+Difference FirstDifference(absl::string_view text, size_t region_offset, int64_t first_line, int64_t last_line,
+                           absl::string_view needle) {
+  std::vector<absl::string_view> file_lines = OriginalLines(text, region_offset, last_line - first_line + 1);
+  std::vector<absl::string_view> needle_lines = SplitLines(needle);
+  std::vector<std::pair<int64_t, absl::string_view>> file_nb;
+  for (size_t i = 0; i < file_lines.size(); ++i) {
+    if (!IsBlank(file_lines[i])) file_nb.emplace_back(first_line + static_cast<int64_t>(i), file_lines[i]);
+  }
+  std::vector<absl::string_view> needle_nb;
+  for (absl::string_view l : needle_lines) {
+    if (!IsBlank(l)) needle_nb.push_back(l);
+  }
+  Difference d;
+  size_t n = std::min(file_nb.size(), needle_nb.size());
+  for (size_t i = 0; i < n; ++i) {
+    absl::string_view f = file_nb[i].second;
+    absl::string_view o = needle_nb[i];
+    bool same = f == o;
+    if (!same && i == 0 && f.size() >= o.size() && f.substr(f.size() - o.size()) == o) same = true;
+    if (!same && i + 1 == needle_nb.size() && f.substr(0, o.size()) == o) same = true;
+    if (!same) {
+      d.found = true;
+      d.file_line = file_nb[i].first;
+      d.file_text = f;
+      d.needle_text = o;
+      return d;
+    }
+  }
+  return d;
+}
+
+std::string DifferenceText(const Difference& d, absl::string_view what) {
+  if (!d.found) return "";
+  std::string pad(what.size() > 4 ? what.size() - 4 : 0, ' ');
+  return absl::StrCat("First difference, at line ", d.file_line, " (escapes show tabs, \\r and look-alike "
+                      "characters):\n  file: ", pad, VisibleLine(d.file_text), "\n  ", what, ": ",
+                      VisibleLine(d.needle_text), "\n");
+}
+
+bool IsWordByte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+std::vector<absl::string_view> Words(absl::string_view text) {
+  std::vector<absl::string_view> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !IsWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    size_t start = i;
+    while (i < text.size() && IsWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > start) words.push_back(text.substr(start, i - start));
+  }
+  return words;
+}
+
+// Share of the needle's words (as a multiset) that also occur in `region`.
+double WordOverlap(absl::string_view needle, absl::string_view region, int64_t* common, int64_t* total) {
+  absl::flat_hash_map<absl::string_view, int> have;
+  for (absl::string_view w : Words(region)) ++have[w];
+  int64_t hit = 0, all = 0;
+  for (absl::string_view w : Words(needle)) {
+    ++all;
+    auto it = have.find(w);
+    if (it != have.end() && it->second > 0) {
+      --it->second;
+      ++hit;
+    }
+  }
+  *common = hit;
+  *total = all;
+  return all == 0 ? 0.0 : static_cast<double>(hit) / static_cast<double>(all);
+}
+
+}  // namespace
+
+std::string VisibleLine(absl::string_view line) {
+  std::string out = "\"";
+  const auto* p = reinterpret_cast<const unsigned char*>(line.data());
+  const unsigned char* end = p + line.size();
+  while (p < end) {
+    unsigned char c = *p;
+    if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c == 0x7F) {
+      absl::StrAppend(&out, absl::StrFormat("\\u%04x", c));
+    } else if (c >= 0x80) {
+      Mapped m = MapUnicode(p, end);
+      if (m.length > 0) {
+        // Decode the code point to name it.
+        uint32_t cp = m.length == 2 ? ((p[0] & 0x1F) << 6) | (p[1] & 0x3F)
+                                    : ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+        absl::StrAppend(&out, absl::StrFormat("\\u%04x", cp));
+        p += m.length;
+        continue;
+      }
+      size_t bad = 0;
+      absl::string_view rest(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
+      // Copy one well-formed character, or mark a stray byte.
+      size_t n = (c >= 0xF0) ? 4 : (c >= 0xE0) ? 3 : (c >= 0xC0) ? 2 : 1;
+      if (n <= rest.size() && IsValidUtf8(rest.substr(0, n), &bad)) {
+        out.append(rest.data(), n);
+        p += n;
+        continue;
+      }
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", c));
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+    ++p;
+  }
+  out += "\"";
+  return out;
+}
+
+MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, absl::string_view what) {
+  MissDiagnosis d;
+  const std::string tail = absl::StrCat("Nothing was applied (edits need an exact match): copy ", what,
+                                        " from the file's lines exactly, as shown, and retry.");
+  NormalizedText file = Normalize(text, kAll, true);
+  NormalizedText want = Normalize(needle, kAll, true);
+  if (want.text.empty()) {
+    d.message = absl::StrCat(what, " holds only whitespace; give the exact text to find.");
+    return d;
+  }
+  if (file.line_start.empty()) {
+    d.message = absl::StrCat("The file is empty or holds only whitespace (", CountLines(text),
+                             " lines); read it again with file_read before editing.");
+    return d;
+  }
+
+  // 1. A match once line endings, whitespace, Unicode punctuation and case
+  //    are normalised.
+  size_t hit = FindText(file.text, want.text);
+  if (hit != kNpos) {
+    d.kind = MissKind::kNormalized;
+    d.normalized_matches = static_cast<int64_t>(FindAllText(file.text, want.text).size());
+    size_t a = LineIndexOf(file, hit);
+    size_t b = LineIndexOf(file, hit + want.text.size() - 1);
+    d.first_line = file.orig_line[a];
+    d.last_line = file.orig_line[b];
+    size_t region_begin = file.orig_offset[a];
+    size_t region_end = text.find('\n', file.orig_offset[b]);
+    region_end = region_end == kNpos ? text.size() : region_end + 1;
+    std::string region = NormalizeBreaks(text.substr(region_begin, region_end - region_begin));
+    std::string want_lf = NormalizeBreaks(needle);
+    for (const FlagName& f : kFlagNames) {
+      unsigned flags = kAll & ~static_cast<unsigned>(f.flag);
+      if (Normalize(region, flags, false).text.find(Normalize(want_lf, flags, false).text) == std::string::npos) {
+        d.differences.push_back(f.name);
+      }
+    }
+    if (d.differences.empty()) d.differences.push_back("whitespace");
+    std::vector<std::string> names(d.differences.begin(), d.differences.end());
+    std::string others =
+        d.normalized_matches > 1 ? absl::StrCat(" (and ", d.normalized_matches - 1, " other place",
+                                                d.normalized_matches > 2 ? "s" : "", ")")
+                                 : "";
+    Difference diff = FirstDifference(text, region_begin, d.first_line, d.last_line, needle);
+    d.message = absl::StrCat("It matches ", LineSpan(d.first_line, d.last_line), others, " when ",
+                             JoinNumbers(names), names.size() == 1 ? " is" : " are", " ignored.\n",
+                             DifferenceText(diff, what), LineSpan(d.first_line, d.last_line),
+                             " as they are in the file:\n",
+                             ShowLines(text, region_begin, d.first_line, d.last_line), tail);
+    return d;
+  }
+
+  // 2. The region that holds most of the needle's distinctive words, voted
+  //    for by each word's occurrences (aligned on the word's line).
+  std::vector<absl::string_view> words;
+  for (absl::string_view w : Words(want.text)) {
+    if (w.size() >= 3 && std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+  }
+  std::stable_sort(words.begin(), words.end(),
+                   [](absl::string_view x, absl::string_view y) { return x.size() > y.size(); });
+  if (words.size() > 8) words.resize(8);
+  constexpr size_t kMaxHitsPerWord = 2000;
+  absl::flat_hash_map<int64_t, uint32_t> votes;
+  std::vector<int64_t> aligned;
+  for (size_t wi = 0; wi < words.size(); ++wi) {
+    absl::string_view w = words[wi];
+    int64_t word_line = static_cast<int64_t>(LineIndexOf(want, static_cast<size_t>(w.data() - want.text.data())));
+    aligned.clear();
+    size_t pos = 0;
+    bool common = false;
+    while (true) {
+      size_t at = FindText(file.text, w, pos);
+      if (at == kNpos) break;
+      pos = at + w.size();
+      bool left_ok = at == 0 || !IsWordByte(static_cast<unsigned char>(file.text[at - 1]));
+      bool right_ok = pos >= file.text.size() || !IsWordByte(static_cast<unsigned char>(file.text[pos]));
+      if (!left_ok || !right_ok) continue;
+      if (aligned.size() >= kMaxHitsPerWord) {
+        common = true;
+        break;
+      }
+      aligned.push_back(static_cast<int64_t>(LineIndexOf(file, at)) - word_line);
+    }
+    if (common) continue;
+    for (int64_t start : aligned) votes[start] |= 1u << wi;
+  }
+  int64_t best_start = 0;
+  size_t best_weight = 0;
+  for (const auto& [start, mask] : votes) {
+    size_t weight = 0;
+    for (size_t wi = 0; wi < words.size(); ++wi) {
+      if (mask & (1u << wi)) weight += words[wi].size();
+    }
+    if (weight > best_weight || (weight == best_weight && start < best_start)) {
+      best_weight = weight;
+      best_start = start;
+    }
+  }
+  if (best_weight > 0) {
+    int64_t n_lines = static_cast<int64_t>(file.line_start.size());
+    int64_t a = std::max<int64_t>(0, best_start);
+    int64_t b = std::min<int64_t>(n_lines - 1, best_start + static_cast<int64_t>(want.line_start.size()) - 1);
+    size_t from = file.line_start[static_cast<size_t>(a)];
+    size_t to = b + 1 < n_lines ? file.line_start[static_cast<size_t>(b + 1)] : file.text.size();
+    int64_t common = 0, total = 0;
+    double overlap = WordOverlap(want.text, absl::string_view(file.text).substr(from, to - from), &common, &total);
+    if (overlap >= 0.5) {
+      d.kind = MissKind::kClose;
+      d.first_line = file.orig_line[static_cast<size_t>(a)];
+      d.last_line = file.orig_line[static_cast<size_t>(b)];
+      size_t region_begin = file.orig_offset[static_cast<size_t>(a)];
+      Difference diff = FirstDifference(text, region_begin, d.first_line, d.last_line, needle);
+      d.message = absl::StrCat("The most similar text is at ", LineSpan(d.first_line, d.last_line), " (", common,
+                               " of ", what, "'s ", total, " words appear there).\n", DifferenceText(diff, what),
+                               LineSpan(d.first_line, d.last_line), " as they are in the file:\n",
+                               ShowLines(text, region_begin, d.first_line, d.last_line),
+                               "If this is the place you mean, copy ", what,
+                               " from these lines exactly and retry. Nothing was applied (edits need an exact "
+                               "match).");
+      return d;
+    }
+  }
+
+  d.message = absl::StrCat("No similar text is in the file (", CountLines(text), " lines). Read it again (file_read ",
+                           "or file_read_numbered) and copy ", what,
+                           " exactly, including indentation, or check that the path names the file you mean.");
+  return d;
+}
+
+}  // namespace clada::fs_ops::internal

@@ -1,0 +1,410 @@
+#include "proj/comp/fs-ops/src/text_edit.h"
+
+#include <string.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proj/comp/fs-ops/src/miss_diagnosis.h"
+#include "proj/comp/fs-ops/src/utf8.h"
+
+namespace clada::fs_ops::internal {
+namespace {
+
+constexpr size_t kNpos = absl::string_view::npos;
+
+// A span in normalised coordinates.
+struct NormSpan {
+  size_t begin;
+  size_t end;
+};
+
+// True when every span lies inside one of the non-overlapping copies of
+// `copy` in `norm`: the edit's result is already there.
+bool AllInsideCopies(absl::string_view norm, const std::vector<NormSpan>& spans, absl::string_view copy) {
+  if (copy.empty() || spans.empty()) return false;
+  std::vector<size_t> copies = FindAllText(norm, copy);
+  size_t j = 0;
+  for (const NormSpan& s : spans) {
+    while (j < copies.size() && copies[j] + copy.size() < s.end) ++j;
+    if (j == copies.size() || copies[j] > s.begin) return false;
+  }
+  return true;
+}
+
+std::string LineList(const std::vector<int64_t>& lines) {
+  std::vector<std::string> items;
+  items.reserve(lines.size());
+  for (int64_t l : lines) items.push_back(absl::StrCat(l));
+  return JoinNumbers(items);
+}
+
+absl::Status MissError(absl::string_view what, absl::string_view label, absl::string_view text,
+                       absl::string_view needle) {
+  MissDiagnosis d = DiagnoseMiss(text, needle, what);
+  return absl::NotFoundError(
+      absl::StrCat(what, " was not found in '", label, "'; nothing was changed. ", d.message));
+}
+
+// Builds the result of replacing `spans` (normalised coordinates).
+EditResult Replace(const BreakNormalizedText& t, const std::vector<NormSpan>& spans, absl::string_view new_text) {
+  EditResult r;
+  std::vector<Splice> splices;
+  splices.reserve(spans.size());
+  std::vector<size_t> starts;
+  starts.reserve(spans.size());
+  for (const NormSpan& s : spans) {
+    splices.push_back({t.ToOriginal(s.begin), t.ToOriginal(s.end)});
+    starts.push_back(s.begin);
+  }
+  r.content = ApplySplices(t.original(), splices, new_text);
+  r.replacements = static_cast<int64_t>(spans.size());
+  r.lines = LineNumbersOf(t.norm(), starts);
+  return r;
+}
+
+EditResult AlreadyApplied(absl::string_view content) {
+  EditResult r;
+  r.content = std::string(content);
+  r.already_applied = true;
+  return r;
+}
+
+std::vector<NormSpan> SpansOf(const std::vector<size_t>& offsets, size_t length) {
+  std::vector<NormSpan> spans;
+  spans.reserve(offsets.size());
+  for (size_t o : offsets) spans.push_back({o, o + length});
+  return spans;
+}
+
+}  // namespace
+
+LineEndings CountLineEndings(absl::string_view text) {
+  LineEndings e;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const char* p = begin;
+  while (p < end) {
+    const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (nl == nullptr) break;
+    if (nl > begin && nl[-1] == '\r') {
+      ++e.crlf;
+    } else {
+      ++e.lf;
+    }
+    p = nl + 1;
+  }
+  return e;
+}
+
+absl::string_view DominantBreak(const LineEndings& endings) {
+  if (endings.crlf == 0 && endings.lf == 0) return "";
+  return endings.crlf > endings.lf ? "\r\n" : "\n";
+}
+
+std::string ConvertLineBreaks(absl::string_view text, absl::string_view eol) {
+  std::string out;
+  out.reserve(text.size() + (eol.size() > 1 ? text.size() / 16 : 0));
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t nl = text.find('\n', i);
+    if (nl == kNpos) {
+      absl::StrAppend(&out, text.substr(i));
+      break;
+    }
+    size_t line_end = nl > i && text[nl - 1] == '\r' ? nl - 1 : nl;
+    absl::StrAppend(&out, text.substr(i, line_end - i), eol);
+    i = nl + 1;
+  }
+  return out;
+}
+
+std::string NormalizeBreaks(absl::string_view text) {
+  if (text.find('\r') == kNpos) return std::string(text);
+  return ConvertLineBreaks(text, "\n");
+}
+
+BreakNormalizedText::BreakNormalizedText(absl::string_view text) : original_(text) {
+  if (memchr(text.data(), '\r', text.size()) == nullptr) return;
+  has_cr_ = true;
+  norm_.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t cr = text.find("\r\n", i);
+    if (cr == kNpos) {
+      absl::StrAppend(&norm_, text.substr(i));
+      break;
+    }
+    absl::StrAppend(&norm_, text.substr(i, cr - i));
+    removed_cr_.push_back(norm_.size());
+    norm_.push_back('\n');
+    i = cr + 2;
+  }
+}
+
+size_t BreakNormalizedText::ToOriginal(size_t norm_offset) const {
+  if (!has_cr_) return norm_offset;
+  size_t before = static_cast<size_t>(std::lower_bound(removed_cr_.begin(), removed_cr_.end(), norm_offset) -
+                                      removed_cr_.begin());
+  return norm_offset + before;
+}
+
+size_t FindText(absl::string_view hay, absl::string_view needle, size_t from) {
+  if (from > hay.size()) return kNpos;
+  if (needle.empty()) return from;
+  const void* hit = memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
+  return hit == nullptr ? kNpos : static_cast<size_t>(static_cast<const char*>(hit) - hay.data());
+}
+
+std::vector<size_t> FindAllText(absl::string_view hay, absl::string_view needle) {
+  std::vector<size_t> out;
+  if (needle.empty()) return out;
+  size_t pos = 0;
+  while (true) {
+    size_t hit = FindText(hay, needle, pos);
+    if (hit == kNpos) break;
+    out.push_back(hit);
+    pos = hit + needle.size();
+  }
+  return out;
+}
+
+std::vector<int64_t> LineNumbersOf(absl::string_view text, const std::vector<size_t>& offsets) {
+  std::vector<int64_t> lines;
+  lines.reserve(offsets.size());
+  int64_t line = 1;
+  size_t pos = 0;
+  for (size_t o : offsets) {
+    o = std::min(o, text.size());
+    if (o > pos) {
+      line += std::count(text.begin() + pos, text.begin() + o, '\n');
+      pos = o;
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string JoinNumbers(const std::vector<std::string>& items, size_t max_items) {
+  size_t shown = std::min(items.size(), max_items);
+  std::string out;
+  for (size_t i = 0; i < shown; ++i) {
+    if (i > 0) out += (i + 1 == shown && shown == items.size()) ? " and " : ", ";
+    out += items[i];
+  }
+  if (shown < items.size()) absl::StrAppend(&out, " and ", items.size() - shown, " more");
+  return out;
+}
+
+std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text) {
+  bool new_has_break = new_text.find('\n') != kNpos;
+  std::string as_lf, as_crlf;
+  absl::string_view dominant;
+  if (new_has_break) {
+    as_lf = ConvertLineBreaks(new_text, "\n");
+    as_crlf = ConvertLineBreaks(new_text, "\r\n");
+    dominant = DominantBreak(CountLineEndings(text));
+  }
+  size_t removed = 0;
+  for (const Splice& s : spans) removed += s.end - s.begin;
+  std::string out;
+  out.reserve(text.size() - removed + spans.size() * (new_text.size() + new_text.size() / 8));
+  size_t prev = 0;
+  for (const Splice& s : spans) {
+    out.append(text.data() + prev, s.begin - prev);
+    absl::string_view chosen = new_text;
+    if (new_has_break) {
+      LineEndings in_span = CountLineEndings(text.substr(s.begin, s.end - s.begin));
+      absl::string_view eol = dominant;
+      if (in_span.crlf > 0 && in_span.lf == 0) eol = "\r\n";
+      if (in_span.lf > 0 && in_span.crlf == 0) eol = "\n";
+      if (eol == "\r\n") chosen = as_crlf;
+      if (eol == "\n") chosen = as_lf;
+    }
+    out.append(chosen.data(), chosen.size());
+    prev = s.end;
+  }
+  out.append(text.data() + prev, text.size() - prev);
+  return out;
+}
+
+absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string_view old_text,
+                                         absl::string_view new_text, absl::string_view label) {
+  if (old_text.empty()) {
+    return absl::InvalidArgumentError(
+        "old_text is empty; give the exact text to replace (to write a whole file, use file_write; to add at "
+        "the end, use file_append)");
+  }
+  BreakNormalizedText t(content);
+  std::string old_n = NormalizeBreaks(old_text);
+  std::string new_n = NormalizeBreaks(new_text);
+  std::vector<size_t> hits = FindAllText(t.norm(), old_n);
+  if (hits.empty()) {
+    if (!new_n.empty() && new_n != old_n && FindAllText(t.norm(), new_n).size() == 1) return AlreadyApplied(content);
+    return MissError("old_text", label, content, old_text);
+  }
+  std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
+  if (hits.size() == 1) {
+    if (AllInsideCopies(t.norm(), spans, new_n) && FindAllText(t.norm(), new_n).size() == 1) {
+      return AlreadyApplied(content);
+    }
+    return Replace(t, spans, new_text);
+  }
+  std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "old_text was found ", hits.size(), " times in '", label, "' (at lines ", LineList(lines),
+      "); it must occur exactly once, so nothing was changed. Add surrounding lines to old_text so that it "
+      "matches one place only, or use file_replace_all_text with count = ",
+      hits.size(), " to replace every occurrence"));
+}
+
+absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
+                                        absl::string_view new_text, std::optional<int64_t> count,
+                                        absl::string_view label) {
+  if (old_text.empty()) {
+    return absl::InvalidArgumentError(
+        "old_text is empty; give the exact text to replace (to write a whole file, use file_write)");
+  }
+  if (count.has_value() && *count < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("count is ", *count, "; it must be 0 or more"));
+  }
+  BreakNormalizedText t(content);
+  std::string old_n = NormalizeBreaks(old_text);
+  std::string new_n = NormalizeBreaks(new_text);
+  std::vector<size_t> hits = FindAllText(t.norm(), old_n);
+  if (hits.empty()) {
+    if (count.has_value() && *count == 0) return AlreadyApplied(content);
+    if (!new_n.empty() && new_n != old_n) {
+      size_t copies = FindAllText(t.norm(), new_n).size();
+      if (count.has_value() ? copies == static_cast<size_t>(*count) : copies >= 1) return AlreadyApplied(content);
+    }
+    return MissError("old_text", label, content, old_text);
+  }
+  std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
+  if (AllInsideCopies(t.norm(), spans, new_n)) return AlreadyApplied(content);
+  if (count.has_value() && static_cast<size_t>(*count) != hits.size()) {
+    std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
+        hits.size() == 1 ? "" : "s", " of old_text (at line", lines.size() == 1 ? " " : "s ", LineList(lines),
+        "); nothing was changed. Set count = ", hits.size(),
+        " if every one should change, or make old_text more specific"));
+  }
+  return Replace(t, spans, new_text);
+}
+
+absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start,
+                                         absl::string_view end, absl::string_view new_text, int64_t count,
+                                         absl::string_view label) {
+  if (start.empty()) {
+    return absl::InvalidArgumentError("old_text_start is empty; give the exact text the range begins with");
+  }
+  if (end.empty()) {
+    return absl::InvalidArgumentError("old_text_end is empty; give the exact text the range ends with");
+  }
+  if (count < 1) return absl::InvalidArgumentError(absl::StrCat("count is ", count, "; it must be 1 or more"));
+  BreakNormalizedText t(content);
+  absl::string_view norm = t.norm();
+  std::string start_n = NormalizeBreaks(start);
+  std::string end_n = NormalizeBreaks(end);
+  std::string new_n = NormalizeBreaks(new_text);
+
+  std::vector<NormSpan> ranges;
+  size_t dangling = kNpos;  // a start with no end after it
+  size_t pos = 0;
+  while (true) {
+    size_t s = FindText(norm, start_n, pos);
+    if (s == kNpos) break;
+    size_t e = FindText(norm, end_n, s + start_n.size());
+    if (e == kNpos) {
+      dangling = s;
+      break;
+    }
+    ranges.push_back({s, e + end_n.size()});
+    pos = e + end_n.size();
+  }
+
+  if (ranges.empty()) {
+    if (!new_n.empty() && FindAllText(norm, new_n).size() == static_cast<size_t>(count)) {
+      return AlreadyApplied(content);
+    }
+    if (dangling == kNpos) return MissError("old_text_start", label, content, start);
+    int64_t start_line = LineNumbersOf(norm, {dangling})[0];
+    size_t end_before = FindText(norm, end_n);
+    if (end_before != kNpos && end_before < dangling) {
+      return absl::NotFoundError(absl::StrCat(
+          "old_text_end occurs in '", label, "' only before old_text_start (old_text_end at line ",
+          LineNumbersOf(norm, {end_before})[0], ", old_text_start at line ", start_line,
+          "); nothing was changed. The range runs from old_text_start forward to the first old_text_end after "
+          "it: check that the two are not swapped"));
+    }
+    MissDiagnosis d = DiagnoseMiss(content, end, "old_text_end");
+    return absl::NotFoundError(absl::StrCat("old_text_start was found at line ", start_line, " of '", label,
+                                            "', but old_text_end was not found after it; nothing was changed. ",
+                                            d.message));
+  }
+  if (AllInsideCopies(norm, ranges, new_n)) return AlreadyApplied(content);
+  if (ranges.size() != static_cast<size_t>(count)) {
+    std::vector<size_t> bounds;
+    for (const NormSpan& r : ranges) {
+      bounds.push_back(r.begin);
+      bounds.push_back(r.end - 1);
+    }
+    std::vector<int64_t> lines = LineNumbersOf(norm, bounds);
+    std::vector<std::string> items;
+    for (size_t i = 0; i + 1 < lines.size(); i += 2) {
+      items.push_back(lines[i] == lines[i + 1] ? absl::StrCat(lines[i]) : absl::StrCat(lines[i], "-", lines[i + 1]));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "count mismatch in '", label, "': expected ", count, ", found ", ranges.size(), " range",
+        ranges.size() == 1 ? "" : "s", " from old_text_start to old_text_end (line", items.size() == 1 ? " " : "s ",
+        JoinNumbers(items), "); nothing was changed. Set count = ", ranges.size(),
+        " to replace them all, or make old_text_start more specific"));
+  }
+  return Replace(t, ranges, new_text);
+}
+
+EditResult AppendText(absl::string_view content, absl::string_view addition) {
+  EditResult r;
+  absl::string_view eol = DominantBreak(CountLineEndings(content));
+  std::string adapted = eol.empty() ? std::string(addition) : ConvertLineBreaks(addition, eol);
+  if (!content.empty() && content.back() != '\n' && !adapted.empty() && adapted[0] != '\n' && adapted[0] != '\r') {
+    r.warnings.push_back(
+        "the file did not end with a line break, so the appended text continues its last line (start content "
+        "with a blank line to begin a new line)");
+  }
+  r.content.reserve(content.size() + adapted.size());
+  r.content.append(content.data(), content.size());
+  r.content.append(adapted);
+  r.replacements = 0;
+  return r;
+}
+
+absl::Status CheckUtf8Text(absl::string_view content, absl::string_view label) {
+  auto line_and_column = [&](size_t offset) {
+    absl::string_view before = content.substr(0, offset);
+    int64_t line = std::count(before.begin(), before.end(), '\n') + 1;
+    size_t last_nl = before.rfind('\n');
+    size_t column = last_nl == kNpos ? offset + 1 : offset - last_nl;
+    return absl::StrCat("line ", line, ", byte ", column);
+  };
+  const void* nul = memchr(content.data(), '\0', content.size());
+  if (nul != nullptr) {
+    size_t offset = static_cast<size_t>(static_cast<const char*>(nul) - content.data());
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", label, "' is a binary file, not UTF-8 text (NUL byte at offset ", offset, ", ", line_and_column(offset),
+        "); text edits refuse it so they cannot corrupt it. Replace it whole with file_write if you must change it"));
+  }
+  size_t bad = 0;
+  if (!IsValidUtf8(content, &bad)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "'%s' is not valid UTF-8 text (byte 0x%02X at offset %d, %s); text edits refuse it so they cannot corrupt "
+        "its encoding. Convert it to UTF-8 first (e.g. iconv via exec), or replace it whole with file_write",
+        label, static_cast<unsigned char>(content[bad]), bad, line_and_column(bad)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace clada::fs_ops::internal

@@ -1,0 +1,141 @@
+// The pure text edits behind fs-ops' replace actions: exact matching that
+// treats "\r\n" and "\n" as the same line break, replacement text adapted to
+// the file's line endings, and errors that name the case.
+//
+// Example:
+//   absl::StatusOr<EditResult> r = ReplaceUnique("a\r\nb\r\n", "a\nb", "x\ny", "f.txt");
+//   // r->content == "x\r\ny\r\n", r->replacements == 1
+#ifndef CLADA_PROJ_COMP_FS_OPS_SRC_TEXT_EDIT_H_
+#define CLADA_PROJ_COMP_FS_OPS_SRC_TEXT_EDIT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace clada::fs_ops::internal {
+
+inline constexpr absl::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+// How many lines end in "\n" and how many in "\r\n".
+struct LineEndings {
+  size_t lf = 0;
+  size_t crlf = 0;
+};
+LineEndings CountLineEndings(absl::string_view text);
+
+// The break new text should use in a file with these endings: "\r\n" when
+// CRLF is the majority, "\n" when LF is, "" when the file has no line break
+// (then new text is kept as given).
+absl::string_view DominantBreak(const LineEndings& endings);
+
+// `text` with every line break ("\r\n" or "\n") written as `eol`.
+std::string ConvertLineBreaks(absl::string_view text, absl::string_view eol);
+
+// `text` with every "\r\n" written as "\n".
+std::string NormalizeBreaks(absl::string_view text);
+
+// A text seen with its "\r\n" pairs as "\n", so that a needle's line breaks
+// match the file's whatever their style. Offsets in `norm()` map back to the
+// original with ToOriginal(). Holds a view of `text`, which must outlive it.
+class BreakNormalizedText {
+ public:
+  explicit BreakNormalizedText(absl::string_view text);
+  BreakNormalizedText(const BreakNormalizedText&) = delete;
+  BreakNormalizedText& operator=(const BreakNormalizedText&) = delete;
+
+  absl::string_view original() const { return original_; }
+  absl::string_view norm() const { return has_cr_ ? absl::string_view(norm_) : original_; }
+  // Offset in the original text of the character at `norm_offset` (a
+  // match's start or its exclusive end). A "\n" that was "\r\n" maps to the
+  // "\r", so spans keep whole line breaks.
+  size_t ToOriginal(size_t norm_offset) const;
+
+ private:
+  absl::string_view original_;
+  bool has_cr_ = false;
+  std::string norm_;
+  std::vector<size_t> removed_cr_;  // norm offsets of the "\n" each removed "\r" preceded
+};
+
+// Offset of `needle` in `hay` at or after `from`, or npos. Linear time
+// (glibc memmem is two-way).
+size_t FindText(absl::string_view hay, absl::string_view needle, size_t from = 0);
+
+// Offsets of the non-overlapping occurrences of a non-empty `needle`, left
+// to right.
+std::vector<size_t> FindAllText(absl::string_view hay, absl::string_view needle);
+
+// 1-based line numbers of ascending `offsets` in `text`.
+std::vector<int64_t> LineNumbersOf(absl::string_view text, const std::vector<size_t>& offsets);
+
+// "4", "4 and 9", "4, 9 and 12", at most `max_items` then "and N more".
+std::string JoinNumbers(const std::vector<std::string>& items, size_t max_items = 20);
+
+// A half-open span of the original text and what replaces it.
+struct Splice {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+// Replaces each span (ascending, disjoint) of `text` with `new_text` whose
+// line breaks are adapted: to the span's own break style when the span holds
+// line breaks of one style, else to the file's dominant style, else as given.
+std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans,
+                         absl::string_view new_text);
+
+// What a pure edit produced.
+struct EditResult {
+  std::string content;        // the whole new text (unchanged when already_applied)
+  int64_t replacements = 0;
+  bool already_applied = false;  // the edit's result is already in the text
+  std::vector<int64_t> lines;    // first line of each replaced span
+  std::vector<std::string> warnings;
+};
+
+// Replaces the one occurrence of `old_text`. `label` names the file in
+// messages. Already applied (success, content unchanged) when old_text is
+// absent and new_text occurs exactly once, or when old_text's one occurrence
+// lies inside new_text's one occurrence.
+// Errors: InvalidArgument (empty old_text), NotFound (absent; the message
+// carries the miss diagnosis), FailedPrecondition (found N times; lists the
+// lines).
+absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string_view old_text,
+                                         absl::string_view new_text, absl::string_view label);
+
+// Replaces every occurrence. With `count`, the number found must equal it,
+// else FailedPrecondition "expected C, found A" and nothing changes. Already
+// applied when old_text is absent and new_text occurs (count, or at least
+// once without count) times, or when every occurrence lies inside a copy of
+// new_text. Errors: InvalidArgument (empty old_text, negative count),
+// NotFound, FailedPrecondition.
+absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
+                                        absl::string_view new_text, std::optional<int64_t> count,
+                                        absl::string_view label);
+
+// Replaces each range that starts with `start` and ends with the first
+// `end` after it (both included); ranges do not overlap. The number of
+// ranges must equal `count`. Errors: InvalidArgument (empty start/end,
+// count < 1), NotFound (start absent, or no end after the first start),
+// FailedPrecondition (count mismatch; lists the ranges).
+absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start,
+                                         absl::string_view end, absl::string_view new_text,
+                                         int64_t count, absl::string_view label);
+
+// `content` + `addition`, the addition's line breaks adapted to the file's.
+// Warns when the addition continues a last line that has no line break.
+EditResult AppendText(absl::string_view content, absl::string_view addition);
+
+// OK when `content` is UTF-8 text: no NUL byte and well-formed UTF-8.
+// FailedPrecondition otherwise, naming the offset (and line) of the problem.
+absl::Status CheckUtf8Text(absl::string_view content, absl::string_view label);
+
+}  // namespace clada::fs_ops::internal
+
+#endif  // CLADA_PROJ_COMP_FS_OPS_SRC_TEXT_EDIT_H_

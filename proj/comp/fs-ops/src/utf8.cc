@@ -1,0 +1,92 @@
+#include "proj/comp/fs-ops/src/utf8.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace clada::fs_ops::internal {
+namespace {
+
+// Length of the well-formed sequence at `p` (1..4), or 0 when ill-formed.
+// Follows Table 3-7 of the Unicode standard.
+size_t SequenceLength(const unsigned char* p, const unsigned char* end) {
+  unsigned char c = p[0];
+  if (c < 0x80) return 1;
+  size_t avail = static_cast<size_t>(end - p);
+  auto cont = [](unsigned char b) { return (b & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return avail >= 2 && cont(p[1]) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (avail < 3) return 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+    return p[1] >= lo && p[1] <= hi && cont(p[2]) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (avail < 4) return 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // <= U+10FFFF
+    return p[1] >= lo && p[1] <= hi && cont(p[2]) && cont(p[3]) ? 4 : 0;
+  }
+  return 0;
+}
+
+// Offset of the first non-ASCII byte at or after `p`, eight bytes at a time.
+const unsigned char* SkipAscii(const unsigned char* p, const unsigned char* end) {
+  while (end - p >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    if (word & 0x8080808080808080ULL) break;
+    p += 8;
+  }
+  while (p < end && *p < 0x80) ++p;
+  return p;
+}
+
+}  // namespace
+
+bool IsValidUtf8(absl::string_view text, size_t* bad_offset) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
+  const unsigned char* end = begin + text.size();
+  const unsigned char* p = begin;
+  while (true) {
+    p = SkipAscii(p, end);
+    if (p == end) return true;
+    size_t n = SequenceLength(p, end);
+    if (n == 0) {
+      if (bad_offset != nullptr) *bad_offset = static_cast<size_t>(p - begin);
+      return false;
+    }
+    p += n;
+  }
+}
+
+std::string ToValidUtf8(absl::string_view text) {
+  size_t bad = 0;
+  if (IsValidUtf8(text, &bad)) return std::string(text);
+  std::string out(text.substr(0, bad));
+  const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
+  const unsigned char* end = begin + text.size();
+  const unsigned char* p = begin + bad;
+  while (p < end) {
+    size_t n = SequenceLength(p, end);
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD");
+      ++p;
+    } else {
+      out.append(reinterpret_cast<const char*>(p), n);
+      p += n;
+    }
+  }
+  return out;
+}
+
+absl::string_view Utf8Prefix(absl::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t cut = max_bytes;
+  // Step back over continuation bytes to a character boundary.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut);
+}
+
+}  // namespace clada::fs_ops::internal
