@@ -114,6 +114,7 @@ class BlockParser {
     block_.emplace();
     block_->id = std::string(*id);
     block_->start_line = LineNumber();
+    block_->properties.reserve(4);
     dialect_ = &dialect;
     key_views_.clear();
     key_index_.clear();
@@ -200,6 +201,7 @@ class BlockParser {
       heredoc_key_ = a.key;
       heredoc_delimiter_ = a.delimiter;
       heredoc_has_content_ = false;
+      heredoc_next_ = FindInText(a.delimiter, line_start_ + line_.size());
       state_ = State::kInHeredoc;
       return;
     }
@@ -236,8 +238,11 @@ class BlockParser {
   }
 
   void ProcessHeredocLine() {
-    const size_t at = line_.find(heredoc_delimiter_);
-    if (at != kNpos) {
+    // heredoc_next_ is the first delimiter at or after this line; a delimiter
+    // never spans lines, so one search serves every line up to it.
+    const size_t line_end = line_start_ + line_.size();
+    if (heredoc_next_ != kNpos && heredoc_next_ < line_end) {
+      const size_t at = heredoc_next_ - line_start_;
       const absl::string_view before = line_.substr(0, at);
       const absl::string_view after = line_.substr(at + heredoc_delimiter_.size());
       // The delimiter inside another heredoc opener is content.
@@ -253,6 +258,7 @@ class BlockParser {
         state_ = State::kInBlock;
         return;
       }
+      heredoc_next_ = FindInText(heredoc_delimiter_, line_end);
     }
     if (!heredoc_has_content_) {
       heredoc_has_content_ = true;
@@ -272,6 +278,22 @@ class BlockParser {
                0);
       CloseBlock(std::nullopt);
     }
+  }
+
+  // Offset of the first `needle` (non-empty) in text_ at or after `from`, or
+  // npos. Delimiters start with 'E', which is rare in most text, so finding
+  // candidates with memchr beats glibc's generic memmem.
+  size_t FindInText(absl::string_view needle, size_t from) const {
+    if (from > text_.size() || text_.size() - from < needle.size()) return kNpos;
+    const char* p = text_.data() + from;
+    const char* const last = text_.data() + text_.size() - needle.size();
+    while (p <= last) {
+      p = static_cast<const char*>(std::memchr(p, needle[0], last - p + 1));
+      if (p == nullptr) return kNpos;
+      if (std::memcmp(p + 1, needle.data() + 1, needle.size() - 1) == 0) return p - text_.data();
+      ++p;
+    }
+    return kNpos;
   }
 
   // --- properties -----------------------------------------------------------
@@ -405,6 +427,7 @@ class BlockParser {
 
   absl::string_view heredoc_key_;
   absl::string_view heredoc_delimiter_;
+  size_t heredoc_next_ = kNpos;  // next occurrence of the delimiter in text_
   bool heredoc_has_content_ = false;
   size_t heredoc_body_start_ = 0;
   size_t heredoc_content_end_ = 0;

@@ -49,9 +49,15 @@ int CheckSequence(const unsigned char* p, size_t avail, int* subpart) {
   return need + 1;
 }
 
-// Skips ASCII eight bytes at a time; returns the index of the first
+// Skips ASCII a word at a time; returns the index of the first
 // non-ASCII byte at or after i (or n).
 size_t SkipAscii(const unsigned char* p, size_t i, size_t n) {
+  while (i + 32 <= n) {
+    uint64_t w[4];
+    std::memcpy(w, p + i, 32);
+    if ((w[0] | w[1] | w[2] | w[3]) & kHighBits) break;
+    i += 32;
+  }
   while (i + 8 <= n) {
     uint64_t w;
     std::memcpy(&w, p + i, 8);
