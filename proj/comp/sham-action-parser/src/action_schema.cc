@@ -165,8 +165,8 @@ absl::StatusOr<ParameterDef> ParseParameter(const std::string& tool, const std::
 absl::StatusOr<ActionDefinition> ParseTool(const std::string& name, const YAML::Node& node) {
   if (!node.IsMap()) return SchemaError(name, "must be a map of fields");
   RETURN_IF_ERROR(CheckKnownKeys(node, name,
-                                 {"type", "executor", "description", "accessibility", "output_display",
-                                  "primary_param", "aliases", "parameters", "returns"}));
+                                 {"type", "executor", "description", "accessibility", "user_command",
+                                  "output_display", "primary_param", "aliases", "parameters", "returns"}));
   for (absl::string_view field :
        {"type", "executor", "description", "accessibility", "output_display", "parameters"}) {
     if (!node[std::string(field)]) return SchemaError(name, absl::StrCat("missing '", field, "'"));
@@ -183,6 +183,15 @@ absl::StatusOr<ActionDefinition> ParseTool(const std::string& name, const YAML::
     if (who != "llm" && who != "user") {
       return SchemaError(name, absl::StrCat("accessibility '", who, "' is not llm or user"));
     }
+  }
+  if (node["user_command"]) {
+    ASSIGN_OR_RETURN(def.user_command, ScalarField(node["user_command"], name, "user_command"));
+  }
+  if (def.IsUserAccessible() && def.user_command.empty()) {
+    return SchemaError(name, "accessibility includes user but 'user_command' is missing");
+  }
+  if (!def.IsUserAccessible() && !def.user_command.empty()) {
+    return SchemaError(name, "'user_command' is set but accessibility does not include user");
   }
   ASSIGN_OR_RETURN(def.output_display, ChoiceField(node["output_display"], name, "output_display",
                                                    {"always", "never", "conditional"}));

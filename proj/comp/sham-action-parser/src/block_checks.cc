@@ -243,9 +243,9 @@ ActionCheck CheckActionName(const sham_parser::Block& block, const ActionSchema&
   if (!definition->IsLlmAccessible()) {
     check.issues.push_back(Issue{
         "validation",
-        absl::StrCat("Action '", definition->name, "' is run by the user as `clada ", definition->name,
+        absl::StrCat("Action '", definition->name, "' is run by the user as `", definition->user_command,
                      "`, not from an LLM answer"),
-        absl::StrCat("Remove this block; if it is needed, ask the user to run `clada ", definition->name, "`")});
+        absl::StrCat("Remove this block; if it is needed, ask the user to run `", definition->user_command, "`")});
     return check;
   }
   check.definition = definition;

@@ -105,7 +105,9 @@ std::string SummaryValue(const core::Action& action) {
     while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
     shown = absl::StrCat(shown.substr(0, cut), "...");
   }
-  if (lines.size() > 1) absl::StrAppend(&shown, " (+", lines.size() - 1, " more lines)");
+  if (lines.size() > 1) {
+    absl::StrAppend(&shown, " (+", lines.size() - 1, lines.size() == 2 ? " more line)" : " more lines)");
+  }
   return shown;
 }
 
@@ -184,6 +186,7 @@ core::Json SchemaToJson() {
     t["executor"] = a.executor;
     t["description"] = a.description;
     t["accessibility"] = a.accessibility;
+    if (!a.user_command.empty()) t["user_command"] = a.user_command;
     t["output_display"] = a.output_display;
     if (!a.primary_param.empty()) t["primary_param"] = a.primary_param;
     if (!a.aliases.empty()) t["aliases"] = a.aliases;

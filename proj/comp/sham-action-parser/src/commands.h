@@ -32,7 +32,7 @@ std::string RenderInstructions();
 
 // LoadedSchema() as JSON, in the shape of unified-design.yaml:
 // {"SHAM_syntax_example", "tools": {name: {type, executor, description,
-// accessibility, output_display, primary_param?, aliases?, parameters: {name:
+// accessibility, user_command?, output_display, primary_param?, aliases?, parameters: {name:
 // {type, required, format?, values?, default?, description?}}, returns}}}.
 core::Json SchemaToJson();
 

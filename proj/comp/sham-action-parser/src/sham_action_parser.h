@@ -48,6 +48,7 @@ struct ActionDefinition {
   std::string executor;        // fs-ops | exec | context | git-tx
   std::string description;
   std::vector<std::string> accessibility;  // "llm" and/or "user"
+  std::string user_command;    // e.g. "clada undo"; set when user-accessible
   std::string output_display;  // always | never | conditional
   std::string primary_param;   // "" when the action has none
   std::vector<std::string> aliases;        // wrong names that suggest this one

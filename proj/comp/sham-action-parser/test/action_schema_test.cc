@@ -69,6 +69,14 @@ TEST(LoadedSchema, AccessibilityFollowsTheExecutor) {
   }
 }
 
+TEST(LoadedSchema, UserActionsNameTheirCommand) {
+  for (const ActionDefinition& a : LoadedSchema().actions) {
+    if (!a.IsUserAccessible()) continue;
+    EXPECT_TRUE(absl::StartsWith(a.user_command, "clada ")) << a.name << ": " << a.user_command;
+  }
+  EXPECT_EQ(FindAction("git_step_back")->user_command, "clada step-back");
+}
+
 TEST(LoadedSchema, EveryPathParameterHasAPathFormat) {
   for (const ActionDefinition& a : LoadedSchema().actions) {
     for (const ParameterDef& p : a.parameters) {

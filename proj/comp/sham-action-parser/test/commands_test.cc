@@ -89,6 +89,8 @@ TEST(SchemaToJson, HasEveryActionInTheYamlShape) {
   EXPECT_EQ(exec.at("parameters").at("return_output").at("default"), true);
   EXPECT_EQ(exec.at("parameters").at("timeout").at("type"), "integer");
   EXPECT_EQ(schema.at("tools").at("undo").at("accessibility"), core::Json::array({"user"}));
+  EXPECT_EQ(schema.at("tools").at("undo").at("user_command"), "clada undo");
+  EXPECT_FALSE(exec.contains("user_command"));
   EXPECT_FALSE(schema.at("tools").at("context_list").contains("primary_param"));
   EXPECT_NO_THROW(schema.dump());
 }
