@@ -261,6 +261,9 @@ class Scenario {
     if (step.contains("out")) {
       EXPECT_TRUE(absl::StrContains(out.str(), step["out"].get<std::string>())) << out.str();
     }
+    if (step.contains("out_lacks")) {
+      EXPECT_FALSE(absl::StrContains(out.str(), step["out_lacks"].get<std::string>())) << out.str();
+    }
     if (step.contains("err")) {
       EXPECT_TRUE(absl::StrContains(err.str(), step["err"].get<std::string>())) << err.str();
     }

@@ -11,7 +11,8 @@
 //    "active"?: bool, "note"?: "substring"}
 //   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?}],
 //    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel]}
-//   {"command": "undo", "args"?: [...], "exit": 0, "out"?: "substr", "err"?: "substr"}
+//   {"command": "undo", "args"?: [...], "mode"?: "off", "exit": 0, "out"?: "substr",
+//    "out_lacks"?: "substr", "err"?: "substr"}
 //   {"action": "git_squash", "params"?: {...}, "success": bool, "error"?: "substr",
 //    "data"?: {subset}}
 //   {"log": ["regex", ...]}           subjects of `git log --first-parent` (full match)
