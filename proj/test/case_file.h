@@ -3,7 +3,8 @@
 // A case file holds one case:
 //   # case name
 //   ## Section            (e.g. Setup, Input, Options, Expected, Expected report, Expected files)
-//   ### title             (optional: a file path, for Setup / Expected files)
+//   ### title             (optional: a file path, for Setup / Expected files;
+//                          "path (no final newline)" for a file without one)
 //   ```lang               (a fence of 3 or more backticks; the body is verbatim,
 //   body                   without the final newline before the closing fence)
 //   ```

@@ -56,7 +56,8 @@ TEST_P(CliCase, Behaves) {
   for (const auto& s : c.value("stderr", nlohmann::json::array())) {
     EXPECT_NE(err.find(s.get<std::string>()), std::string::npos) << "stderr lacks: " << s << "\n" << err;
   }
-  for (auto& [path, content] : c.value("files", nlohmann::json::object()).items()) {
+  const nlohmann::json files = c.value("files", nlohmann::json::object());
+  for (auto& [path, content] : files.items()) {
     EXPECT_EQ(ReadAll(absl::StrCat(dir, "/", path)), content.get<std::string>()) << path;
   }
   for (const auto& path : c.value("absent", nlohmann::json::array())) {

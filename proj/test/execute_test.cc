@@ -26,14 +26,25 @@ std::string MakeScratchRoot() {
   return dir == nullptr ? "" : dir;
 }
 
-// Setup files are written with a final newline (the fence drops it).
+constexpr char kNoFinalNewline[] = " (no final newline)";
+
+// A fenced body is a file's lines; the file ends with a newline unless the
+// entry's title says "(no final newline)". Returns the path and the bytes.
+std::pair<std::string, std::string> FileOf(const testing::CaseEntry& e) {
+  std::string title = e.title;
+  size_t cut = title.find(kNoFinalNewline);
+  if (cut != std::string::npos) return {title.substr(0, cut), e.body.value_or("")};
+  return {title, absl::StrCat(e.body.value_or(""), "\n")};
+}
+
 void WriteSetup(const CaseFile& c, const std::string& root) {
   auto it = c.sections.find("Setup");
   if (it == c.sections.end()) return;
   for (const testing::CaseEntry& e : it->second) {
-    std::string path = absl::StrCat(root, "/", e.title);
+    auto [name, bytes] = FileOf(e);
+    std::string path = absl::StrCat(root, "/", name);
     ASSERT_TRUE(core::CreateDirectories(path.substr(0, path.rfind('/'))).ok());
-    ASSERT_TRUE(core::WriteFileAtomic(path, absl::StrCat(e.body.value_or(""), "\n")).ok()) << path;
+    ASSERT_TRUE(core::WriteFileAtomic(path, bytes).ok()) << path;
   }
 }
 
@@ -79,13 +90,13 @@ TEST_P(ExecuteCase, MatchesExpectations) {
   auto files = c.sections.find("Expected files");
   if (files != c.sections.end()) {
     for (const testing::CaseEntry& e : files->second) {
-      std::string path = absl::StrCat(root, "/", e.title);
-      absl::StatusOr<std::string> got = core::ReadFileToString(path);
+      auto [name, bytes] = FileOf(e);
+      absl::StatusOr<std::string> got = core::ReadFileToString(absl::StrCat(root, "/", name));
       if (!e.body) {
-        EXPECT_FALSE(got.ok()) << e.title << " should not exist";
+        EXPECT_FALSE(got.ok()) << name << " should not exist";
       } else {
-        ASSERT_TRUE(got.ok()) << e.title << ": " << got.status();
-        EXPECT_EQ(*got, absl::StrCat(*e.body, "\n")) << e.title;
+        ASSERT_TRUE(got.ok()) << name << ": " << got.status();
+        EXPECT_EQ(*got, bytes) << name;
       }
     }
   }
