@@ -74,8 +74,8 @@ void BM_SaveToWriteBack(benchmark::State& state) {
   int i = 0;
   for (auto _ : state) {
     ++i;
-    const std::string answer = absl::StrCat("Answer ", i, ":\n#!SHAM [@three-char-SHA-256: b", i,
-                                            "]\naction = \"ls\"\n#!END_SHAM_b", i, "\n");
+    const std::string answer =
+        absl::StrCat("Answer ", i, ":\n#!SHAM [@three-char-SHA-256: b", i, "]\naction = \"ls\"\n#!END_SHAM_b", i, "\n");
     const std::string done = absl::StrCat("\nb", i, " ✅ ls\n");
     auto start = std::chrono::steady_clock::now();
     SaveTruncating(options.file, answer);

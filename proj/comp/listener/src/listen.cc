@@ -29,7 +29,7 @@
 namespace clada::listener {
 namespace {
 
-constexpr int kMaxPollMs = 100;                    // should_stop is checked at least this often
+constexpr int kMaxPollMs = 100;  // should_stop is checked at least this often
 constexpr absl::Duration kUnclosedGrace = absl::Milliseconds(300);
 constexpr int64_t kMaxFileBytes = 50 * 1024 * 1024;  // the block parser's input limit
 constexpr size_t kMaxIdsInLog = 8;
@@ -103,8 +103,8 @@ class Listener {
 
 absl::Status Listener::Setup() {
   if (options_.file.empty() || options_.file.front() != '/') {
-    return absl::InvalidArgumentError(absl::StrCat("the file to listen on must be an absolute path, got '",
-                                                   options_.file, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the file to listen on must be an absolute path, got '", options_.file, "'"));
   }
   if (options_.file.back() == '/') {
     return absl::InvalidArgumentError(absl::StrCat("'", options_.file, "' names a directory, not a file"));
@@ -132,8 +132,8 @@ absl::Status Listener::Setup() {
   if (lock_fd_.get() < 0) return core::ErrnoStatus(errno, "cannot open the listen lock", lock_path);
   if (::flock(lock_fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "another clada listen is already running with the state directory '", options_.state_dir, "'"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("another clada listen is already running with the state directory '", options_.state_dir, "'"));
     }
     return core::ErrnoStatus(errno, "cannot lock", lock_path);
   }
@@ -218,8 +218,8 @@ absl::Status Listener::Loop() {
     int timeout_ms = kMaxPollMs;
     if (due) {
       absl::Duration left = *due - absl::Now();
-      timeout_ms = static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(absl::Ceil(left, absl::Milliseconds(1))),
-                                                        0, kMaxPollMs));
+      timeout_ms = static_cast<int>(
+          std::clamp<int64_t>(absl::ToInt64Milliseconds(absl::Ceil(left, absl::Milliseconds(1))), 0, kMaxPollMs));
     }
     struct pollfd pfd = {inotify_fd_.get(), POLLIN, 0};
     int ready = ::poll(&pfd, 1, timeout_ms);
@@ -267,8 +267,8 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   for (const ScannedBlock& b : fresh) state_.MarkRun(b.key);
   absl::Status saved = SaveListenState(options_.state_dir, state_);
   if (!saved.ok()) {
-    return absl::Status(saved.code(), absl::StrCat("cannot record the blocks about to run, so none ran: ",
-                                                   saved.message()));
+    return absl::Status(saved.code(),
+                        absl::StrCat("cannot record the blocks about to run, so none ran: ", saved.message()));
   }
   RunReport report = run_(BuildRunText(*text, fresh));
 

@@ -73,9 +73,9 @@ struct RunReport {
 using RunBlocksFn = std::function<RunReport(const std::string& answer_text)>;
 
 struct ListenOptions {
-  std::string file;       // absolute path of FILE; its directory must exist
-  std::string state_dir;  // <root>/.clada; created when missing
-  int debounce_ms = 30;   // quiet time after a save before FILE is read
+  std::string file;                   // absolute path of FILE; its directory must exist
+  std::string state_dir;              // <root>/.clada; created when missing
+  int debounce_ms = 30;               // quiet time after a save before FILE is read
   std::function<bool()> should_stop;  // polled at least every 100 ms; Ctrl-C sets it
   std::ostream* log = nullptr;        // one line per run (and one at start); null: silent
   std::function<void()> on_ready;     // called once the watch is in place (harnesses, tests)
@@ -109,10 +109,11 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text);
 // `text` without its results sections (the lines ScanBlocks skips).
 std::string StripResultsSections(absl::string_view text);
 
-// "<id>:<16 hex digits>": the id (bytes other than printable ASCII made
-// '_') and a 64-bit FNV-1a hash of the block's text with '\r' before '\n' and trailing spaces/tabs of each line removed,
-// so an editor that trims whitespace or changes line endings does not make
-// a block new. Stable across processes and builds.
+// "<id>:<16 hex digits>": the id (bytes other than printable ASCII made '_')
+// and a 64-bit FNV-1a hash of the block's text with '\r' and trailing
+// spaces/tabs of each line removed, so an editor that trims whitespace or
+// changes line endings does not make a block new. Stable across processes
+// and builds.
 std::string BlockKey(absl::string_view id, absl::string_view block_text);
 
 // The keys of the blocks already run, oldest first, remembered across

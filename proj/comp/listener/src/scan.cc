@@ -1,5 +1,7 @@
 // The pure text functions: block scanning, keys, new-block detection, the
 // run text and the summary section.
+#include "proj/comp/listener/src/internal/scan.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -10,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proj/comp/listener/src/internal/lines.h"
-#include "proj/comp/listener/src/internal/scan.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener {

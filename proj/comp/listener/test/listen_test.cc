@@ -139,8 +139,12 @@ class RunningListener {
     });
   }
   ~RunningListener() { Stop().IgnoreError(); }
-  bool WaitReady() { return WaitFor([this] { return ready_.load() || done_.load(); }) && ready_; }
-  bool WaitDone() { return WaitFor([this] { return done_.load(); }); }
+  bool WaitReady() {
+    return WaitFor([this] { return ready_.load() || done_.load(); }) && ready_;
+  }
+  bool WaitDone() {
+    return WaitFor([this] { return done_.load(); });
+  }
   absl::Status Stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -299,10 +303,9 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
   const Json tools = c.value("fakeTools", Json::array());
   for (const Json& tool : tools) {
     const std::string name = tool.get<std::string>();
-    const std::string script =
-        c.value("failingTools", false)
-            ? "#!/bin/sh\n/bin/cat > /dev/null\nexit 3\n"
-            : absl::StrCat("#!/bin/sh\n/bin/cat > '", bin_, "/", name, ".out'\n");
+    const std::string script = c.value("failingTools", false)
+                                   ? "#!/bin/sh\n/bin/cat > /dev/null\nexit 3\n"
+                                   : absl::StrCat("#!/bin/sh\n/bin/cat > '", bin_, "/", name, ".out'\n");
     WriteFileOrDie(bin_ + "/" + name, script);
     ASSERT_EQ(::chmod((bin_ + "/" + name).c_str(), 0755), 0);
   }
@@ -345,7 +348,8 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
   if (c.contains("expectClipboard")) CheckClipboard(c.at("expectClipboard"), tools);
 
   // The sentinel: the next run holds exactly one new block.
-  Save(file_, absl::StrCat("#!SHAM [@three-char-SHA-256: ", kSentinelId, "]\naction = \"ls\"\n#!END_SHAM_", kSentinelId, "\n"),
+  Save(file_,
+       absl::StrCat("#!SHAM [@three-char-SHA-256: ", kSentinelId, "]\naction = \"ls\"\n#!END_SHAM_", kSentinelId, "\n"),
        "append");
   ExpectRun(++runs_expected, {kSentinelId});
   StopListener();

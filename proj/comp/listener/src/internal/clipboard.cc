@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -107,7 +107,8 @@ absl::Status CopyFileToClipboard(const ClipboardTool& tool, const std::string& f
     pause = std::min(pause * 2, std::chrono::microseconds(20000));
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
-  if (WIFEXITED(status)) return absl::InternalError(absl::StrCat(tool.name, " exited with status ", WEXITSTATUS(status)));
+  if (WIFEXITED(status))
+    return absl::InternalError(absl::StrCat(tool.name, " exited with status ", WEXITSTATUS(status)));
   return absl::InternalError(absl::StrCat(tool.name, " was killed by signal ", WTERMSIG(status)));
 }
 

@@ -18,7 +18,7 @@ struct ClipboardTool {
 };
 
 struct ClipboardEnv {
-  std::string path;  // $PATH
+  std::string path;      // $PATH
   bool wayland = false;  // $WAYLAND_DISPLAY set and non-empty
   bool x11 = false;      // $DISPLAY set and non-empty
 };
