@@ -24,9 +24,11 @@ constexpr size_t kMaxSuggestableLength = 64;
 
 // The value as written when short and printable, else quoted and shortened.
 std::string ShowName(absl::string_view value) {
-  const bool plain = !value.empty() && value.size() <= kMaxSuggestableLength && IsValidUtf8(value) &&
-                     std::none_of(value.begin(), value.end(),
-                                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '"'; });
+  const bool plain = !value.empty() && value.size() <= kMaxSuggestableLength &&
+                     IsValidUtf8(value) &&
+                     std::none_of(value.begin(), value.end(), [](char c) {
+                       return static_cast<unsigned char>(c) < 0x20 || c == '"';
+                     });
   return plain ? std::string(value) : QuoteForMessage(value);
 }
 
@@ -40,7 +42,8 @@ std::string NormalizeName(absl::string_view name) {
 
 // The words of a name in sorted order: write_file and file_write match.
 std::vector<std::string> SortedWords(absl::string_view normalized) {
-  std::vector<std::string> words = absl::StrSplit(normalized, '_', absl::SkipEmpty());
+  std::vector<std::string> words =
+      absl::StrSplit(normalized, '_', absl::SkipEmpty());
   std::sort(words.begin(), words.end());
   return words;
 }
@@ -48,7 +51,8 @@ std::vector<std::string> SortedWords(absl::string_view normalized) {
 // The LLM-runnable action an unknown name most likely meant, or nullptr:
 // same name in another case or separator, a known alias, the same words in
 // another order, or a small edit distance.
-const ActionDefinition* SuggestAction(absl::string_view name, const ActionSchema& schema) {
+const ActionDefinition* SuggestAction(absl::string_view name,
+                                      const ActionSchema& schema) {
   if (name.size() > kMaxSuggestableLength) return nullptr;
   const std::string wanted = NormalizeName(name);
   std::vector<const ActionDefinition*> candidates;
@@ -89,7 +93,8 @@ std::string LlmActionNames(const ActionSchema& schema) {
 }
 
 std::string ParameterNames(const ActionDefinition& definition) {
-  if (definition.parameters.empty()) return absl::StrCat(definition.name, " takes no parameters");
+  if (definition.parameters.empty())
+    return absl::StrCat(definition.name, " takes no parameters");
   std::vector<absl::string_view> names;
   for (const ParameterDef& p : definition.parameters) names.push_back(p.name);
   return absl::StrCat(definition.name, " takes: ", absl::StrJoin(names, ", "));
@@ -99,16 +104,20 @@ Issue TypeIssue(std::string message, std::string fix) {
   return Issue{"type", std::move(message), std::move(fix)};
 }
 
-std::string ParamLabel(const ParameterDef& p) { return absl::StrCat("Parameter '", p.name, "'"); }
+std::string ParamLabel(const ParameterDef& p) {
+  return absl::StrCat("Parameter '", p.name, "'");
+}
 
 // "N" or "N-M" (spaces around the parts allowed) as canonical text, or nullopt.
 std::optional<std::string> CanonicalLineRange(absl::string_view text) {
-  std::vector<absl::string_view> parts = absl::StrSplit(text, absl::MaxSplits('-', 1));
+  std::vector<absl::string_view> parts =
+      absl::StrSplit(text, absl::MaxSplits('-', 1));
   std::vector<int64_t> numbers;
   for (absl::string_view part : parts) {
     part = absl::StripAsciiWhitespace(part);
     int64_t n = 0;
-    if (part.empty() || part[0] == '+' || ParseDecimalInteger(part, &n) != IntegerParse::kOk || n < 1) {
+    if (part.empty() || part[0] == '+' ||
+        ParseDecimalInteger(part, &n) != IntegerParse::kOk || n < 1) {
       return std::nullopt;
     }
     numbers.push_back(n);
@@ -121,7 +130,8 @@ std::optional<std::string> CanonicalLineRange(absl::string_view text) {
 }
 
 // Converts one value; on failure appends an issue and returns nullopt.
-std::optional<core::Json> ConvertValue(const ParameterDef& p, const std::string& value,
+std::optional<core::Json> ConvertValue(const ParameterDef& p,
+                                       const std::string& value,
                                        std::vector<Issue>* issues) {
   if (p.type == ParamType::kInteger) {
     int64_t n = 0;
@@ -130,49 +140,62 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p, const std::string&
         return core::Json(n);
       case IntegerParse::kOutOfRange:
         issues->push_back(TypeIssue(
-            absl::StrCat(ParamLabel(p), " is out of range: ", QuoteForMessage(value)),
-            absl::StrCat("Use a whole number that fits in 64 bits, e.g. ", p.name, " = \"3\"")));
+            absl::StrCat(ParamLabel(p),
+                         " is out of range: ", QuoteForMessage(value)),
+            absl::StrCat("Use a whole number that fits in 64 bits, e.g. ",
+                         p.name, " = \"3\"")));
         return std::nullopt;
       case IntegerParse::kNotInteger:
         issues->push_back(TypeIssue(
-            absl::StrCat(ParamLabel(p), " must be an integer, got ", QuoteForMessage(value)),
-            absl::StrCat("Write the number in decimal digits only, e.g. ", p.name, " = \"3\"")));
+            absl::StrCat(ParamLabel(p), " must be an integer, got ",
+                         QuoteForMessage(value)),
+            absl::StrCat("Write the number in decimal digits only, e.g. ",
+                         p.name, " = \"3\"")));
         return std::nullopt;
     }
   }
   if (p.type == ParamType::kBoolean) {
     if (value == "true" || value == "false") return core::Json(value == "true");
-    issues->push_back(TypeIssue(
-        absl::StrCat(ParamLabel(p), " must be true or false, got ", QuoteForMessage(value)),
-        absl::StrCat("Write ", p.name, " = \"true\" or ", p.name, " = \"false\"")));
+    issues->push_back(
+        TypeIssue(absl::StrCat(ParamLabel(p), " must be true or false, got ",
+                               QuoteForMessage(value)),
+                  absl::StrCat("Write ", p.name, " = \"true\" or ", p.name,
+                               " = \"false\"")));
     return std::nullopt;
   }
   size_t bad = 0;
   if (!IsValidUtf8(value, &bad)) {
     issues->push_back(TypeIssue(
-        absl::StrCat(ParamLabel(p), " is not valid UTF-8 (byte 0x",
-                     absl::Hex(static_cast<unsigned char>(value[bad]), absl::kZeroPad2), " at offset ", bad,
-                     ")"),
+        absl::StrCat(
+            ParamLabel(p), " is not valid UTF-8 (byte 0x",
+            absl::Hex(static_cast<unsigned char>(value[bad]), absl::kZeroPad2),
+            " at offset ", bad, ")"),
         "Send text as UTF-8; clada reads and writes UTF-8 text only"));
     return std::nullopt;
   }
   if (p.type == ParamType::kEnum) {
-    if (std::find(p.values.begin(), p.values.end(), value) != p.values.end()) return core::Json(value);
-    issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " must be one of: ", absl::StrJoin(p.values, ", "),
-                                             "; got ", QuoteForMessage(value)),
-                                absl::StrCat("Use one of the listed values, e.g. ", p.name, " = \"",
-                                             p.values.front(), "\"")));
+    if (std::find(p.values.begin(), p.values.end(), value) != p.values.end())
+      return core::Json(value);
+    issues->push_back(TypeIssue(
+        absl::StrCat(ParamLabel(p),
+                     " must be one of: ", absl::StrJoin(p.values, ", "),
+                     "; got ", QuoteForMessage(value)),
+        absl::StrCat("Use one of the listed values, e.g. ", p.name, " = \"",
+                     p.values.front(), "\"")));
     return std::nullopt;
   }
-  const std::string path_fix = absl::StrCat("Give a path relative to the working root or an absolute one, e.g. ",
-                                            p.name, " = \"src/main.cc\"");
+  const std::string path_fix = absl::StrCat(
+      "Give a path relative to the working root or an absolute one, e.g. ",
+      p.name, " = \"src/main.cc\"");
   if (p.format == "path") {
     if (absl::StripAsciiWhitespace(value).empty()) {
-      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " must be a non-empty path"), path_fix));
+      issues->push_back(TypeIssue(
+          absl::StrCat(ParamLabel(p), " must be a non-empty path"), path_fix));
       return std::nullopt;
     }
     if (value.find('\0') != std::string::npos) {
-      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " contains a NUL byte"), path_fix));
+      issues->push_back(TypeIssue(
+          absl::StrCat(ParamLabel(p), " contains a NUL byte"), path_fix));
       return std::nullopt;
     }
     return core::Json(value);
@@ -184,13 +207,16 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p, const std::string&
       if (!line.empty()) paths.push_back(line);
     }
     if (value.find('\0') != std::string::npos) {
-      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " contains a NUL byte"),
-                                  "Write one path per line, in a heredoc"));
+      issues->push_back(
+          TypeIssue(absl::StrCat(ParamLabel(p), " contains a NUL byte"),
+                    "Write one path per line, in a heredoc"));
       return std::nullopt;
     }
     if (paths.empty()) {
-      issues->push_back(TypeIssue(absl::StrCat(ParamLabel(p), " must list at least one path, one per line"),
-                                  "Write one path per line, in a heredoc"));
+      issues->push_back(
+          TypeIssue(absl::StrCat(ParamLabel(p),
+                                 " must list at least one path, one per line"),
+                    "Write one path per line, in a heredoc"));
       return std::nullopt;
     }
     return core::Json(absl::StrJoin(paths, "\n"));
@@ -198,10 +224,13 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p, const std::string&
   if (p.format == "line_range") {
     std::optional<std::string> range = CanonicalLineRange(value);
     if (range.has_value()) return core::Json(*range);
-    issues->push_back(TypeIssue(
-        absl::StrCat(ParamLabel(p), " must be a line number or range like \"5\" or \"5-10\" (1-based, end >= start), got ",
-                     QuoteForMessage(value)),
-        absl::StrCat("Write ", p.name, " = \"5\" for one line or ", p.name, " = \"5-10\" for lines 5 to 10")));
+    issues->push_back(
+        TypeIssue(absl::StrCat(ParamLabel(p),
+                               " must be a line number or range like \"5\" or "
+                               "\"5-10\" (1-based, end >= start), got ",
+                               QuoteForMessage(value)),
+                  absl::StrCat("Write ", p.name, " = \"5\" for one line or ",
+                               p.name, " = \"5-10\" for lines 5 to 10")));
     return std::nullopt;
   }
   return core::Json(value);
@@ -217,56 +246,70 @@ std::optional<std::string> ActionValue(const sham_parser::Block& block) {
   return value;
 }
 
-ActionCheck CheckActionName(const sham_parser::Block& block, const ActionSchema& schema) {
+ActionCheck CheckActionName(const sham_parser::Block& block,
+                            const ActionSchema& schema) {
   ActionCheck check;
   const std::optional<std::string> name = ActionValue(block);
   if (!name.has_value() || absl::StripAsciiWhitespace(*name).empty()) {
-    check.issues.push_back(Issue{
-        "validation", name.has_value() ? "Missing 'action' field (its value is empty)" : "Missing 'action' field",
-        absl::StrCat("Add a line naming the action, e.g. action = \"file_write\"; actions: ", LlmActionNames(schema))});
+    check.issues.push_back(
+        Issue{"validation",
+              name.has_value() ? "Missing 'action' field (its value is empty)"
+                               : "Missing 'action' field",
+              absl::StrCat("Add a line naming the action, e.g. action = "
+                           "\"file_write\"; actions: ",
+                           LlmActionNames(schema))});
     return check;
   }
-  const ActionDefinition* definition = schema.Find(absl::StripAsciiWhitespace(*name));
+  const ActionDefinition* definition =
+      schema.Find(absl::StripAsciiWhitespace(*name));
   if (definition == nullptr) {
     const ActionDefinition* suggestion = SuggestAction(*name, schema);
     if (suggestion != nullptr) {
-      check.issues.push_back(Issue{"validation",
-                                   absl::StrCat("Unknown action: ", ShowName(*name), " (did you mean '",
-                                                suggestion->name, "'?)"),
-                                   absl::StrCat("Write action = \"", suggestion->name, "\"")});
+      check.issues.push_back(
+          Issue{"validation",
+                absl::StrCat("Unknown action: ", ShowName(*name),
+                             " (did you mean '", suggestion->name, "'?)"),
+                absl::StrCat("Write action = \"", suggestion->name, "\"")});
     } else {
-      check.issues.push_back(Issue{"validation", absl::StrCat("Unknown action: ", ShowName(*name)),
-                                   absl::StrCat("Use one of: ", LlmActionNames(schema))});
+      check.issues.push_back(
+          Issue{"validation", absl::StrCat("Unknown action: ", ShowName(*name)),
+                absl::StrCat("Use one of: ", LlmActionNames(schema))});
     }
     return check;
   }
   if (!definition->IsLlmAccessible()) {
     check.issues.push_back(Issue{
         "validation",
-        absl::StrCat("Action '", definition->name, "' is run by the user as `", definition->user_command,
-                     "`, not from an LLM answer"),
-        absl::StrCat("Remove this block; if it is needed, ask the user to run `", definition->user_command, "`")});
+        absl::StrCat("Action '", definition->name, "' is run by the user as `",
+                     definition->user_command, "`, not from an LLM answer"),
+        absl::StrCat(
+            "Remove this block; if it is needed, ask the user to run `",
+            definition->user_command, "`")});
     return check;
   }
   check.definition = definition;
   return check;
 }
 
-std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block, const ActionDefinition& definition) {
+std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
+                                           const ActionDefinition& definition) {
   std::vector<Issue> issues;
   for (const ParameterDef& p : definition.parameters) {
     if (!p.required) continue;
-    const bool present = std::any_of(block.properties.begin(), block.properties.end(),
-                                     [&](const auto& kv) { return kv.first == p.name; });
+    const bool present =
+        std::any_of(block.properties.begin(), block.properties.end(),
+                    [&](const auto& kv) { return kv.first == p.name; });
     if (present) continue;
-    issues.push_back(Issue{"validation", absl::StrCat("Missing required parameter: ", p.name),
-                           absl::StrCat("Add the line ", p.name, " = \"...\" to the block; ",
-                                        ParameterNames(definition))});
+    issues.push_back(Issue{
+        "validation", absl::StrCat("Missing required parameter: ", p.name),
+        absl::StrCat("Add the line ", p.name, " = \"...\" to the block; ",
+                     ParameterNames(definition))});
   }
   return issues;
 }
 
-Conversion ConvertParameters(const sham_parser::Block& block, const ActionDefinition& definition) {
+Conversion ConvertParameters(const sham_parser::Block& block,
+                             const ActionDefinition& definition) {
   Conversion out;
   std::vector<std::string> ignored;
   for (const auto& [key, value] : block.properties) {
@@ -274,28 +317,33 @@ Conversion ConvertParameters(const sham_parser::Block& block, const ActionDefini
     const ParameterDef* p = definition.FindParameter(key);
     if (p == nullptr) {
       std::string shown = absl::StrCat("'", ToValidUtf8(key), "'");
-      if (std::find(ignored.begin(), ignored.end(), shown) == ignored.end()) ignored.push_back(std::move(shown));
+      if (std::find(ignored.begin(), ignored.end(), shown) == ignored.end())
+        ignored.push_back(std::move(shown));
       continue;
     }
     std::optional<core::Json> converted = ConvertValue(*p, value, &out.issues);
     if (converted.has_value()) out.params[key] = *std::move(converted);
   }
   for (const ParameterDef& p : definition.parameters) {
-    if (p.default_value.has_value() && !out.params.contains(p.name)) out.params[p.name] = *p.default_value;
+    if (p.default_value.has_value() && !out.params.contains(p.name))
+      out.params[p.name] = *p.default_value;
   }
   if (!ignored.empty()) {
-    out.warnings.push_back(absl::StrCat(definition.name, ": ignored unknown parameter",
-                                        ignored.size() == 1 ? " " : "s ", absl::StrJoin(ignored, ", "), " (",
-                                        ParameterNames(definition), ")"));
+    out.warnings.push_back(absl::StrCat(
+        definition.name, ": ignored unknown parameter",
+        ignored.size() == 1 ? " " : "s ", absl::StrJoin(ignored, ", "), " (",
+        ParameterNames(definition), ")"));
   }
   return out;
 }
 
-Transform TransformBlock(const sham_parser::Block& block, const ActionDefinition& definition) {
+Transform TransformBlock(const sham_parser::Block& block,
+                         const ActionDefinition& definition) {
   Transform out;
   out.issues = CheckRequiredParameters(block, definition);
   Conversion conversion = ConvertParameters(block, definition);
-  out.issues.insert(out.issues.end(), std::make_move_iterator(conversion.issues.begin()),
+  out.issues.insert(out.issues.end(),
+                    std::make_move_iterator(conversion.issues.begin()),
                     std::make_move_iterator(conversion.issues.end()));
   if (!out.issues.empty()) return out;
   core::Action action;
@@ -318,19 +366,22 @@ absl::Status IssuesToStatus(const std::vector<Issue>& issues) {
 
 }  // namespace internal
 
-absl::StatusOr<const ActionDefinition*> ValidateShamBlock(const sham_parser::Block& block,
-                                                          const ActionSchema& schema) {
+absl::StatusOr<const ActionDefinition*> ValidateShamBlock(
+    const sham_parser::Block& block, const ActionSchema& schema) {
   internal::ActionCheck check = internal::CheckActionName(block, schema);
-  if (check.definition == nullptr) return internal::IssuesToStatus(check.issues);
-  std::vector<internal::Issue> missing = internal::CheckRequiredParameters(block, *check.definition);
+  if (check.definition == nullptr)
+    return internal::IssuesToStatus(check.issues);
+  std::vector<internal::Issue> missing =
+      internal::CheckRequiredParameters(block, *check.definition);
   if (!missing.empty()) return internal::IssuesToStatus(missing);
   return check.definition;
 }
 
-absl::StatusOr<core::Action> TransformToAction(const sham_parser::Block& block,
-                                               const ActionDefinition& definition) {
+absl::StatusOr<core::Action> TransformToAction(
+    const sham_parser::Block& block, const ActionDefinition& definition) {
   internal::Transform transform = internal::TransformBlock(block, definition);
-  if (!transform.action.has_value()) return internal::IssuesToStatus(transform.issues);
+  if (!transform.action.has_value())
+    return internal::IssuesToStatus(transform.issues);
   return *std::move(transform.action);
 }
 

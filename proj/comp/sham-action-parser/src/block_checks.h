@@ -31,7 +31,8 @@ struct ActionCheck {
   const ActionDefinition* definition = nullptr;
   std::vector<Issue> issues;
 };
-ActionCheck CheckActionName(const sham_parser::Block& block, const ActionSchema& schema);
+ActionCheck CheckActionName(const sham_parser::Block& block,
+                            const ActionSchema& schema);
 
 // One issue per required parameter the block lacks, in schema order.
 std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
@@ -45,7 +46,8 @@ struct Conversion {
   std::vector<std::string> warnings;
   std::vector<Issue> issues;
 };
-Conversion ConvertParameters(const sham_parser::Block& block, const ActionDefinition& definition);
+Conversion ConvertParameters(const sham_parser::Block& block,
+                             const ActionDefinition& definition);
 
 // The whole conversion of a block whose action is known: required
 // parameters, then types. `action` is set only when `issues` is empty.
@@ -53,7 +55,8 @@ struct Transform {
   std::optional<core::Action> action;
   std::vector<Issue> issues;
 };
-Transform TransformBlock(const sham_parser::Block& block, const ActionDefinition& definition);
+Transform TransformBlock(const sham_parser::Block& block,
+                         const ActionDefinition& definition);
 
 // InvalidArgument with every issue's message, joined by "; ".
 absl::Status IssuesToStatus(const std::vector<Issue>& issues);

@@ -85,8 +85,10 @@ std::string DescribeParameter(const ParameterDef& p) {
   parts.push_back(p.required ? "required" : "optional");
   if (p.default_value.has_value()) {
     const core::Json& d = *p.default_value;
-    parts.push_back(absl::StrCat("default ", d.is_string() ? absl::StrCat("\"", d.get<std::string>(), "\"")
-                                                           : d.dump()));
+    parts.push_back(absl::StrCat(
+        "default ", d.is_string()
+                        ? absl::StrCat("\"", d.get<std::string>(), "\"")
+                        : d.dump()));
   }
   return absl::StrJoin(parts, ", ");
 }
@@ -94,7 +96,9 @@ std::string DescribeParameter(const ParameterDef& p) {
 // The primary parameter's value for a one-line summary.
 std::string SummaryValue(const core::Action& action) {
   const ActionDefinition* def = FindAction(action.name);
-  if (def == nullptr || def->primary_param.empty() || !action.params.contains(def->primary_param)) return "";
+  if (def == nullptr || def->primary_param.empty() ||
+      !action.params.contains(def->primary_param))
+    return "";
   const core::Json& value = action.params[def->primary_param];
   if (!value.is_string()) return value.dump();
   const std::string& text = value.get_ref<const std::string&>();
@@ -102,39 +106,48 @@ std::string SummaryValue(const core::Action& action) {
   std::string shown = internal::ToValidUtf8(lines.front());
   if (shown.size() > kMaxSummaryChars) {
     size_t cut = kMaxSummaryChars;
-    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80)
+      --cut;
     shown = absl::StrCat(shown.substr(0, cut), "...");
   }
   if (lines.size() > 1) {
-    absl::StrAppend(&shown, " (+", lines.size() - 1, lines.size() == 2 ? " more line)" : " more lines)");
+    absl::StrAppend(&shown, " (+", lines.size() - 1,
+                    lines.size() == 2 ? " more line)" : " more lines)");
   }
   return shown;
 }
 
 void PrintText(const ActionParseResult& r, std::ostream& out) {
-  out << r.total_blocks << (r.total_blocks == 1 ? " block: " : " blocks: ") << r.actions.size()
-      << " would run, " << r.errors.size() << (r.errors.size() == 1 ? " error" : " errors") << "\n";
+  out << r.total_blocks << (r.total_blocks == 1 ? " block: " : " blocks: ")
+      << r.actions.size() << " would run, " << r.errors.size()
+      << (r.errors.size() == 1 ? " error" : " errors") << "\n";
   if (!r.actions.empty()) {
     out << "\nwould run:\n";
     for (const core::Action& a : r.actions) {
-      std::string line = absl::StrCat("  ", internal::ToValidUtf8(a.metadata.block_id), " ", a.name);
+      std::string line = absl::StrCat(
+          "  ", internal::ToValidUtf8(a.metadata.block_id), " ", a.name);
       const std::string value = SummaryValue(a);
       if (!value.empty()) absl::StrAppend(&line, " ", value);
       out << line << "\n";
-      for (const std::string& w : a.warnings) out << "      warning: " << internal::ToValidUtf8(w) << "\n";
+      for (const std::string& w : a.warnings)
+        out << "      warning: " << internal::ToValidUtf8(w) << "\n";
     }
   }
   if (!r.errors.empty()) {
     out << "\nerrors:\n";
     for (const ActionParseError& e : r.errors) {
-      out << "  " << (e.block_id.empty() ? "(no id)" : internal::ToValidUtf8(e.block_id)) << " line "
-          << e.block_start_line << " " << e.error_type << ": " << internal::ToValidUtf8(e.message) << "\n";
+      out << "  "
+          << (e.block_id.empty() ? "(no id)"
+                                 : internal::ToValidUtf8(e.block_id))
+          << " line " << e.block_start_line << " " << e.error_type << ": "
+          << internal::ToValidUtf8(e.message) << "\n";
       out << "      fix: " << internal::ToValidUtf8(e.fix) << "\n";
     }
   }
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";
-    for (const std::string& w : r.warnings) out << "  " << internal::ToValidUtf8(w) << "\n";
+    for (const std::string& w : r.warnings)
+      out << "  " << internal::ToValidUtf8(w) << "\n";
   }
 }
 
@@ -148,12 +161,16 @@ int RunValidateCommand(absl::string_view input, bool json, std::ostream& out) {
                       {"successCount", r.actions.size()},
                       {"errorCount", r.errors.size()}};
     doc["actions"] = core::Json::array();
-    for (const core::Action& a : r.actions) doc["actions"].push_back(ActionToJson(a));
+    for (const core::Action& a : r.actions)
+      doc["actions"].push_back(ActionToJson(a));
     doc["errors"] = core::Json::array();
-    for (const ActionParseError& e : r.errors) doc["errors"].push_back(ActionParseErrorToJson(e));
+    for (const ActionParseError& e : r.errors)
+      doc["errors"].push_back(ActionParseErrorToJson(e));
     doc["warnings"] = core::Json::array();
-    for (const std::string& w : r.warnings) doc["warnings"].push_back(internal::ToValidUtf8(w));
-    out << doc.dump(2, ' ', false, core::Json::error_handler_t::replace) << "\n";
+    for (const std::string& w : r.warnings)
+      doc["warnings"].push_back(internal::ToValidUtf8(w));
+    out << doc.dump(2, ' ', false, core::Json::error_handler_t::replace)
+        << "\n";
   } else {
     PrintText(r, out);
   }
@@ -205,7 +222,8 @@ core::Json SchemaToJson() {
     t["returns"] = a.returns;
     tools[a.name] = std::move(t);
   }
-  return core::Json{{"SHAM_syntax_example", schema.syntax_example}, {"tools", std::move(tools)}};
+  return core::Json{{"SHAM_syntax_example", schema.syntax_example},
+                    {"tools", std::move(tools)}};
 }
 
 }  // namespace clada::sham_action_parser

@@ -3,8 +3,9 @@
 // pastes into an LLM's system prompt) and `clada schema` (the schema as JSON).
 //
 // Example:
-//   int code = clada::sham_action_parser::RunValidateCommand(text, /*json=*/false, std::cout);
-//   std::cout << clada::sham_action_parser::RenderInstructions();
+//   int code = clada::sham_action_parser::RunValidateCommand(text,
+//   /*json=*/false, std::cout); std::cout <<
+//   clada::sham_action_parser::RenderInstructions();
 #ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_COMMANDS_H_
 #define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_COMMANDS_H_
 
@@ -32,8 +33,9 @@ std::string RenderInstructions();
 
 // LoadedSchema() as JSON, in the shape of unified-design.yaml:
 // {"SHAM_syntax_example", "tools": {name: {type, executor, description,
-// accessibility, user_command?, output_display, primary_param?, aliases?, parameters: {name:
-// {type, required, format?, values?, default?, description?}}, returns}}}.
+// accessibility, user_command?, output_display, primary_param?, aliases?,
+// parameters: {name: {type, required, format?, values?, default?,
+// description?}}, returns}}}.
 core::Json SchemaToJson();
 
 }  // namespace clada::sham_action_parser

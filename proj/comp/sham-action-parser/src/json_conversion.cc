@@ -9,10 +9,12 @@ namespace clada::sham_action_parser {
 namespace {
 
 core::Json ValidUtf8Json(const core::Json& value) {
-  if (value.is_string()) return internal::ToValidUtf8(value.get_ref<const std::string&>());
+  if (value.is_string())
+    return internal::ToValidUtf8(value.get_ref<const std::string&>());
   if (value.is_object()) {
     core::Json out = core::Json::object();
-    for (const auto& [key, item] : value.items()) out[internal::ToValidUtf8(key)] = ValidUtf8Json(item);
+    for (const auto& [key, item] : value.items())
+      out[internal::ToValidUtf8(key)] = ValidUtf8Json(item);
     return out;
   }
   if (value.is_array()) {
@@ -28,7 +30,8 @@ core::Json ValidUtf8Json(const core::Json& value) {
 core::Json ActionParseErrorToJson(const ActionParseError& error) {
   core::Json out = core::Json::object();
   out["blockId"] = internal::ToValidUtf8(error.block_id);
-  if (error.action.has_value()) out["action"] = internal::ToValidUtf8(*error.action);
+  if (error.action.has_value())
+    out["action"] = internal::ToValidUtf8(*error.action);
   out["errorType"] = error.error_type;
   out["message"] = internal::ToValidUtf8(error.message);
   out["blockStartLine"] = error.block_start_line;
@@ -41,12 +44,14 @@ core::Json ActionToJson(const core::Action& action) {
   core::Json out = core::Json::object();
   out["action"] = internal::ToValidUtf8(action.name);
   out["parameters"] = ValidUtf8Json(action.params);
-  out["metadata"] = {{"blockId", internal::ToValidUtf8(action.metadata.block_id)},
-                     {"startLine", action.metadata.start_line},
-                     {"endLine", action.metadata.end_line}};
+  out["metadata"] = {
+      {"blockId", internal::ToValidUtf8(action.metadata.block_id)},
+      {"startLine", action.metadata.start_line},
+      {"endLine", action.metadata.end_line}};
   if (!action.warnings.empty()) {
     core::Json warnings = core::Json::array();
-    for (const std::string& w : action.warnings) warnings.push_back(internal::ToValidUtf8(w));
+    for (const std::string& w : action.warnings)
+      warnings.push_back(internal::ToValidUtf8(w));
     out["warnings"] = std::move(warnings);
   }
   return out;

@@ -47,7 +47,8 @@ class LineIndex {
 
   int line_count() const { return static_cast<int>(starts_.size()); }
 
-  // Lines first..last (clamped to the input) as written, without the final newline.
+  // Lines first..last (clamped to the input) as written, without the final
+  // newline.
   absl::string_view Lines(int first, int last) const {
     first = std::max(first, 1);
     last = std::min(last, line_count());
@@ -71,9 +72,11 @@ std::string BlockContentForError(absl::string_view text) {
   size_t cut = text.rfind('\n', kMaxBlockContentBytes);
   if (cut == absl::string_view::npos || cut < kMaxBlockContentBytes / 2) {
     cut = kMaxBlockContentBytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+      --cut;
   }
-  return absl::StrCat(text.substr(0, cut), "\n[... ", text.size() - cut, " more bytes of this block not shown]");
+  return absl::StrCat(text.substr(0, cut), "\n[... ", text.size() - cut,
+                      " more bytes of this block not shown]");
 }
 
 // The block parser reads input as a browser would, turning ill-formed UTF-8
@@ -86,7 +89,8 @@ struct InvalidByte {
   std::string key;  // "" when not inside a value
 };
 
-std::optional<InvalidByte> FindInvalidUtf8(const LineIndex& lines, int first, int last) {
+std::optional<InvalidByte> FindInvalidUtf8(const LineIndex& lines, int first,
+                                           int last) {
   if (internal::IsValidUtf8(lines.Lines(first, last))) return std::nullopt;
   std::string key;
   std::string heredoc_end;  // the marker that ends the open heredoc, if any
@@ -103,44 +107,56 @@ std::optional<InvalidByte> FindInvalidUtf8(const LineIndex& lines, int first, in
       const size_t eq = line.find('=');
       if (eq != absl::string_view::npos) {
         key = std::string(absl::StripAsciiWhitespace(line.substr(0, eq)));
-        absl::string_view rest = absl::StripAsciiWhitespace(line.substr(eq + 1));
-        if (absl::StartsWith(rest, "<<'") && rest.size() > 4 && absl::EndsWith(rest, "'")) {
+        absl::string_view rest =
+            absl::StripAsciiWhitespace(line.substr(eq + 1));
+        if (absl::StartsWith(rest, "<<'") && rest.size() > 4 &&
+            absl::EndsWith(rest, "'")) {
           heredoc_end = std::string(rest.substr(3, rest.size() - 4));
         }
       }
     }
     size_t bad = 0;
     if (!internal::IsValidUtf8(line, &bad)) {
-      return InvalidByte{n, bad + 1, static_cast<unsigned char>(line[bad]), key};
+      return InvalidByte{n, bad + 1, static_cast<unsigned char>(line[bad]),
+                         key};
     }
   }
   absl::string_view header = lines.Line(first);
   size_t bad = 0;
   internal::IsValidUtf8(header, &bad);
-  return InvalidByte{first, bad + 1, static_cast<unsigned char>(header[bad]), ""};
+  return InvalidByte{first, bad + 1, static_cast<unsigned char>(header[bad]),
+                     ""};
 }
 
-bool IsEndMarker(absl::string_view line) { return absl::StartsWithIgnoreCase(line, "#!end"); }
+bool IsEndMarker(absl::string_view line) {
+  return absl::StartsWithIgnoreCase(line, "#!end");
+}
 
 // The text of a block whose header could not be read: the header through
 // the next end marker, or the header line alone when none follows soon.
 std::string HeaderBlockText(const LineIndex& lines, int header_line) {
-  const int last = std::min(lines.line_count(), header_line + kMaxHeaderScanLines);
+  const int last =
+      std::min(lines.line_count(), header_line + kMaxHeaderScanLines);
   for (int n = header_line + 1; n <= last; ++n) {
     absl::string_view line = lines.Line(n);
     if (!absl::StartsWith(line, "#!")) continue;
-    if (IsEndMarker(line)) return BlockContentForError(lines.Lines(header_line, n));
+    if (IsEndMarker(line))
+      return BlockContentForError(lines.Lines(header_line, n));
     break;  // another header: this one had no end marker of its own
   }
   return BlockContentForError(lines.Line(header_line));
 }
 
-// The ID the header tried to give ("a-b" in "#!SHAM [@three-char-SHA-256: a-b]"), or "".
+// The ID the header tried to give ("a-b" in "#!SHAM [@three-char-SHA-256:
+// a-b]"), or "".
 std::string IdFromHeader(absl::string_view header) {
   const size_t colon = header.rfind(':');
   const size_t bracket = header.rfind(']');
-  if (colon == absl::string_view::npos || bracket == absl::string_view::npos || bracket < colon) return "";
-  return std::string(absl::StripAsciiWhitespace(header.substr(colon + 1, bracket - colon - 1)));
+  if (colon == absl::string_view::npos || bracket == absl::string_view::npos ||
+      bracket < colon)
+    return "";
+  return std::string(absl::StripAsciiWhitespace(
+      header.substr(colon + 1, bracket - colon - 1)));
 }
 
 std::string SyntaxMessage(const sham_parser::ParseError& e) {
@@ -148,41 +164,55 @@ std::string SyntaxMessage(const sham_parser::ParseError& e) {
 }
 
 // How to fix a syntax error, by the parser's error code.
-std::string SyntaxFix(const sham_parser::ParseError& e, absl::string_view block_id) {
+std::string SyntaxFix(const sham_parser::ParseError& e,
+                      absl::string_view block_id) {
   const std::string id = block_id.empty() ? "k7m" : std::string(block_id);
   const std::string& c = e.code;
   if (c == "MALFORMED_HEADER" || c == "INVALID_BLOCK_ID") {
-    return "Start each block with a header like #!SHAM [@three-char-SHA-256: k7m] whose ID is exactly 3 "
+    return "Start each block with a header like #!SHAM [@three-char-SHA-256: "
+           "k7m] whose ID is exactly 3 "
            "letters or digits, and end it with #!END_SHAM_k7m";
   }
-  if (c == "DUPLICATE_KEY") return "Give each key once per block; the whole block was skipped";
+  if (c == "DUPLICATE_KEY")
+    return "Give each key once per block; the whole block was skipped";
   if (c == "MALFORMED_ASSIGNMENT" || c == "TRAILING_CONTENT") {
-    return absl::StrCat("Every line inside a block is key = \"value\", key = <<'EOT_SHAM_", id,
-                        "' starting a heredoc, or empty; comments and text after the closing quote are not "
-                        "allowed; the whole block was skipped");
+    return absl::StrCat(
+        "Every line inside a block is key = \"value\", key = <<'EOT_SHAM_", id,
+        "' starting a heredoc, or empty; comments and text after the closing "
+        "quote are not "
+        "allowed; the whole block was skipped");
   }
   if (c == "INVALID_KEY" || c == "EMPTY_KEY") {
-    return "Start the line with the parameter name (letters, digits, underscores, no spaces before it), e.g. "
+    return "Start the line with the parameter name (letters, digits, "
+           "underscores, no spaces before it), e.g. "
            "path = \"src/a.txt\"; the whole block was skipped";
   }
-  if (c == "INVALID_ASSIGNMENT_OPERATOR") return "Use = between key and value; the whole block was skipped";
+  if (c == "INVALID_ASSIGNMENT_OPERATOR")
+    return "Use = between key and value; the whole block was skipped";
   if (c == "INVALID_VALUE") {
-    return absl::StrCat("Put the value in double quotes, or use a heredoc <<'EOT_SHAM_", id,
-                        "' for text with newlines or quotes; the whole block was skipped");
+    return absl::StrCat(
+        "Put the value in double quotes, or use a heredoc <<'EOT_SHAM_", id,
+        "' for text with newlines or quotes; the whole block was skipped");
   }
   if (c == "UNCLOSED_QUOTE") {
-    return absl::StrCat("Close the quote on the same line (write \\\" for a quote inside); for text with "
-                        "newlines use a heredoc <<'EOT_SHAM_", id, "'; the whole block was skipped");
+    return absl::StrCat(
+        "Close the quote on the same line (write \\\" for a quote inside); for "
+        "text with "
+        "newlines use a heredoc <<'EOT_SHAM_",
+        id, "'; the whole block was skipped");
   }
   if (c == "UNCLOSED_HEREDOC") {
-    return absl::StrCat("End the heredoc with a line containing only EOT_SHAM_", id,
-                        "; the whole block was skipped");
+    return absl::StrCat("End the heredoc with a line containing only EOT_SHAM_",
+                        id, "; the whole block was skipped");
   }
   if (c == "UNCLOSED_BLOCK" || c == "MISMATCHED_END") {
-    return absl::StrCat("End the block with the line #!END_SHAM_", id, "; the whole block was skipped");
+    return absl::StrCat("End the block with the line #!END_SHAM_", id,
+                        "; the whole block was skipped");
   }
-  if (c == "input_too_large") return "Send less text at once; nothing in this input was run";
-  return "Correct the syntax at that line (`clada instructions` shows the block syntax); the whole block was "
+  if (c == "input_too_large")
+    return "Send less text at once; nothing in this input was run";
+  return "Correct the syntax at that line (`clada instructions` shows the "
+         "block syntax); the whole block was "
          "skipped";
 }
 
@@ -197,11 +227,13 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
   // Blocks in input order, and the last line each one owns.
   std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return blocks[a].start_line < blocks[b].start_line; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return blocks[a].start_line < blocks[b].start_line;
+  });
   std::vector<int> starts(order.size());
   std::vector<int> last_lines(order.size());
-  for (size_t k = 0; k < order.size(); ++k) starts[k] = blocks[order[k]].start_line;
+  for (size_t k = 0; k < order.size(); ++k)
+    starts[k] = blocks[order[k]].start_line;
   for (size_t k = 0; k < order.size(); ++k) {
     const sham_parser::Block& b = blocks[order[k]];
     last_lines[k] = b.end_line.has_value() ? *b.end_line
@@ -209,15 +241,18 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
                                            : lines.line_count();
   }
 
-  // Each syntax error goes to the block around its line (k), or stays unattached.
-  std::vector<std::vector<const sham_parser::ParseError*>> block_errors(order.size());
+  // Each syntax error goes to the block around its line (k), or stays
+  // unattached.
+  std::vector<std::vector<const sham_parser::ParseError*>> block_errors(
+      order.size());
   std::vector<const sham_parser::ParseError*> unattached;
   for (const sham_parser::ParseError& e : parsed.errors) {
     const auto after = std::upper_bound(starts.begin(), starts.end(), e.line);
     bool attached = false;
     if (!e.block_id.empty() && after != starts.begin()) {
       const size_t nearest = static_cast<size_t>(after - starts.begin()) - 1;
-      // The nearest block that carries the error's ID, a few blocks back at most.
+      // The nearest block that carries the error's ID, a few blocks back at
+      // most.
       for (size_t k = nearest + 1; k-- > 0 && nearest - k < 4;) {
         if (blocks[order[k]].id == e.block_id && e.line <= last_lines[k] + 1) {
           block_errors[k].push_back(&e);
@@ -240,52 +275,74 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
   for (const std::string& id : ids_in_order) {
     const std::vector<int>& at = id_lines[id];
     if (at.size() < 2) continue;
-    std::string where = absl::StrJoin(at.begin(), at.begin() + std::min(at.size(), kMaxListedLines), ", ");
-    if (at.size() > kMaxListedLines) absl::StrAppend(&where, " and ", at.size() - kMaxListedLines, " more");
-    result.warnings.push_back(absl::StrCat("Block ID '", id, "' is used by ", at.size(), " blocks (lines ", where,
-                                           "); give every block its own ID so results can be told apart"));
+    std::string where = absl::StrJoin(
+        at.begin(), at.begin() + std::min(at.size(), kMaxListedLines), ", ");
+    if (at.size() > kMaxListedLines)
+      absl::StrAppend(&where, " and ", at.size() - kMaxListedLines, " more");
+    result.warnings.push_back(absl::StrCat(
+        "Block ID '", id, "' is used by ", at.size(), " blocks (lines ", where,
+        "); give every block its own ID so results can be told apart"));
   }
 
   const ActionSchema& schema = LoadedSchema();
   for (size_t k = 0; k < order.size(); ++k) {
     const sham_parser::Block& block = blocks[order[k]];
-    const std::optional<std::string> action_value = internal::ActionValue(block);
+    const std::optional<std::string> action_value =
+        internal::ActionValue(block);
     std::string content;  // made on the first error only
-    const auto add_error = [&](std::string type, std::string message, std::string fix) {
-      if (content.empty()) content = BlockContentForError(lines.Lines(starts[k], last_lines[k]));
-      result.errors.push_back(ActionParseError{block.id, action_value, std::move(type), std::move(message),
-                                               block.start_line, content, std::move(fix)});
+    const auto add_error = [&](std::string type, std::string message,
+                               std::string fix) {
+      if (content.empty())
+        content = BlockContentForError(lines.Lines(starts[k], last_lines[k]));
+      result.errors.push_back(ActionParseError{
+          block.id, action_value, std::move(type), std::move(message),
+          block.start_line, content, std::move(fix)});
     };
     const std::vector<const sham_parser::ParseError*>& syntax = block_errors[k];
     if (!syntax.empty()) {
-      for (size_t i = 0; i < syntax.size() && i < kMaxSyntaxErrorsPerBlock; ++i) {
-        add_error("syntax", SyntaxMessage(*syntax[i]), SyntaxFix(*syntax[i], block.id));
+      for (size_t i = 0; i < syntax.size() && i < kMaxSyntaxErrorsPerBlock;
+           ++i) {
+        add_error("syntax", SyntaxMessage(*syntax[i]),
+                  SyntaxFix(*syntax[i], block.id));
       }
       if (syntax.size() > kMaxSyntaxErrorsPerBlock) {
         add_error("syntax",
-                  absl::StrCat(syntax.size() - kMaxSyntaxErrorsPerBlock, " more syntax errors in this block (lines ",
-                               syntax[kMaxSyntaxErrorsPerBlock]->line, " to ", syntax.back()->line, ")"),
-                  "Correct the errors above first; the same mistake is probably repeated");
+                  absl::StrCat(syntax.size() - kMaxSyntaxErrorsPerBlock,
+                               " more syntax errors in this block (lines ",
+                               syntax[kMaxSyntaxErrorsPerBlock]->line, " to ",
+                               syntax.back()->line, ")"),
+                  "Correct the errors above first; the same mistake is "
+                  "probably repeated");
       }
       continue;
     }
-    const std::optional<InvalidByte> invalid = FindInvalidUtf8(lines, starts[k], last_lines[k]);
+    const std::optional<InvalidByte> invalid =
+        FindInvalidUtf8(lines, starts[k], last_lines[k]);
     if (invalid.has_value()) {
-      add_error("type",
-                absl::StrCat(invalid->key.empty() ? "Block" : absl::StrCat("Parameter '", internal::ToValidUtf8(invalid->key), "'"),
-                             " is not valid UTF-8 (byte 0x", absl::Hex(invalid->byte, absl::kZeroPad2), " on line ",
-                             invalid->line, ", byte column ", invalid->column, ")"),
-                "Send text as UTF-8; clada reads and writes UTF-8 text only");
+      add_error(
+          "type",
+          absl::StrCat(
+              invalid->key.empty()
+                  ? "Block"
+                  : absl::StrCat("Parameter '",
+                                 internal::ToValidUtf8(invalid->key), "'"),
+              " is not valid UTF-8 (byte 0x",
+              absl::Hex(invalid->byte, absl::kZeroPad2), " on line ",
+              invalid->line, ", byte column ", invalid->column, ")"),
+          "Send text as UTF-8; clada reads and writes UTF-8 text only");
       continue;
     }
     internal::ActionCheck check = internal::CheckActionName(block, schema);
     if (check.definition == nullptr) {
-      for (internal::Issue& i : check.issues) add_error(i.error_type, i.message, i.fix);
+      for (internal::Issue& i : check.issues)
+        add_error(i.error_type, i.message, i.fix);
       continue;
     }
-    internal::Transform transform = internal::TransformBlock(block, *check.definition);
+    internal::Transform transform =
+        internal::TransformBlock(block, *check.definition);
     if (!transform.action.has_value()) {
-      for (internal::Issue& i : transform.issues) add_error(i.error_type, i.message, i.fix);
+      for (internal::Issue& i : transform.issues)
+        add_error(i.error_type, i.message, i.fix);
       continue;
     }
     result.actions.push_back(*std::move(transform.action));
@@ -296,12 +353,15 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
   for (const sham_parser::ParseError* e : unattached) {
     const bool is_header = absl::StartsWith(e->content, "#!");
     if (is_header) ++result.total_blocks;
-    const std::string id = e->block_id.empty() && is_header ? IdFromHeader(e->content) : e->block_id;
-    result.errors.push_back(ActionParseError{id, std::nullopt, "syntax", SyntaxMessage(*e),
-                                             e->line > 0 ? e->line : 1,
-                                             is_header ? HeaderBlockText(lines, e->line)
-                                                       : BlockContentForError(e->content),
-                                             SyntaxFix(*e, id)});
+    const std::string id = e->block_id.empty() && is_header
+                               ? IdFromHeader(e->content)
+                               : e->block_id;
+    result.errors.push_back(
+        ActionParseError{id, std::nullopt, "syntax", SyntaxMessage(*e),
+                         e->line > 0 ? e->line : 1,
+                         is_header ? HeaderBlockText(lines, e->line)
+                                   : BlockContentForError(e->content),
+                         SyntaxFix(*e, id)});
   }
   std::stable_sort(result.errors.begin(), result.errors.end(),
                    [](const ActionParseError& a, const ActionParseError& b) {

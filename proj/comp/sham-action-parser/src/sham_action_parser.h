@@ -35,8 +35,8 @@ struct ParameterDef {
   std::string name;
   ParamType type = ParamType::kString;
   bool required = false;
-  std::string format;                // "", "path", "multiline_paths" or "line_range"
-  std::vector<std::string> values;   // allowed values of an enum
+  std::string format;  // "", "path", "multiline_paths" or "line_range"
+  std::vector<std::string> values;          // allowed values of an enum
   std::optional<core::Json> default_value;  // typed like the parameter
   std::string description;
 };
@@ -44,14 +44,14 @@ struct ParameterDef {
 // One action. `parameters` keep the order of the YAML.
 struct ActionDefinition {
   std::string name;
-  std::string type;            // read | write | meta | git | dynamic
-  std::string executor;        // fs-ops | exec | context | git-tx
+  std::string type;      // read | write | meta | git | dynamic
+  std::string executor;  // fs-ops | exec | context | git-tx
   std::string description;
   std::vector<std::string> accessibility;  // "llm" and/or "user"
   std::string user_command;    // e.g. "clada undo"; set when user-accessible
   std::string output_display;  // always | never | conditional
   std::string primary_param;   // "" when the action has none
-  std::vector<std::string> aliases;        // wrong names that suggest this one
+  std::vector<std::string> aliases;  // wrong names that suggest this one
   std::vector<ParameterDef> parameters;
   core::Json returns = core::Json::object();
 
@@ -62,7 +62,7 @@ struct ActionDefinition {
 };
 
 struct ActionSchema {
-  std::string syntax_example;  // SHAM_syntax_example
+  std::string syntax_example;             // SHAM_syntax_example
   std::vector<ActionDefinition> actions;  // in YAML order
 
   // The action called `name` (exact match), or nullptr.
@@ -103,7 +103,8 @@ struct ActionParseResult {
   // Answer-wide notes, e.g. two blocks sharing an ID. Notes about a single
   // action (ignored keys) are in that action's `warnings`.
   std::vector<std::string> warnings;
-  int total_blocks = 0;  // blocks found, including ones whose header was unreadable
+  int total_blocks =
+      0;  // blocks found, including ones whose header was unreadable
 };
 
 // Parses `text` with sham_parser::ParseBlocks and validates each block on its
@@ -115,16 +116,16 @@ ActionParseResult ParseShamResponse(absl::string_view text);
 // from an LLM answer, and every required parameter present. Returns that
 // action's definition (owned by `schema`). InvalidArgument whose message lists
 // every problem, separated by "; ".
-absl::StatusOr<const ActionDefinition*> ValidateShamBlock(const sham_parser::Block& block,
-                                                          const ActionSchema& schema);
+absl::StatusOr<const ActionDefinition*> ValidateShamBlock(
+    const sham_parser::Block& block, const ActionSchema& schema);
 
 // Converts the block's values to the types `definition` declares, fills in
 // defaults, and records ignored keys as warnings. Checks required parameters
 // too, so it never yields an incomplete action; it does not check
 // accessibility. InvalidArgument listing every missing or ill-typed
 // parameter, separated by "; ".
-absl::StatusOr<core::Action> TransformToAction(const sham_parser::Block& block,
-                                               const ActionDefinition& definition);
+absl::StatusOr<core::Action> TransformToAction(
+    const sham_parser::Block& block, const ActionDefinition& definition);
 
 // {"blockId","action"?,"errorType","message","blockStartLine","blockContent","fix"}.
 // Invalid UTF-8 in any text is replaced by U+FFFD, so dumping never throws.

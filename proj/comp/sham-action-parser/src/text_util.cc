@@ -11,7 +11,9 @@ namespace {
 
 // Length of the well-formed UTF-8 sequence at text[i], or 0 if ill-formed.
 size_t Utf8SequenceLength(absl::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const auto byte = [&](size_t k) {
+    return static_cast<unsigned char>(text[k]);
+  };
   const unsigned char b0 = byte(i);
   if (b0 < 0x80) return 1;
   size_t len;
@@ -110,17 +112,20 @@ IntegerParse ParseDecimalInteger(absl::string_view text, int64_t* value) {
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) i = 1;
   if (i == text.size()) return IntegerParse::kNotInteger;
   for (size_t k = i; k < text.size(); ++k) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(text[k]))) return IntegerParse::kNotInteger;
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(text[k])))
+      return IntegerParse::kNotInteger;
   }
   // Accumulate negatively so that INT64_MIN fits.
   int64_t result = 0;
   for (; i < text.size(); ++i) {
     const int digit = text[i] - '0';
-    if (result < (std::numeric_limits<int64_t>::min() + digit) / 10) return IntegerParse::kOutOfRange;
+    if (result < (std::numeric_limits<int64_t>::min() + digit) / 10)
+      return IntegerParse::kOutOfRange;
     result = result * 10 - digit;
   }
   if (!negative) {
-    if (result == std::numeric_limits<int64_t>::min()) return IntegerParse::kOutOfRange;
+    if (result == std::numeric_limits<int64_t>::min())
+      return IntegerParse::kOutOfRange;
     result = -result;
   }
   *value = result;
@@ -137,7 +142,8 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
     row[0] = i;
     for (size_t j = 1; j <= y.size(); ++j) {
       const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
       diagonal = above;
     }
   }

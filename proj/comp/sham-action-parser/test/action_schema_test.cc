@@ -1,6 +1,7 @@
 // The schema: the built-in unified-design.yaml holds exactly the designed
 // actions, each with a known executor and known parameter types; and
-// ParseActionSchema rejects malformed schemas (test-data/parseActionSchema.json).
+// ParseActionSchema rejects malformed schemas
+// (test-data/parseActionSchema.json).
 #include <fstream>
 #include <map>
 #include <set>
@@ -19,21 +20,27 @@ namespace {
 using testing::CaseJson;
 
 TEST(LoadedSchema, EveryActionHasAKnownExecutor) {
-  const std::set<std::string> executors = {"fs-ops", "exec", "context", "git-tx"};
+  const std::set<std::string> executors = {"fs-ops", "exec", "context",
+                                           "git-tx"};
   ASSERT_FALSE(LoadedSchema().actions.empty());
   for (const ActionDefinition& a : LoadedSchema().actions) {
-    EXPECT_EQ(executors.count(a.executor), 1u) << a.name << " has executor " << a.executor;
+    EXPECT_EQ(executors.count(a.executor), 1u)
+        << a.name << " has executor " << a.executor;
   }
 }
 
 TEST(LoadedSchema, EveryParameterTypeAndFormatIsKnown) {
   const std::set<std::string> types = {"string", "integer", "boolean", "enum"};
-  const std::set<std::string> formats = {"", "path", "multiline_paths", "line_range"};
+  const std::set<std::string> formats = {"", "path", "multiline_paths",
+                                         "line_range"};
   for (const ActionDefinition& a : LoadedSchema().actions) {
     for (const ParameterDef& p : a.parameters) {
-      EXPECT_EQ(types.count(std::string(ParamTypeName(p.type))), 1u) << a.name << "." << p.name;
-      EXPECT_EQ(formats.count(p.format), 1u) << a.name << "." << p.name << " format " << p.format;
-      EXPECT_EQ(p.type == ParamType::kEnum, !p.values.empty()) << a.name << "." << p.name;
+      EXPECT_EQ(types.count(std::string(ParamTypeName(p.type))), 1u)
+          << a.name << "." << p.name;
+      EXPECT_EQ(formats.count(p.format), 1u)
+          << a.name << "." << p.name << " format " << p.format;
+      EXPECT_EQ(p.type == ParamType::kEnum, !p.values.empty())
+          << a.name << "." << p.name;
       EXPECT_FALSE(p.description.empty()) << a.name << "." << p.name;
     }
   }
@@ -44,15 +51,20 @@ TEST(LoadedSchema, EveryParameterTypeAndFormatIsKnown) {
 TEST(LoadedSchema, HoldsExactlyTheDesignedActions) {
   const std::map<std::string, std::set<std::string>> designed = {
       {"fs-ops",
-       {"file_write", "file_append", "file_replace_text", "file_replace_all_text", "file_replace_text_range",
-        "files_replace_all_text", "file_replace_lines", "file_read_numbered", "file_read", "files_read",
-        "file_delete", "file_move", "dir_create", "dir_delete", "ls", "grep", "glob"}},
+       {"file_write", "file_append", "file_replace_text",
+        "file_replace_all_text", "file_replace_text_range",
+        "files_replace_all_text", "file_replace_lines", "file_read_numbered",
+        "file_read", "files_read", "file_delete", "file_move", "dir_create",
+        "dir_delete", "ls", "grep", "glob"}},
       {"exec", {"exec"}},
-      {"context", {"context_add", "context_remove", "context_list", "context_prune", "context_clear"}},
+      {"context",
+       {"context_add", "context_remove", "context_list", "context_prune",
+        "context_clear"}},
       {"git-tx", {"undo", "git_step_back", "git_step_forward", "git_squash"}},
   };
   std::map<std::string, std::set<std::string>> actual;
-  for (const ActionDefinition& a : LoadedSchema().actions) actual[a.executor].insert(a.name);
+  for (const ActionDefinition& a : LoadedSchema().actions)
+    actual[a.executor].insert(a.name);
   EXPECT_EQ(actual, designed);
   EXPECT_EQ(FindAction("files_replace_text_in_parents"), nullptr);
 }
@@ -72,7 +84,8 @@ TEST(LoadedSchema, AccessibilityFollowsTheExecutor) {
 TEST(LoadedSchema, UserActionsNameTheirCommand) {
   for (const ActionDefinition& a : LoadedSchema().actions) {
     if (!a.IsUserAccessible()) continue;
-    EXPECT_TRUE(absl::StartsWith(a.user_command, "clada ")) << a.name << ": " << a.user_command;
+    EXPECT_TRUE(absl::StartsWith(a.user_command, "clada "))
+        << a.name << ": " << a.user_command;
   }
   EXPECT_EQ(FindAction("git_step_back")->user_command, "clada step-back");
 }
@@ -80,7 +93,8 @@ TEST(LoadedSchema, UserActionsNameTheirCommand) {
 TEST(LoadedSchema, EveryPathParameterHasAPathFormat) {
   for (const ActionDefinition& a : LoadedSchema().actions) {
     for (const ParameterDef& p : a.parameters) {
-      if (p.name == "path" || absl::EndsWith(p.name, "_path") || p.name == "cwd") {
+      if (p.name == "path" || absl::EndsWith(p.name, "_path") ||
+          p.name == "cwd") {
         EXPECT_EQ(p.format, "path") << a.name << "." << p.name;
       }
       if (p.name == "paths") {
@@ -91,14 +105,23 @@ TEST(LoadedSchema, EveryPathParameterHasAPathFormat) {
 }
 
 TEST(LoadedSchema, DefaultsAreTyped) {
-  EXPECT_EQ(FindAction("file_replace_text_range")->FindParameter("count")->default_value, core::Json(1));
-  EXPECT_EQ(FindAction("file_read_numbered")->FindParameter("delimiter")->default_value, core::Json(": "));
-  EXPECT_EQ(FindAction("dir_delete")->FindParameter("recursive")->default_value, core::Json(false));
-  EXPECT_EQ(FindAction("exec")->FindParameter("return_output")->default_value, core::Json(true));
+  EXPECT_EQ(FindAction("file_replace_text_range")
+                ->FindParameter("count")
+                ->default_value,
+            core::Json(1));
+  EXPECT_EQ(FindAction("file_read_numbered")
+                ->FindParameter("delimiter")
+                ->default_value,
+            core::Json(": "));
+  EXPECT_EQ(FindAction("dir_delete")->FindParameter("recursive")->default_value,
+            core::Json(false));
+  EXPECT_EQ(FindAction("exec")->FindParameter("return_output")->default_value,
+            core::Json(true));
 }
 
 TEST(LoadedSchema, SyntaxExampleIsKept) {
-  EXPECT_TRUE(absl::StrContains(LoadedSchema().syntax_example, "#!SHAM [@three-char-SHA-256: k7m]"));
+  EXPECT_TRUE(absl::StrContains(LoadedSchema().syntax_example,
+                                "#!SHAM [@three-char-SHA-256: k7m]"));
 }
 
 // The built-in text is the file at the top of the repository, byte for byte.
@@ -130,21 +153,26 @@ class ParseActionSchemaCase : public ::testing::TestWithParam<CaseJson> {};
 
 TEST_P(ParseActionSchemaCase, MatchesExpectation) {
   const CaseJson& c = GetParam();
-  absl::StatusOr<ActionSchema> got = ParseActionSchema(testing::TextFromSpec(c.at("yaml")));
+  absl::StatusOr<ActionSchema> got =
+      ParseActionSchema(testing::TextFromSpec(c.at("yaml")));
   if (c.contains("expected")) {
     ASSERT_TRUE(got.ok()) << got.status();
     std::vector<std::string> names;
     for (const ActionDefinition& a : got->actions) names.push_back(a.name);
-    EXPECT_EQ(names, c.at("expected").at("actions").get<std::vector<std::string>>());
+    EXPECT_EQ(names,
+              c.at("expected").at("actions").get<std::vector<std::string>>());
   } else {
     ASSERT_FALSE(got.ok());
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(std::string(got.status().message()), c.at("error").get<std::string>());
+    EXPECT_EQ(std::string(got.status().message()),
+              c.at("error").get<std::string>());
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, ParseActionSchemaCase,
-                         ::testing::ValuesIn(testing::LoadCases("parseActionSchema.json")), testing::CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, ParseActionSchemaCase,
+    ::testing::ValuesIn(testing::LoadCases("parseActionSchema.json")),
+    testing::CaseName);
 
 }  // namespace
 }  // namespace clada::sham_action_parser

@@ -1,13 +1,14 @@
 // `clada validate`, `clada instructions` and `clada schema`: the validate
 // output and exit code per case in test-data/runValidateCommand.json; the
 // instructions cover every LLM action and their examples are valid blocks.
+#include "proj/comp/sham-action-parser/src/commands.h"
+
 #include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-action-parser/test/test_cases.h"
 
@@ -22,7 +23,8 @@ TEST_P(RunValidateCommandCase, MatchesExpectation) {
   const CaseJson& c = GetParam();
   std::ostringstream out;
   const bool json = c.value("json", false);
-  const int code = RunValidateCommand(testing::TextFromSpec(c.at("input")), json, out);
+  const int code =
+      RunValidateCommand(testing::TextFromSpec(c.at("input")), json, out);
   EXPECT_EQ(code, c.at("exitCode").get<int>());
   if (c.contains("output")) {
     EXPECT_EQ(out.str(), testing::TextFromSpec(c.at("output")));
@@ -34,22 +36,27 @@ TEST_P(RunValidateCommandCase, MatchesExpectation) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, RunValidateCommandCase,
-                         ::testing::ValuesIn(testing::LoadCases("runValidateCommand.json")), testing::CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, RunValidateCommandCase,
+    ::testing::ValuesIn(testing::LoadCases("runValidateCommand.json")),
+    testing::CaseName);
 
 TEST(RenderInstructions, ListsEveryLlmActionWithItsParameters) {
   const std::string text = RenderInstructions();
   for (const ActionDefinition& a : LoadedSchema().actions) {
     const std::string heading = absl::StrCat("\n### ", a.name, "\n");
     if (!a.IsLlmAccessible()) {
-      EXPECT_FALSE(absl::StrContains(text, heading)) << a.name << " is user-only";
+      EXPECT_FALSE(absl::StrContains(text, heading))
+          << a.name << " is user-only";
       continue;
     }
     ASSERT_TRUE(absl::StrContains(text, heading)) << a.name;
     const std::string section = text.substr(text.find(heading));
     EXPECT_TRUE(absl::StrContains(section, a.description)) << a.name;
     for (const ParameterDef& p : a.parameters) {
-      EXPECT_TRUE(absl::StrContains(section, absl::StrCat("\n- ", p.name, " ("))) << a.name << "." << p.name;
+      EXPECT_TRUE(
+          absl::StrContains(section, absl::StrCat("\n- ", p.name, " (")))
+          << a.name << "." << p.name;
     }
   }
 }
@@ -60,13 +67,15 @@ TEST(RenderInstructions, ExplainsHeredocsAndQuoting) {
   EXPECT_TRUE(absl::StrContains(text, "\\\" for a double"));
   EXPECT_TRUE(absl::StrContains(text, "\"true\" or \"false\""));
   EXPECT_TRUE(absl::StrContains(text, "relative"));
-  EXPECT_TRUE(absl::StrContains(text, "- lang (one of bash, sh, python, javascript, ruby, required)"));
+  EXPECT_TRUE(absl::StrContains(
+      text, "- lang (one of bash, sh, python, javascript, ruby, required)"));
 }
 
 // The examples the LLM learns from must themselves be valid blocks.
 TEST(RenderInstructions, ExamplesAreValidBlocks) {
   const ActionParseResult r = ParseShamResponse(RenderInstructions());
-  for (const ActionParseError& e : r.errors) ADD_FAILURE() << ActionParseErrorToJson(e).dump(2);
+  for (const ActionParseError& e : r.errors)
+    ADD_FAILURE() << ActionParseErrorToJson(e).dump(2);
   ASSERT_EQ(r.actions.size(), 3u);
   EXPECT_EQ(r.actions[0].name, "file_write");
   EXPECT_EQ(r.actions[1].name, "file_replace_text");
@@ -88,7 +97,8 @@ TEST(SchemaToJson, HasEveryActionInTheYamlShape) {
             core::Json::array({"bash", "sh", "python", "javascript", "ruby"}));
   EXPECT_EQ(exec.at("parameters").at("return_output").at("default"), true);
   EXPECT_EQ(exec.at("parameters").at("timeout").at("type"), "integer");
-  EXPECT_EQ(schema.at("tools").at("undo").at("accessibility"), core::Json::array({"user"}));
+  EXPECT_EQ(schema.at("tools").at("undo").at("accessibility"),
+            core::Json::array({"user"}));
   EXPECT_EQ(schema.at("tools").at("undo").at("user_command"), "clada undo");
   EXPECT_FALSE(exec.contains("user_command"));
   EXPECT_FALSE(schema.at("tools").at("context_list").contains("primary_param"));

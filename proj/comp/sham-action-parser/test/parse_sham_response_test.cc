@@ -20,16 +20,21 @@ namespace {
 
 using testing::CaseJson;
 
-void ExpectErrorMatches(const ActionParseError& error, const CaseJson& want, size_t index) {
+void ExpectErrorMatches(const ActionParseError& error, const CaseJson& want,
+                        size_t index) {
   const core::Json got = ActionParseErrorToJson(error);
   for (const auto& [key, value] : want.items()) {
     if (key == "blockContentPrefix") {
-      EXPECT_TRUE(absl::StartsWith(error.block_content, value.get<std::string>()))
-          << "error " << index << " blockContent starts " << error.block_content.substr(0, 200);
+      EXPECT_TRUE(
+          absl::StartsWith(error.block_content, value.get<std::string>()))
+          << "error " << index << " blockContent starts "
+          << error.block_content.substr(0, 200);
     } else if (key == "blockContentMaxBytes") {
-      EXPECT_LE(error.block_content.size(), value.get<size_t>()) << "error " << index;
+      EXPECT_LE(error.block_content.size(), value.get<size_t>())
+          << "error " << index;
     } else {
-      ASSERT_TRUE(got.contains(key)) << "error " << index << " has no " << key << ": " << got.dump(2);
+      ASSERT_TRUE(got.contains(key))
+          << "error " << index << " has no " << key << ": " << got.dump(2);
       EXPECT_EQ(got.at(key), value) << "error " << index << " key " << key;
     }
   }
@@ -39,18 +44,22 @@ class ParseShamResponseCase : public ::testing::TestWithParam<CaseJson> {};
 
 TEST_P(ParseShamResponseCase, MatchesExpectation) {
   const CaseJson& c = GetParam();
-  const ActionParseResult r = ParseShamResponse(testing::TextFromSpec(c.at("input")));
+  const ActionParseResult r =
+      ParseShamResponse(testing::TextFromSpec(c.at("input")));
   const CaseJson& want = c.at("expected");
 
   // Whatever the input: every error is complete and dumps as JSON.
   for (const ActionParseError& e : r.errors) {
-    EXPECT_TRUE(e.error_type == "syntax" || e.error_type == "validation" || e.error_type == "type") << e.error_type;
+    EXPECT_TRUE(e.error_type == "syntax" || e.error_type == "validation" ||
+                e.error_type == "type")
+        << e.error_type;
     EXPECT_FALSE(e.message.empty());
     EXPECT_FALSE(e.fix.empty());
     EXPECT_GE(e.block_start_line, 1);
     EXPECT_NO_THROW(ActionParseErrorToJson(e).dump());
   }
-  for (const core::Action& a : r.actions) EXPECT_NO_THROW(ActionToJson(a).dump());
+  for (const core::Action& a : r.actions)
+    EXPECT_NO_THROW(ActionToJson(a).dump());
 
   if (want.contains("totalBlocks")) {
     EXPECT_EQ(r.total_blocks, want.at("totalBlocks").get<int>());
@@ -70,10 +79,12 @@ TEST_P(ParseShamResponseCase, MatchesExpectation) {
     const CaseJson& errors = want.at("errors");
     ASSERT_EQ(r.errors.size(), errors.size()) << [&] {
       std::string all;
-      for (const ActionParseError& e : r.errors) all += ActionParseErrorToJson(e).dump(2) + "\n";
+      for (const ActionParseError& e : r.errors)
+        all += ActionParseErrorToJson(e).dump(2) + "\n";
       return all;
     }();
-    for (size_t i = 0; i < errors.size(); ++i) ExpectErrorMatches(r.errors[i], errors[i], i);
+    for (size_t i = 0; i < errors.size(); ++i)
+      ExpectErrorMatches(r.errors[i], errors[i], i);
   }
   if (want.contains("warnings")) {
     EXPECT_EQ(r.warnings, want.at("warnings").get<std::vector<std::string>>());
@@ -84,13 +95,17 @@ TEST_P(ParseShamResponseCase, MatchesExpectation) {
       ASSERT_LT(index, r.actions.size());
       const std::string name = check.at(1).get<std::string>();
       ASSERT_TRUE(r.actions[index].params.contains(name)) << name;
-      EXPECT_EQ(r.actions[index].params.at(name).get<std::string>().size(), check.at(2).get<size_t>()) << name;
+      EXPECT_EQ(r.actions[index].params.at(name).get<std::string>().size(),
+                check.at(2).get<size_t>())
+          << name;
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, ParseShamResponseCase,
-                         ::testing::ValuesIn(testing::LoadCases("parseShamResponse.json")), testing::CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, ParseShamResponseCase,
+    ::testing::ValuesIn(testing::LoadCases("parseShamResponse.json")),
+    testing::CaseName);
 
 }  // namespace
 }  // namespace clada::sham_action_parser

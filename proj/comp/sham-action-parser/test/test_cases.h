@@ -6,8 +6,8 @@
 //   "literal text"
 //   {"repeat": "text", "times": N}          the text N times
 //   {"hex": "ff fe"}                        raw bytes (for non-UTF-8 input)
-//   {"template": "...{id}...", "count": N}  N copies, {id} = a distinct 3-char ID
-//   [spec, spec, ...]                       concatenation
+//   {"template": "...{id}...", "count": N}  N copies, {id} = a distinct 3-char
+//   ID [spec, spec, ...]                       concatenation
 #ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_TEST_TEST_CASES_H_
 #define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_TEST_TEST_CASES_H_
 
@@ -69,35 +69,44 @@ inline std::string TextFromSpec(const CaseJson& spec) {
     return out;
   }
   if (spec.contains("hex")) {
-    for (absl::string_view byte : absl::StrSplit(spec.at("hex").get<std::string>(), ' ', absl::SkipEmpty())) {
-      out.push_back(static_cast<char>(std::stoi(std::string(byte), nullptr, 16)));
+    for (absl::string_view byte : absl::StrSplit(
+             spec.at("hex").get<std::string>(), ' ', absl::SkipEmpty())) {
+      out.push_back(
+          static_cast<char>(std::stoi(std::string(byte), nullptr, 16)));
     }
     return out;
   }
   if (spec.contains("template")) {
     const std::string templ = spec.at("template").get<std::string>();
     const int count = spec.at("count").get<int>();
-    for (int i = 0; i < count; ++i) out += absl::StrReplaceAll(templ, {{"{id}", IdForIndex(i)}});
+    for (int i = 0; i < count; ++i)
+      out += absl::StrReplaceAll(templ, {{"{id}", IdForIndex(i)}});
     return out;
   }
   ADD_FAILURE() << "unknown text spec: " << spec.dump();
   return out;
 }
 
-// {"id", "properties": {key: text spec} or [[key, text spec], ...], "startLine", "endLine"}.
+// {"id", "properties": {key: text spec} or [[key, text spec], ...],
+// "startLine", "endLine"}.
 inline sham_parser::Block BlockFromJson(const CaseJson& j) {
   sham_parser::Block block;
   block.id = j.value("id", "abc");
   block.start_line = j.value("startLine", 1);
-  if (j.contains("endLine") && !j.at("endLine").is_null()) block.end_line = j.at("endLine").get<int>();
+  if (j.contains("endLine") && !j.at("endLine").is_null())
+    block.end_line = j.at("endLine").get<int>();
   const CaseJson& props = j.at("properties");
   if (props.is_array()) {
-    for (const CaseJson& kv : props) block.properties.emplace_back(kv.at(0).get<std::string>(), TextFromSpec(kv.at(1)));
+    for (const CaseJson& kv : props)
+      block.properties.emplace_back(kv.at(0).get<std::string>(),
+                                    TextFromSpec(kv.at(1)));
   } else {
-    for (const auto& [key, value] : props.items()) block.properties.emplace_back(key, TextFromSpec(value));
+    for (const auto& [key, value] : props.items())
+      block.properties.emplace_back(key, TextFromSpec(value));
   }
   if (!block.end_line.has_value() && !j.contains("endLine")) {
-    block.end_line = block.start_line + static_cast<int>(block.properties.size()) + 1;
+    block.end_line =
+        block.start_line + static_cast<int>(block.properties.size()) + 1;
   }
   return block;
 }

@@ -15,21 +15,26 @@ class TransformToActionCase : public ::testing::TestWithParam<CaseJson> {};
 
 TEST_P(TransformToActionCase, MatchesExpectation) {
   const CaseJson& c = GetParam();
-  const ActionDefinition* definition = FindAction(c.at("action").get<std::string>());
+  const ActionDefinition* definition =
+      FindAction(c.at("action").get<std::string>());
   ASSERT_NE(definition, nullptr) << "no action " << c.at("action");
-  absl::StatusOr<core::Action> got = TransformToAction(testing::BlockFromJson(c.at("block")), *definition);
+  absl::StatusOr<core::Action> got =
+      TransformToAction(testing::BlockFromJson(c.at("block")), *definition);
   if (c.contains("expected")) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ(ActionToJson(*got).dump(2), c.at("expected").dump(2));
   } else {
     ASSERT_FALSE(got.ok()) << ActionToJson(*got).dump(2);
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(std::string(got.status().message()), c.at("error").get<std::string>());
+    EXPECT_EQ(std::string(got.status().message()),
+              c.at("error").get<std::string>());
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, TransformToActionCase,
-                         ::testing::ValuesIn(testing::LoadCases("transformToAction.json")), testing::CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, TransformToActionCase,
+    ::testing::ValuesIn(testing::LoadCases("transformToAction.json")),
+    testing::CaseName);
 
 }  // namespace
 }  // namespace clada::sham_action_parser

@@ -22,12 +22,15 @@ TEST_P(ValidateShamBlockCase, MatchesExpectation) {
   } else {
     ASSERT_FALSE(got.ok()) << "validated as " << (*got)->name;
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(std::string(got.status().message()), c.at("error").get<std::string>());
+    EXPECT_EQ(std::string(got.status().message()),
+              c.at("error").get<std::string>());
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TestData, ValidateShamBlockCase,
-                         ::testing::ValuesIn(testing::LoadCases("validateShamBlock.json")), testing::CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    TestData, ValidateShamBlockCase,
+    ::testing::ValuesIn(testing::LoadCases("validateShamBlock.json")),
+    testing::CaseName);
 
 }  // namespace
 }  // namespace clada::sham_action_parser
