@@ -47,10 +47,11 @@ std::string Body(char tag) {
 
 std::string Answer(char tag) {
   std::string a;
-  for (const char* name : {"big1.txt", "big2.txt"}) {
-    absl::StrAppend(&a, "#!SHAM [@three-char-SHA-256: w", name[3], "]\naction = \"file_write\"\npath = \"", name,
-                    "\"\ncontent = <<'EOT_SHAM_w", name[3], "'\n", Body(tag), "EOT_SHAM_w", name[3],
-                    "\n#!END_SHAM_w", name[3], "\n\n");
+  for (std::string id : {"w1", "w2"}) {
+    std::string name = absl::StrCat("big", id.substr(1), ".txt");
+    absl::StrAppend(&a, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_write\"\npath = \"", name,
+                    "\"\ncontent = <<'EOT_SHAM_", id, "'\n", Body(tag), "EOT_SHAM_", id, "\n#!END_SHAM_", id,
+                    "\n\n");
   }
   return a;
 }
@@ -80,7 +81,10 @@ TEST(CrashSafety, EveryFileWhollyOldOrNewAfterSigkill) {
   ASSERT_EQ(Sh(absl::StrCat("mkdir -p ", root, " && cd ", root,
                             " && git init -q && git config user.name t && git config user.email t@t")),
             0);
-  const std::string a = Body('a'), b = Body('b');
+  // What a heredoc of Body(tag) writes: the body without its final newline.
+  std::string a = Body('a'), b = Body('b');
+  a.pop_back();
+  b.pop_back();
   WriteAll(root + "/big1.txt", a);
   WriteAll(root + "/big2.txt", a);
   ASSERT_EQ(Sh(absl::StrCat("cd ", root, " && git add -A && git commit -qm init")), 0);
