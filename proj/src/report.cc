@@ -148,6 +148,7 @@ std::string FormatResultsSection(const ExecutionResult& result) {
                                     b.start_line, ") - ");
     for (size_t i = 0; i < b.errors.size(); ++i) {
       std::string msg = absl::StrCat(b.errors[i]->error_type, " error: ", b.errors[i]->message);
+      if (!b.errors[i]->fix.empty()) absl::StrAppend(&msg, "\nfix: ", b.errors[i]->fix);
       if (i == 0) {
         AppendMultiline(out, head, msg);
       } else {
