@@ -139,8 +139,9 @@ class RunLock {
   // Waits up to `timeout` for the lock, polling every 20 ms.
   // Errors: Unavailable when another process (or another RunLock in this
   // process) still holds it after `timeout`: the message names the holder's
-  // pid and how to proceed; NotFound / PermissionDenied / Internal when
-  // `.clada/lock` cannot be created.
+  // pid and how to proceed; NotFound when working_root is not an existing
+  // directory; PermissionDenied / Internal when `.clada/lock` cannot be
+  // created.
   static absl::StatusOr<RunLock> Acquire(const std::string& working_root, absl::Duration timeout);
 
   RunLock(RunLock&& other) noexcept;

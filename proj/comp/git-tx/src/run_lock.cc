@@ -4,6 +4,7 @@
 // snapshotted, stashed or committed.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,6 +54,11 @@ std::string HolderPid(int fd) {
 }  // namespace
 
 absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::Duration timeout) {
+  struct stat st;
+  if (::stat(working_root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::NotFoundError(
+        absl::StrCat("working root '", working_root, "' is not an existing directory"));
+  }
   const std::string dir = working_root + "/.clada";
   RETURN_IF_ERROR(core::CreateDirectories(dir));
   RETURN_IF_ERROR(EnsureGitignore(dir));

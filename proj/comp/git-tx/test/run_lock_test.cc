@@ -1,0 +1,182 @@
+// RunLock: one clada run per working root, across threads and processes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/git-tx/test/scenario_runner.h"
+
+namespace clada::git_tx::testing {
+namespace {
+
+std::string Sh(const std::string& dir, const std::string& cmd) {
+  int code = 0;
+  std::string out = RunShell(dir, cmd, &code);
+  EXPECT_EQ(code, 0) << cmd << ":\n" << out;
+  return out;
+}
+
+TEST(RunLock, SecondAcquireWaitsForTheTimeoutThenFailsClearly) {
+  std::string root = MakeTempDir();
+  absl::StatusOr<RunLock> first = RunLock::Acquire(root, absl::Seconds(1));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->path(), root + "/.clada/lock");
+
+  const absl::Time start = absl::Now();
+  absl::StatusOr<RunLock> second = RunLock::Acquire(root, absl::Milliseconds(100));
+  ASSERT_FALSE(second.ok());
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(100));  // it waited, not failed at once
+  EXPECT_TRUE(absl::IsUnavailable(second.status())) << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(),
+                                absl::StrCat("another clada run is working on '", root,
+                                             "' (lock '", root, "/.clada/lock' held by pid ",
+                                             ::getpid(), "); waited 100ms")))
+      << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "--lock-timeout"));
+}
+
+TEST(RunLock, WaiterGetsTheLockOnceTheHolderReleasesIt) {
+  std::string root = MakeTempDir();
+  auto holder = std::make_unique<absl::StatusOr<RunLock>>(RunLock::Acquire(root, absl::Seconds(1)));
+  ASSERT_TRUE(holder->ok());
+  std::atomic<bool> released{false};
+  std::thread releaser([&] {
+    absl::SleepFor(absl::Milliseconds(150));
+    released = true;
+    holder.reset();
+  });
+  absl::StatusOr<RunLock> waiter = RunLock::Acquire(root, absl::Seconds(10));
+  EXPECT_TRUE(released.load()) << "acquired while the first lock was still held";
+  EXPECT_TRUE(waiter.ok()) << waiter.status();
+  releaser.join();
+}
+
+TEST(RunLock, AnotherProcessHoldingTheLockBlocksThisOne) {
+  std::string root = MakeTempDir();
+  int locked[2], finish[2];
+  ASSERT_EQ(::pipe(locked), 0);
+  ASSERT_EQ(::pipe(finish), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(finish[1]);
+    ::close(locked[0]);
+    absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(5));
+    char c = lock.ok() ? 'y' : 'n';
+    (void)!::write(locked[1], &c, 1);
+    (void)!::read(finish[0], &c, 1);  // hold until the parent closes the pipe
+    ::_exit(lock.ok() ? 0 : 1);
+  }
+  ::close(finish[0]);
+  ::close(locked[1]);
+  char c = 0;
+  ASSERT_EQ(::read(locked[0], &c, 1), 1);
+  ASSERT_EQ(c, 'y');
+
+  absl::StatusOr<RunLock> blocked = RunLock::Acquire(root, absl::Milliseconds(50));
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_TRUE(absl::StrContains(blocked.status().message(), absl::StrCat("held by pid ", child)))
+      << blocked.status();
+
+  ::close(finish[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  absl::StatusOr<RunLock> after = RunLock::Acquire(root, absl::Milliseconds(50));
+  EXPECT_TRUE(after.ok()) << after.status();
+}
+
+TEST(RunLock, MovedLockIsReleasedByItsLastOwner) {
+  std::string root = MakeTempDir();
+  absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(1));
+  ASSERT_TRUE(lock.ok());
+  {
+    RunLock moved = std::move(*lock);
+    EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(20)).ok());
+  }
+  EXPECT_TRUE(RunLock::Acquire(root, absl::Milliseconds(20)).ok());
+}
+
+TEST(RunLock, LockFileIsInvisibleToGit) {
+  IsolateGitEnvironment();
+  std::string root = MakeTempDir();
+  Sh(root, "git init -q -b main");
+  absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(1));
+  ASSERT_TRUE(lock.ok());
+  EXPECT_EQ(Sh(root, "git status --porcelain"), "");
+}
+
+TEST(RunLock, KeepsAnExistingCladaGitignore) {
+  std::string root = MakeTempDir();
+  ASSERT_TRUE(core::CreateDirectories(root + "/.clada").ok());
+  ASSERT_TRUE(core::WriteFileAtomic(root + "/.clada/.gitignore", "mine\n").ok());
+  ASSERT_TRUE(RunLock::Acquire(root, absl::Seconds(1)).ok());
+  EXPECT_EQ(*core::ReadFileToString(root + "/.clada/.gitignore"), "mine\n");
+}
+
+TEST(RunLock, MissingWorkingRootIsNotCreated) {
+  std::string root = MakeTempDir() + "/missing";
+  absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(1));
+  ASSERT_FALSE(lock.ok());
+  EXPECT_TRUE(absl::IsNotFound(lock.status())) << lock.status();
+  EXPECT_TRUE(absl::StrContains(lock.status().message(), "is not an existing directory"));
+  EXPECT_FALSE(core::ReadFileToString(root + "/.clada/lock").ok());
+}
+
+// Two whole runs on one repository: with the lock, neither sees the other's
+// file as a foreign change, and both AI commits land one after the other.
+TEST(RunLock, ConcurrentRunsAreSerialised) {
+  IsolateGitEnvironment();
+  std::string root = MakeTempDir();
+  Sh(root, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm init");
+  std::vector<absl::StatusOr<BatchCommitResult>> results(2, absl::UnknownError("not run"));
+  auto run = [&](int i) {
+    absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(20));
+    if (!lock.ok()) {
+      results[i] = lock.status();
+      return;
+    }
+    absl::StatusOr<std::unique_ptr<BatchTransaction>> tx = BeginBatch(root, GitOptions());
+    if (!tx.ok()) {
+      results[i] = tx.status();
+      return;
+    }
+    std::string path = absl::StrCat(root, "/run", i, ".txt");
+    (void)core::WriteFileAtomic(path, "x\n");
+    absl::SleepFor(absl::Milliseconds(100));  // a slow action: the other run would see the file
+    ActionRecord record;
+    record.action = "file_write";
+    record.target = path;
+    record.success = true;
+    record.touched_paths = {path};
+    results[i] = (*tx)->Finish({record});
+  };
+  std::thread t0(run, 0), t1(run, 1);
+  t0.join();
+  t1.join();
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].status();
+    EXPECT_TRUE(results[i]->commit_id.has_value()) << results[i]->summary;
+    EXPECT_TRUE(results[i]->foreign_changes.empty()) << results[i]->foreign_changes[0];
+  }
+  std::string log = Sh(root, "git log --format=%s");
+  EXPECT_TRUE(log == "AI: write run0.txt (1 ok)\nAI: write run1.txt (1 ok)\ninit\n" ||
+              log == "AI: write run1.txt (1 ok)\nAI: write run0.txt (1 ok)\ninit\n")
+      << log;
+  EXPECT_EQ(Sh(root, "git status --porcelain"), "");
+}
+
+}  // namespace
+}  // namespace clada::git_tx::testing
