@@ -15,10 +15,13 @@
 //   clada::core::Action add;
 //   add.name = "context_add";
 //   add.params["path"] = "src";
-//   clada::core::ActionOutcome out = clada::context::ExecuteContextAction(add, ctx);
-//   // out.data == {"path":"src","added":true,"type":"directory","files":3,"bytes":812}
+//   clada::core::ActionOutcome out = clada::context::ExecuteContextAction(add,
+//   ctx);
+//   // out.data ==
+//   {"path":"src","added":true,"type":"directory","files":3,"bytes":812}
 //   std::vector<std::string> args = {"show", "--numbered"};
-//   int code = clada::context::RunContextCommand(args, ctx, std::cout, std::cerr);
+//   int code = clada::context::RunContextCommand(args, ctx, std::cout,
+//   std::cerr);
 #ifndef CLADA_PROJ_COMP_CONTEXT_SRC_CONTEXT_H_
 #define CLADA_PROJ_COMP_CONTEXT_SRC_CONTEXT_H_
 
@@ -49,7 +52,8 @@ namespace clada::context {
 //   read; it is never overwritten), invalid_params, unknown_action, io_error.
 // touched_paths stays empty: .clada/ is clada's own state, not project content.
 // Never throws.
-core::ActionOutcome ExecuteContextAction(const core::Action& action, const core::ExecContext& ctx);
+core::ActionOutcome ExecuteContextAction(const core::Action& action,
+                                         const core::ExecContext& ctx);
 
 // The action names ExecuteContextAction handles, in schema order.
 const std::vector<std::string>& ContextActionNames();
@@ -60,7 +64,8 @@ const std::vector<std::string>& ContextActionNames();
 // Results go to `out`, errors to `err` (and `show`'s notes to `err`, so `out`
 // stays clean to paste). Returns 0 on success, 1 when any operation failed,
 // 2 for a usage error. Never throws.
-int RunContextCommand(const std::vector<std::string>& args, const core::ExecContext& ctx, std::ostream& out,
+int RunContextCommand(const std::vector<std::string>& args,
+                      const core::ExecContext& ctx, std::ostream& out,
                       std::ostream& err);
 
 }  // namespace clada::context

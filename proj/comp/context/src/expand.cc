@@ -22,27 +22,31 @@ const char* FileTypeName(mode_t mode) {
 
 class DirectoryWalker {
  public:
-  DirectoryWalker(const core::PathPolicy& policy, const IgnoreFilter* ignore, EntryInfo* entry)
+  DirectoryWalker(const core::PathPolicy& policy, const IgnoreFilter* ignore,
+                  EntryInfo* entry)
       : policy_(policy), ignore_(ignore), entry_(entry) {}
 
   void Walk(const std::string& dir) {
     DIR* handle = ::opendir(dir.c_str());
     if (handle == nullptr) {
-      entry_->warnings.push_back(absl::StrCat("cannot read directory '", core::DisplayPath(policy_, dir),
-                                              "': ", std::strerror(errno), "; its files are left out"));
+      entry_->warnings.push_back(absl::StrCat(
+          "cannot read directory '", core::DisplayPath(policy_, dir),
+          "': ", std::strerror(errno), "; its files are left out"));
       return;
     }
     std::vector<std::string> names;
     while (const dirent* item = ::readdir(handle)) {
       std::string name = item->d_name;
-      if (name == "." || name == ".." || name == ".git" || name == ".clada") continue;
+      if (name == "." || name == ".." || name == ".git" || name == ".clada")
+        continue;
       names.push_back(std::move(name));
     }
     ::closedir(handle);
     std::sort(names.begin(), names.end());
 
     for (const std::string& name : names) {
-      std::string child = dir == "/" ? absl::StrCat("/", name) : absl::StrCat(dir, "/", name);
+      std::string child =
+          dir == "/" ? absl::StrCat("/", name) : absl::StrCat(dir, "/", name);
       struct stat st;
       if (::lstat(child.c_str(), &st) != 0) continue;  // vanished meanwhile
       if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) continue;
@@ -51,7 +55,8 @@ class DirectoryWalker {
       if (S_ISDIR(st.st_mode)) {
         Walk(child);
       } else {
-        entry_->files.push_back({child, core::DisplayPath(policy_, child), static_cast<int64_t>(st.st_size)});
+        entry_->files.push_back({child, core::DisplayPath(policy_, child),
+                                 static_cast<int64_t>(st.st_size)});
         entry_->bytes += st.st_size;
       }
     }
@@ -67,10 +72,14 @@ class DirectoryWalker {
 
 const char* EntryKindName(EntryKind kind) {
   switch (kind) {
-    case EntryKind::kFile: return "file";
-    case EntryKind::kDirectory: return "directory";
-    case EntryKind::kMissing: return "missing";
-    case EntryKind::kRefused: return "refused";
+    case EntryKind::kFile:
+      return "file";
+    case EntryKind::kDirectory:
+      return "directory";
+    case EntryKind::kMissing:
+      return "missing";
+    case EntryKind::kRefused:
+      return "refused";
   }
   return "missing";
 }
@@ -79,7 +88,8 @@ bool IsCladaState(const core::PathPolicy& policy, const std::string& path) {
   return core::IsWithin(path, absl::StrCat(policy.working_root, "/.clada"));
 }
 
-EntryInfo InspectEntry(const core::PathPolicy& policy, const std::string& stored) {
+EntryInfo InspectEntry(const core::PathPolicy& policy,
+                       const std::string& stored) {
   EntryInfo entry;
   entry.stored = stored;
   absl::StatusOr<std::string> resolved = core::ResolvePath(policy, stored);
@@ -101,13 +111,15 @@ EntryInfo InspectEntry(const core::PathPolicy& policy, const std::string& stored
   }
   if (S_ISREG(st.st_mode)) {
     entry.kind = EntryKind::kFile;
-    entry.files.push_back({entry.path, core::DisplayPath(policy, entry.path), static_cast<int64_t>(st.st_size)});
+    entry.files.push_back({entry.path, core::DisplayPath(policy, entry.path),
+                           static_cast<int64_t>(st.st_size)});
     entry.bytes = st.st_size;
     return entry;
   }
   if (!S_ISDIR(st.st_mode)) {
     entry.kind = EntryKind::kRefused;
-    entry.problem = absl::StrCat("unsupported_file_type: it is ", FileTypeName(st.st_mode));
+    entry.problem =
+        absl::StrCat("unsupported_file_type: it is ", FileTypeName(st.st_mode));
     return entry;
   }
   entry.kind = EntryKind::kDirectory;

@@ -23,7 +23,8 @@ namespace clada::context::internal {
 
 struct FileInfo {
   std::string path;     // canonical absolute
-  std::string display;  // core::DisplayPath: relative to the working root when inside it
+  std::string display;  // core::DisplayPath: relative to the working root when
+                        // inside it
   int64_t size = 0;
 };
 
@@ -41,18 +42,21 @@ struct EntryInfo {
   std::string stored;  // as kept in context.json
   std::string path;    // canonical absolute; empty when refused by the policy
   EntryKind kind = EntryKind::kMissing;
-  std::string problem;                // why kRefused
-  bool ignored_by_git = false;        // a directory entry git itself ignores
-  std::vector<FileInfo> files;        // the file, or the directory's files in path order
-  int64_t bytes = 0;                  // sum of files[].size
+  std::string problem;          // why kRefused
+  bool ignored_by_git = false;  // a directory entry git itself ignores
+  std::vector<FileInfo>
+      files;          // the file, or the directory's files in path order
+  int64_t bytes = 0;  // sum of files[].size
   std::vector<std::string> warnings;  // e.g. an unreadable subdirectory
 };
 
 // Resolves `stored` under `policy` and lists its files. Never fails: what
 // goes wrong is in kind/problem/warnings.
-EntryInfo InspectEntry(const core::PathPolicy& policy, const std::string& stored);
+EntryInfo InspectEntry(const core::PathPolicy& policy,
+                       const std::string& stored);
 
-// True when `path` is clada's state directory <working root>/.clada or inside it.
+// True when `path` is clada's state directory <working root>/.clada or inside
+// it.
 bool IsCladaState(const core::PathPolicy& policy, const std::string& path);
 
 }  // namespace clada::context::internal

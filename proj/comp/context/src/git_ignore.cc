@@ -19,13 +19,16 @@ void InitLibgit2Once() {
 
 }  // namespace
 
-void GitRepositoryDeleter::operator()(git_repository* repo) const { git_repository_free(repo); }
+void GitRepositoryDeleter::operator()(git_repository* repo) const {
+  git_repository_free(repo);
+}
 
 IgnoreFilter IgnoreFilter::ForDirectory(const std::string& dir) {
   InitLibgit2Once();
   IgnoreFilter filter;
   git_repository* raw = nullptr;
-  if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0) return filter;
+  if (git_repository_open_ext(&raw, dir.c_str(), 0, nullptr) != 0)
+    return filter;
   GitRepositoryPtr repo(raw);
   const char* workdir = git_repository_workdir(repo.get());
   if (git_repository_is_bare(repo.get()) || workdir == nullptr) return filter;
@@ -37,10 +40,12 @@ IgnoreFilter IgnoreFilter::ForDirectory(const std::string& dir) {
 }
 
 bool IgnoreFilter::IsIgnored(const std::string& path) const {
-  if (repo_ == nullptr || path == workdir_ || !core::IsWithin(path, workdir_)) return false;
+  if (repo_ == nullptr || path == workdir_ || !core::IsWithin(path, workdir_))
+    return false;
   std::string relative = path.substr(workdir_ == "/" ? 1 : workdir_.size() + 1);
   int ignored = 0;
-  if (git_ignore_path_is_ignored(&ignored, repo_.get(), relative.c_str()) != 0) return false;
+  if (git_ignore_path_is_ignored(&ignored, repo_.get(), relative.c_str()) != 0)
+    return false;
   return ignored == 1;
 }
 

@@ -25,8 +25,15 @@
 
 namespace clada::context::internal {
 
-// True when `content` holds a NUL byte or is not valid UTF-8 (overlong
-// forms, surrogates and code points above U+10FFFF are invalid).
+// True when `text` is valid UTF-8: no overlong forms, surrogates or code
+// points above U+10FFFF, no truncated sequences.
+bool IsValidUtf8(absl::string_view text);
+
+// `text` with each byte that is not part of a valid UTF-8 sequence written
+// as \xNN, so it can go into a JSON report.
+std::string EscapeInvalidUtf8(absl::string_view text);
+
+// True when `content` holds a NUL byte or is not valid UTF-8.
 bool LooksBinary(absl::string_view content);
 
 // "N: line\n" per line, N right-aligned to the widest number, as
@@ -35,16 +42,19 @@ std::string NumberLines(absl::string_view content);
 
 struct ShowOptions {
   bool numbered = false;
-  int64_t max_file_bytes = -1;  // larger files are listed, not printed; < 0: no limit
+  int64_t max_file_bytes =
+      -1;  // larger files are listed, not printed; < 0: no limit
 };
 
 struct ShowResult {
-  std::string text;                // header and file sections
-  std::vector<std::string> notes;  // for the person: missing entries, unreadable files
+  std::string text;  // header and file sections
+  std::vector<std::string>
+      notes;  // for the person: missing entries, unreadable files
 };
 
 // Renders the files of `entries` in entry order, each file once.
-ShowResult RenderShow(const std::vector<EntryInfo>& entries, const ShowOptions& options);
+ShowResult RenderShow(const std::vector<EntryInfo>& entries,
+                      const ShowOptions& options);
 
 }  // namespace clada::context::internal
 

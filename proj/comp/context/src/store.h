@@ -27,11 +27,13 @@ std::string ContextFilePath(const std::string& working_root);
 // Errors: FailedPrecondition "context_corrupt: ..." naming the file, what is
 // wrong with it and how to fix it; Internal/PermissionDenied "io_error: ..."
 // when it cannot be read.
-absl::StatusOr<std::vector<std::string>> LoadEntries(const std::string& working_root);
+absl::StatusOr<std::vector<std::string>> LoadEntries(
+    const std::string& working_root);
 
 // Replaces the stored entries atomically (core::WriteFileAtomic), creating
 // .clada/ when needed. Errors: "io_error: ..." with the failing path.
-absl::Status SaveEntries(const std::string& working_root, const std::vector<std::string>& entries);
+absl::Status SaveEntries(const std::string& working_root,
+                         const std::vector<std::string>& entries);
 
 // An exclusive flock(2) on <working_root>/.clada/context.lock, held for one
 // load-modify-save so that concurrent clada processes do not lose updates.
