@@ -10,7 +10,9 @@ class ContextAction : public ::testing::TestWithParam<Case> {};
 TEST_P(ContextAction, BehavesAsTheCaseSays) { RunCase(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ContextAction,
-                         ::testing::ValuesIn(LoadCases("proj/comp/context/test-data/actions.cases.md")), CaseName);
+                         ::testing::ValuesIn(LoadCases(
+                             "proj/comp/context/test-data/actions.cases.md")),
+                         CaseName);
 
 }  // namespace
 }  // namespace clada::context::testing

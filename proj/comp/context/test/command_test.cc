@@ -10,7 +10,9 @@ class ContextCommand : public ::testing::TestWithParam<Case> {};
 TEST_P(ContextCommand, BehavesAsTheCaseSays) { RunCase(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ContextCommand,
-                         ::testing::ValuesIn(LoadCases("proj/comp/context/test-data/command.cases.md")), CaseName);
+                         ::testing::ValuesIn(LoadCases(
+                             "proj/comp/context/test-data/command.cases.md")),
+                         CaseName);
 
 }  // namespace
 }  // namespace clada::context::testing
