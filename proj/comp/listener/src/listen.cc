@@ -1,7 +1,9 @@
 // The watcher: inotify on FILE's directory, debounce, run the new blocks,
 // write the results back.
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -89,6 +91,7 @@ class Listener {
 
   const ListenOptions& options_;
   const RunBlocksFn& run_;
+  std::string file_;  // options_.file, or the target when it is a symlink
   std::string dir_;
   std::string name_;
   std::string output_path_;
@@ -114,15 +117,27 @@ absl::Status Listener::Setup() {
   if (options_.debounce_ms < 0) {
     return absl::InvalidArgumentError(absl::StrCat("debounce must be >= 0 ms, got ", options_.debounce_ms));
   }
-  size_t slash = options_.file.rfind('/');
-  dir_ = slash == 0 ? "/" : options_.file.substr(0, slash);
-  name_ = options_.file.substr(slash + 1);
-  output_path_ = absl::StrCat(dir_ == "/" ? "" : dir_, "/", kOutputFileName);
+  // A symlinked FILE is followed once, at start: the target is watched and
+  // rewritten, so the link survives the write-back.
+  file_ = options_.file;
+  struct stat lst;
+  if (::lstat(file_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    char resolved[PATH_MAX];
+    if (::realpath(file_.c_str(), resolved) == nullptr) {
+      return core::ErrnoStatus(errno, "cannot follow the symlink", file_);
+    }
+    file_ = resolved;
+  }
+  size_t slash = file_.rfind('/');
+  dir_ = slash == 0 ? "/" : file_.substr(0, slash);
+  name_ = file_.substr(slash + 1);
+  const size_t given_slash = options_.file.rfind('/');  // the output goes beside the path the person gave
+  output_path_ = absl::StrCat(options_.file.substr(0, given_slash), "/", kOutputFileName);
 
   struct stat st;
   if (::stat(dir_.c_str(), &st) != 0) return core::ErrnoStatus(errno, "cannot use the directory of FILE", dir_);
   if (!S_ISDIR(st.st_mode)) return absl::NotFoundError(absl::StrCat("'", dir_, "' is not a directory"));
-  if (::stat(options_.file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (::stat(file_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat("'", options_.file, "' is a directory, not a file"));
   }
 
@@ -149,9 +164,9 @@ absl::Status Listener::Setup() {
 
   // The watch is in place: from here on no save is missed.
   bool created = false;
-  absl::StatusOr<std::string> text = core::ReadFileToString(options_.file, kMaxFileBytes);
+  absl::StatusOr<std::string> text = core::ReadFileToString(file_, kMaxFileBytes);
   if (absl::IsNotFound(text.status())) {
-    RETURN_IF_ERROR(core::WriteFileAtomic(options_.file, kNewFileText));
+    RETURN_IF_ERROR(core::WriteFileAtomic(file_, kNewFileText));
     written_text_ = kNewFileText;
     text = std::string(kNewFileText);
     created = true;
@@ -159,9 +174,9 @@ absl::Status Listener::Setup() {
   if (text.ok()) {
     for (const ScannedBlock& b : NewBlocks(ScanBlocks(*text))) baseline_.insert(b.key);
   } else {
-    Log(absl::StrCat("clada listen: cannot read ", options_.file, " yet: ", text.status().message()));
+    Log(absl::StrCat("clada listen: cannot read ", file_, " yet: ", text.status().message()));
   }
-  std::string start = absl::StrCat("clada listen: watching ", options_.file);
+  std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
   if (!baseline_.empty()) {
     absl::StrAppend(&start, " (", Plural(baseline_.size(), "block"),
@@ -242,10 +257,10 @@ absl::Status Listener::Loop() {
 }
 
 absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
-  absl::StatusOr<std::string> text = core::ReadFileToString(options_.file, kMaxFileBytes);
+  absl::StatusOr<std::string> text = core::ReadFileToString(file_, kMaxFileBytes);
   if (absl::IsNotFound(text.status())) return absl::OkStatus();  // deleted; wait for it to come back
   if (!text.ok()) {
-    Log(absl::StrCat(ClockTime(), " clada listen: cannot read ", options_.file, ": ", text.status().message()));
+    Log(absl::StrCat(ClockTime(), " clada listen: cannot read ", file_, ": ", text.status().message()));
     return absl::OkStatus();
   }
   if (written_text_ && *text == *written_text_) return absl::OkStatus();  // our own write-back
@@ -304,14 +319,14 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   if (!report.stderr_line.empty()) absl::StrAppend(&first_line, ", ", report.stderr_line);
   absl::StrAppend(&first_line, "; ", where);
 
-  absl::StatusOr<std::string> current = core::ReadFileToString(options_.file, kMaxFileBytes);
+  absl::StatusOr<std::string> current = core::ReadFileToString(file_, kMaxFileBytes);
   if (absl::IsNotFound(current.status())) current = std::string();
   if (!current.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", current.status().message()));
     return;
   }
   std::string updated = InsertSummary(*current, FormatSummarySection(first_line, report.summary));
-  absl::Status written = core::WriteFileAtomic(options_.file, updated);
+  absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
     return;

@@ -171,7 +171,7 @@ std::string InsertSummary(absl::string_view file_text, absl::string_view section
 // results back. Blocks already in FILE when Listen starts are left alone
 // (counted in the start line of the log). A trailing block without its end
 // marker waits 300 ms for more text before it runs. A missing FILE is
-// created with kNewFileText. Writing FILE back does not cause a run; a save
+// created with kNewFileText; a symlinked FILE is resolved once, at start. Writing FILE back does not cause a run; a save
 // during a run is handled after it. Failures of one write-back (output file,
 // clipboard, FILE) are logged and listening goes on.
 //

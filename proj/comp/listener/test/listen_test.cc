@@ -310,6 +310,10 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
     ASSERT_EQ(::chmod((bin_ + "/" + name).c_str(), 0755), 0);
   }
 
+  if (c.value("symlink", false)) {  // FILE is a relative symlink into real/
+    ASSERT_EQ(::mkdir((root_ + "/real").c_str(), 0755), 0);
+    ASSERT_EQ(::symlink("real/answer.md", file_.c_str()), 0);
+  }
   if (!c.contains("initial")) {
     WriteFileOrDie(file_, "");
   } else if (!c.at("initial").is_null()) {
@@ -329,6 +333,9 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
       EXPECT_TRUE(WaitFor([&] { return absl::StrContains(ReadFileOrEmpty(file_), want); }))
           << "file never contained '" << want << "':\n"
           << ReadFileOrEmpty(file_);
+    } else if (step.contains("expectSymlink")) {
+      EXPECT_TRUE(std::filesystem::is_symlink(file_));
+      EXPECT_FALSE(std::filesystem::exists(root_ + "/real/" + kOutputFileName));
     } else if (step.contains("stop")) {
       StopListener();
     } else if (step.contains("start")) {
