@@ -7,8 +7,8 @@
 // Each file becomes two benchmarks: ParseBlocks alone, and ParseBlocks plus
 // the JSON rendering `clada parse` prints. Throughput is reported as
 // bytes_per_second of input. On a busy machine add
-// --benchmark_repetitions=10 and read the `_min` rows.
-#include <algorithm>
+// --benchmark_repetitions=20 --benchmark_report_aggregates_only=true and read
+// the medians.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -43,10 +43,6 @@ void BM_ParseAndRender(benchmark::State& state, const std::string* input) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input->size()));
 }
 
-// With --benchmark_repetitions, the fastest run: the least disturbed by other
-// processes on a shared machine.
-double MinOf(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,11 +66,9 @@ int main(int argc, char** argv) {
     std::string name = argv[i];
     name = name.substr(name.find_last_of('/') + 1);
     benchmark::RegisterBenchmark(absl::StrCat("ParseBlocks/", name).c_str(), BM_ParseBlocks, input)
-        ->Unit(benchmark::kMillisecond)
-        ->ComputeStatistics("min", MinOf);
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(absl::StrCat("ParseAndRender/", name).c_str(), BM_ParseAndRender, input)
-        ->Unit(benchmark::kMillisecond)
-        ->ComputeStatistics("min", MinOf);
+        ->Unit(benchmark::kMillisecond);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -32,15 +32,16 @@ struct Block {
 };
 
 // One syntax error, in the reference's shape. Columns and lengths count
-// UTF-16 code units, lines and columns are 1-based.
+// UTF-16 code units, lines and columns are 1-based. Errors at end of input
+// (UNCLOSED_BLOCK, UNCLOSED_HEREDOC) point one line past the last line.
 struct ParseError {
   std::string code;      // e.g. "DUPLICATE_KEY", "input_too_large"
   int line = 0;
   int column = 0;
   int length = 0;
-  std::string block_id;  // "" when not inside a block
-  std::string content;   // the offending line
-  std::string context;   // up to 5 lines around it
+  std::string block_id;  // "" when not inside a block (JSON null); IDs are never empty
+  std::string content;   // the offending line, without its line break
+  std::string context;   // the 5-line window around it, split on "\n" only
   std::string message;
 };
 
@@ -49,9 +50,13 @@ struct ParseResult {
   std::vector<ParseError> errors;
 };
 
-// Parses every block in `input`. Never fails and never throws: problems are
-// reported as errors. Input over kMaxInputBytes yields no blocks and a single
-// `input_too_large` error.
+// Parses every block in `input`, in one pass (linear time, whatever the
+// number of errors). Never fails and never throws: problems are reported as
+// errors and the parser goes on with the next line. Bytes that are not valid
+// UTF-8 are read as U+FFFD, as Node decodes them; NUL is an ordinary
+// character. Input over kMaxInputBytes yields no blocks and a single
+// `input_too_large` error (line 1, column 1, length 0, empty content and
+// context) whose message gives both sizes.
 ParseResult ParseBlocks(absl::string_view input);
 
 // The reference's JSON shape:
