@@ -145,6 +145,7 @@ std::string Parent(const std::string& path) {
 }
 
 std::string LimitText(int64_t limit) {
+  if (limit < 1024 * 1024) return absl::StrCat(limit, " bytes");
   return absl::StrCat(limit, " bytes (", (limit + 512 * 1024) / (1024 * 1024), " MB)");
 }
 
@@ -341,6 +342,7 @@ absl::StatusOr<ActionOutcome> EditFile(
     return out;
   }
   if (r.lines.size() == 1) data["line"] = r.lines[0];
+  if (r.replacements == 0) return ActionOutcome::Ok(std::move(data));  // count = 0 and none found
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
   ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
   out.warnings = std::move(r.warnings);
@@ -511,10 +513,9 @@ absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
                                    absl::StrJoin(missing, ", "), " (check the paths with ls or glob)"));
     }
     parts.insert(parts.end(), problems.begin(), problems.end());
-    ActionOutcome out = ActionOutcome::Fail(
-        absl::StrCat(absl::StrJoin(parts, "; "), ". The other ", data["files"].size(),
-                     " file(s) were read and are in the result"),
-        std::move(data));
+    std::string error = absl::StrCat(absl::StrJoin(parts, "; "), ". The other ", data["files"].size(),
+                                     " file(s) were read and are in the result");
+    ActionOutcome out = ActionOutcome::Fail(std::move(error), std::move(data));
     out.warnings = std::move(warnings);
     return out;
   }
@@ -674,6 +675,7 @@ absl::Status RemoveTree(const Call& call, const std::string& dir, std::vector<st
     entries.emplace_back(std::move(path), is_dir);
   }
   ::closedir(d);
+  std::sort(entries.begin(), entries.end());  // deterministic touched_paths
   for (const auto& [path, is_dir] : entries) {
     if (is_dir) {
       RETURN_IF_ERROR(RemoveTree(call, path, removed));

@@ -468,8 +468,8 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     Difference diff = FirstDifference(text, region_begin, d.first_line, d.last_line, needle);
     d.message = absl::StrCat("It matches ", LineSpan(d.first_line, d.last_line), others, " when ",
                              JoinNumbers(names), names.size() == 1 ? " is" : " are", " ignored.\n",
-                             DifferenceText(diff, what), LineSpan(d.first_line, d.last_line),
-                             " as they are in the file:\n",
+                             DifferenceText(diff, what), "What the file has at ",
+                             LineSpan(d.first_line, d.last_line), ":\n",
                              ShowLines(text, region_begin, d.first_line, d.last_line), tail);
     return d;
   }
@@ -536,7 +536,7 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
       Difference diff = FirstDifference(text, region_begin, d.first_line, d.last_line, needle);
       d.message = absl::StrCat("The most similar text is at ", LineSpan(d.first_line, d.last_line), " (", common,
                                " of ", what, "'s ", total, " words appear there).\n", DifferenceText(diff, what),
-                               LineSpan(d.first_line, d.last_line), " as they are in the file:\n",
+                               "What the file has at ", LineSpan(d.first_line, d.last_line), ":\n",
                                ShowLines(text, region_begin, d.first_line, d.last_line),
                                "If this is the place you mean, copy ", what,
                                " from these lines exactly and retry. Nothing was applied (edits need an exact "

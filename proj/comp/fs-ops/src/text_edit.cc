@@ -275,7 +275,11 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
   std::string new_n = NormalizeBreaks(new_text);
   std::vector<size_t> hits = FindAllText(t.norm(), old_n);
   if (hits.empty()) {
-    if (count.has_value() && *count == 0) return AlreadyApplied(content);
+    if (count.has_value() && *count == 0) {
+      EditResult none;
+      none.content = std::string(content);
+      return none;
+    }
     if (!new_n.empty() && new_n != old_n) {
       size_t copies = FindAllText(t.norm(), new_n).size();
       if (count.has_value() ? copies == static_cast<size_t>(*count) : copies >= 1) return AlreadyApplied(content);
