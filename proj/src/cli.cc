@@ -1,21 +1,25 @@
 #include "proj/src/cli.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
 #include <iterator>
 #include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/listener/src/listener.h"
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
@@ -50,6 +54,10 @@ Commands:
   squash --mode MODE    squash commits (auto_ai, ai_messages, hours N, days N,
                         msg_contains TEXT) [--message M] [--contiguous-only]
   log                   recent batches
+  listen FILE [--debounce MS]
+                        watch FILE; run each newly pasted block, write the
+                        results to the top of FILE and the full report to
+                        .clada-output-latest.txt beside it (Ctrl-C stops)
 
 Flags (override .clada/config.yaml in the working root):
   --root DIR            working root (default: the current directory)
@@ -114,13 +122,13 @@ std::string Absolute(const std::string& base, const std::string& path) {
 const std::set<std::string>& Commands() {
   static const auto* const kCommands = new std::set<std::string>{
       "run",     "validate", "parse", "instructions", "schema",    "config",       "approve",
-      "context", "undo",     "step-back", "step-forward", "squash", "log", "help", "version"};
+      "context", "undo",     "step-back", "step-forward", "squash", "log", "listen", "help", "version"};
   return *kCommands;
 }
 
 // Commands whose own flags pass through untouched.
 bool PassesFlagsThrough(const std::string& command) {
-  return command == "squash" || command == "context" || command == "approve";
+  return command == "squash" || command == "context" || command == "approve" || command == "listen";
 }
 
 absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
@@ -265,6 +273,73 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
   return result.success ? kExitOk : kExitFailed;
 }
 
+std::atomic<bool> g_stop_listening{false};
+
+void StopListening(int) { g_stop_listening = true; }
+
+// `clada listen FILE [--debounce MS]`: runs newly pasted blocks exactly as
+// `clada run` does, until Ctrl-C.
+int RunListen(const std::vector<std::string>& args, const Environment& env, const core::ExecContext& ctx,
+              std::ostream& err) {
+  std::string file;
+  int debounce_ms = 30;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--debounce" || absl::StartsWith(a, "--debounce=")) {
+      std::string v = a == "--debounce" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(11);
+      if (!absl::SimpleAtoi(v, &debounce_ms) || debounce_ms < 0) {
+        err << "clada listen: --debounce takes a number of milliseconds, got '" << v << "'\n";
+        return kExitUsage;
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      err << "clada listen: unknown flag '" << a << "'\n";
+      return kExitUsage;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      err << "clada listen: expected one FILE\n";
+      return kExitUsage;
+    }
+  }
+  if (file.empty()) {
+    err << "clada listen: which file? usage: clada listen FILE [--debounce MS]\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<std::string> resolved = core::ResolvePath(ctx.paths, Absolute(env.base, file));
+  if (!resolved.ok()) {
+    err << "clada listen: " << resolved.status().message() << "\n";
+    return kExitUsage;
+  }
+  listener::ListenOptions options;
+  options.file = *resolved;
+  options.state_dir = env.root + "/.clada";
+  options.debounce_ms = debounce_ms;
+  options.log = &err;
+  g_stop_listening = false;
+  ::signal(SIGINT, StopListening);
+  ::signal(SIGTERM, StopListening);
+  options.should_stop = [] { return g_stop_listening.load(); };
+  auto run = [&env](const std::string& text) {
+    CladaOptions clada_options;
+    clada_options.working_root = env.root;
+    clada_options.settings = env.settings;
+    ExecutionResult result = Clada(clada_options).Execute(text);
+    listener::RunReport report;
+    report.summary = FormatResultsSection(result);
+    report.full_report = FormatReport(result, env.settings.max_output_bytes);
+    report.stderr_line = FormatSummaryLine(result);
+    report.blocks_run = result.total_blocks;
+    return report;
+  };
+  err << "clada: listening to " << options.file << " (Ctrl-C stops)\n";
+  absl::Status status = listener::Listen(options, run);
+  if (!status.ok()) {
+    err << "clada listen: " << status.message() << "\n";
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
 int RunConfig(const Environment& env, std::ostream& out) {
   out << "working root: " << env.root << "\n";
   out << "settings file: " << env.root << "/.clada/config.yaml\n";
@@ -327,6 +402,7 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
   const std::vector<std::string>& sub_args = inv.sub_args;
   if (inv.command == "approve") return exec::RunApproveCommand(sub_args, *ctx, out, err);
   if (inv.command == "context") return context::RunContextCommand(sub_args, *ctx, out, err);
+  if (inv.command == "listen") return RunListen(sub_args, *env, *ctx, err);
 
   return git_tx::RunGitCommand(inv.command, sub_args, env->root, MakeGitOptions(env->settings), out, err);
 }

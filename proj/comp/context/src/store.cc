@@ -106,7 +106,7 @@ absl::StatusOr<std::vector<std::string>> LoadEntries(
 
 absl::Status SaveEntries(const std::string& working_root,
                          const std::vector<std::string>& entries) {
-  absl::Status made = core::CreateDirectories(StateDir(working_root));
+  absl::Status made = core::CreateStateDirectory(StateDir(working_root));
   if (!made.ok()) return IoError(made);
   nlohmann::ordered_json doc;
   doc["version"] = kFormatVersion;
@@ -118,7 +118,7 @@ absl::Status SaveEntries(const std::string& working_root,
 }
 
 absl::StatusOr<StoreLock> StoreLock::Acquire(const std::string& working_root) {
-  absl::Status made = core::CreateDirectories(StateDir(working_root));
+  absl::Status made = core::CreateStateDirectory(StateDir(working_root));
   if (!made.ok()) return IoError(made);
   const std::string path =
       absl::StrCat(StateDir(working_root), "/context.lock");

@@ -167,4 +167,22 @@ absl::Status CreateDirectories(const std::string& dir) {
   return absl::OkStatus();
 }
 
+absl::Status CreateStateDirectory(const std::string& dir) {
+  absl::Status made = CreateDirectories(dir);
+  if (!made.ok()) return made;
+  static constexpr char kGitignore[] =
+      "# clada's run-time state is not part of the project.\n"
+      "# config.yaml and allowed-commands.json are, and stay committable.\n"
+      "lock\n"
+      "*.lock\n"
+      "listen-state.json\n"
+      "context.json\n"
+      ".gitignore\n";
+  const std::string path = dir + "/.gitignore";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return errno == EEXIST ? absl::OkStatus() : ErrnoStatus(errno, "cannot create", path);
+  FdCloser closer{fd};
+  return WriteAll(fd, absl::string_view(kGitignore, sizeof(kGitignore) - 1), path);
+}
+
 }  // namespace clada::core

@@ -33,6 +33,12 @@ absl::Status WriteFileAtomic(const std::string& path, absl::string_view data);
 // Creates `dir` and its missing parents (like mkdir -p).
 absl::Status CreateDirectories(const std::string& dir);
 
+// Creates clada's state directory (`<working root>/.clada`) with a
+// `.gitignore` that keeps run-time state (locks, listener state, the
+// working set) out of commits, unless the user already has one there.
+// Settings (`config.yaml`) and approved commands stay committable.
+absl::Status CreateStateDirectory(const std::string& dir);
+
 // Status for a failed system call: "<what> '<path>': <strerror> (<ENAME>)".
 absl::Status ErrnoStatus(int err, absl::string_view what, absl::string_view path);
 

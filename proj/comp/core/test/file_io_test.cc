@@ -58,5 +58,23 @@ TEST(CreateDirectories, MakesParents) {
   EXPECT_EQ(::stat(dir.c_str(), &st), 0);
 }
 
+TEST(CreateStateDirectory, IgnoresRunTimeStateOnly) {
+  std::string dir = TempDir() + "/.clada";
+  ASSERT_TRUE(CreateStateDirectory(dir).ok());
+  absl::StatusOr<std::string> ignore = ReadFileToString(dir + "/.gitignore");
+  ASSERT_TRUE(ignore.ok());
+  EXPECT_NE(ignore->find("\nlock\n"), std::string::npos);
+  EXPECT_NE(ignore->find("listen-state.json"), std::string::npos);
+  EXPECT_EQ(ignore->find("config.yaml\n"), std::string::npos) << "settings stay committable";
+}
+
+TEST(CreateStateDirectory, KeepsTheUsersGitignore) {
+  std::string dir = TempDir() + "/.clada";
+  ASSERT_TRUE(CreateDirectories(dir).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/.gitignore", "mine\n").ok());
+  ASSERT_TRUE(CreateStateDirectory(dir).ok());
+  EXPECT_EQ(*ReadFileToString(dir + "/.gitignore"), "mine\n");
+}
+
 }  // namespace
 }  // namespace clada::core

@@ -141,7 +141,7 @@ absl::Status Listener::Setup() {
     return absl::InvalidArgumentError(absl::StrCat("'", options_.file, "' is a directory, not a file"));
   }
 
-  RETURN_IF_ERROR(core::CreateDirectories(options_.state_dir));
+  RETURN_IF_ERROR(core::CreateStateDirectory(options_.state_dir));
   const std::string lock_path = absl::StrCat(options_.state_dir, "/", kLockFileName);
   lock_fd_.reset(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (lock_fd_.get() < 0) return core::ErrnoStatus(errno, "cannot open the listen lock", lock_path);
