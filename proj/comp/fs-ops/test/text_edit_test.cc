@@ -1,0 +1,112 @@
+#include "proj/comp/fs-ops/src/text_edit.h"
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/fs-ops/test/unit_cases.h"
+
+namespace clada::fs_ops::internal {
+namespace {
+
+using nlohmann::json;
+using testing::Bytes;
+
+// Runs the case's operation on its content.
+absl::StatusOr<EditResult> RunEdit(const json& c) {
+  std::string content = Bytes(c, "content");
+  std::string op = c.at("op").get<std::string>();
+  std::string label = c.value("label", "f.txt");
+  if (op == "unique") return ReplaceUnique(content, Bytes(c, "old"), Bytes(c, "new"), label);
+  if (op == "every") {
+    std::optional<int64_t> count;
+    if (c.contains("count")) count = c["count"].get<int64_t>();
+    return ReplaceEvery(content, Bytes(c, "old"), Bytes(c, "new"), count, label);
+  }
+  if (op == "ranges") {
+    return ReplaceRanges(content, Bytes(c, "start"), Bytes(c, "end"), Bytes(c, "new"), c.value("count", 1), label);
+  }
+  if (op == "append") return AppendText(content, Bytes(c, "new"));
+  ADD_FAILURE() << "unknown op " << op;
+  return absl::InternalError("unknown op");
+}
+
+class EditCase : public ::testing::TestWithParam<json> {};
+
+TEST_P(EditCase, MatchesExpectation) {
+  const json& c = GetParam();
+  const json& want = c.at("expect");
+  absl::StatusOr<EditResult> got = RunEdit(c);
+  if (want.contains("code")) {
+    ASSERT_FALSE(got.ok()) << "unexpected success: " << json(got->content).dump();
+    EXPECT_EQ(absl::StatusCodeToString(got.status().code()), want["code"].get<std::string>()) << got.status();
+    for (const json& s : want.value("error_contains", json::array())) {
+      EXPECT_NE(got.status().message().find(s.get<std::string>()), absl::string_view::npos)
+          << "error lacks " << s << ": " << got.status().message();
+    }
+    return;
+  }
+  ASSERT_TRUE(got.ok()) << got.status();
+  if (want.contains("content") || want.contains("content_hex")) {
+    EXPECT_EQ(json(got->content).dump(), json(Bytes(want, "content")).dump());
+  }
+  if (want.contains("replacements")) EXPECT_EQ(got->replacements, want["replacements"].get<int64_t>());
+  EXPECT_EQ(got->already_applied, want.value("already_applied", false));
+  if (want.contains("lines")) EXPECT_EQ(json(got->lines), want["lines"]);
+  if (want.contains("warnings")) EXPECT_EQ(json(got->warnings).size(), want["warnings"].get<size_t>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, EditCase, ::testing::ValuesIn(testing::LoadUnitCases("text_edit.json", "edits")),
+                         testing::CaseName);
+
+class CheckUtf8TextCase : public ::testing::TestWithParam<json> {};
+
+TEST_P(CheckUtf8TextCase, MatchesExpectation) {
+  const json& c = GetParam();
+  absl::Status s = CheckUtf8Text(Bytes(c, "content"), "f.txt");
+  if (c.contains("error")) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(s.message().find(c["error"].get<std::string>()), absl::string_view::npos) << s.message();
+  } else {
+    EXPECT_TRUE(s.ok()) << s;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CheckUtf8TextCase,
+                         ::testing::ValuesIn(testing::LoadUnitCases("text_edit.json", "check_utf8_text")),
+                         testing::CaseName);
+
+class BreakNormalizedTextCase : public ::testing::TestWithParam<json> {};
+
+// Every match found in the normalised view maps back to original bytes that
+// hold the same text once their "\r\n" become "\n".
+TEST_P(BreakNormalizedTextCase, MapsMatchesBack) {
+  const json& c = GetParam();
+  std::string text = Bytes(c, "text");
+  BreakNormalizedText t(text);
+  EXPECT_EQ(json(std::string(t.norm())).dump(), json(NormalizeBreaks(text)).dump());
+  std::string needle = NormalizeBreaks(Bytes(c, "needle"));
+  std::vector<std::string> spans;
+  for (size_t at : FindAllText(t.norm(), needle)) {
+    size_t b = t.ToOriginal(at), e = t.ToOriginal(at + needle.size());
+    spans.push_back(text.substr(b, e - b));
+    EXPECT_EQ(NormalizeBreaks(spans.back()), needle);
+  }
+  EXPECT_EQ(json(spans), c.at("spans"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, BreakNormalizedTextCase,
+                         ::testing::ValuesIn(testing::LoadUnitCases("text_edit.json", "break_normalized")),
+                         testing::CaseName);
+
+TEST(JoinNumbers, ListsAndElides) {
+  EXPECT_EQ(JoinNumbers({"1"}), "1");
+  EXPECT_EQ(JoinNumbers({"1", "2"}), "1 and 2");
+  EXPECT_EQ(JoinNumbers({"1", "2", "3"}), "1, 2 and 3");
+  EXPECT_EQ(JoinNumbers({"1", "2", "3", "4"}, 2), "1, 2 and 2 more");
+}
+
+}  // namespace
+}  // namespace clada::fs_ops::internal
