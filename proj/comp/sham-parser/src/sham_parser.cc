@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "proj/comp/sham-parser/src/internal/assignment.h"
+#include "proj/comp/sham-parser/src/internal/key_index.h"
 #include "proj/comp/sham-parser/src/internal/line_syntax.h"
 #include "proj/comp/sham-parser/src/internal/utf8.h"
 
@@ -29,8 +29,6 @@ constexpr int64_t kContextLines = 2 * kContextRadius + 1;
 // Line starts remembered behind the current line; context and the
 // "previous line" of UNCLOSED_BLOCK never reach further back.
 constexpr int64_t kRingSize = 8;
-// Blocks with more properties than this index their keys in a hash map.
-constexpr size_t kLinearLookupLimit = 8;
 
 // Appends `text` with every CR that precedes an LF removed: heredoc lines
 // are joined with "\n" whatever the input's line endings were.
@@ -99,7 +97,7 @@ class BlockParser {
     const std::optional<absl::string_view> id = internal::ParseHeaderId(line_, dialect);
     if (!id) {
       // Inside a block the reference reports nothing more and stays in it.
-      if (!replacing) AddError("MALFORMED_HEADER", LineNumber(), std::string(dialect.malformed_header_message), 0);
+      if (!replacing && Reporting()) AddError("MALFORMED_HEADER", LineNumber(), std::string(dialect.malformed_header_message), 0);
       return;
     }
     if (const char* problem = internal::BlockIdProblem(*id)) {
@@ -107,17 +105,17 @@ class BlockParser {
       const size_t column = absl::StartsWith(line_, dialect.canonical_id_prefix)
                                 ? internal::Utf16Length(dialect.canonical_id_prefix)
                                 : 0;
-      AddError("INVALID_BLOCK_ID", LineNumber(), problem, ToInt(column), ToInt(internal::Utf16Length(*id)));
+      if (Reporting()) {
+        AddError("INVALID_BLOCK_ID", LineNumber(), problem, ToInt(column), ToInt(internal::Utf16Length(*id)));
+      }
       return;
     }
     if (replacing) CloseBlock(std::nullopt);
     block_.emplace();
     block_->id = std::string(*id);
     block_->start_line = LineNumber();
-    block_->properties.reserve(4);
     dialect_ = &dialect;
-    key_views_.clear();
-    key_index_.clear();
+    keys_.Clear();
     state_ = State::kInBlock;
   }
 
@@ -138,7 +136,7 @@ class BlockParser {
       case LineType::kEndMarker: {
         const std::optional<absl::string_view> id = internal::ParseEndMarkerId(line_, *dialect_);
         if (!id) return;  // the reference ignores end-marker look-alikes
-        if (*id != block_->id) {
+        if (*id != block_->id && Reporting()) {
           AddError("MISMATCHED_END", LineNumber(),
                    absl::StrCat("End marker '", *id, "' doesn't match block ID '", block_->id, "'"), 0);
         }
@@ -146,15 +144,17 @@ class BlockParser {
         return;
       }
       case LineType::kHeader:
-        AddError("UNCLOSED_BLOCK", LineNumber() - 1,
-                 absl::StrCat("Block '", block_->id, "' not closed before new block"), 0, 0);
+        if (Reporting()) {
+          AddError("UNCLOSED_BLOCK", LineNumber() - 1,
+                   absl::StrCat("Block '", block_->id, "' not closed before new block"), 0, 0);
+        }
         OpenBlock(*c.header_dialect, /*replacing=*/true);
         return;
       case LineType::kAssignment:
         ProcessAssignment();
         return;
       case LineType::kUnknown:
-        AddError("MALFORMED_ASSIGNMENT", LineNumber(), MalformedAssignmentMessage(), 0);
+        if (Reporting()) AddError("MALFORMED_ASSIGNMENT", LineNumber(), MalformedAssignmentMessage(), 0);
         return;
     }
   }
@@ -173,23 +173,24 @@ class BlockParser {
     const absl::string_view raw_key = line_.substr(0, a.equal_pos);
     const bool leading_whitespace = internal::LeadingJsWhitespace(raw_key) > 0;
     const std::optional<std::string> key_problem = internal::KeyProblem(a.key);
-    if (leading_whitespace) {
+    if (leading_whitespace && Reporting()) {
       size_t first_end = 0;
       internal::DecodeUtf8(raw_key, &first_end);
       AddError("INVALID_KEY", LineNumber(),
                absl::StrCat("Key contains invalid character '", raw_key.substr(0, first_end), "' at position 1"), 0,
                ToInt(internal::Utf16Length(internal::TrimEndJs(raw_key))));
-    } else if (key_problem) {
+    } else if (key_problem && !leading_whitespace && Reporting()) {
       AddError("INVALID_KEY", LineNumber(), *key_problem, 0, ToInt(internal::Utf16Length(a.key)));
     }
     const bool key_ok = !leading_whitespace && !key_problem;
-    if (key_ok && FindProperty(a.key) != kNpos) {
+    const size_t existing = key_ok ? keys_.Find(a.key) : kNpos;
+    if (existing != kNpos && Reporting()) {
       AddError("DUPLICATE_KEY", LineNumber(),
                absl::StrCat("Duplicate key '", a.key, "' in block '", block_->id, "'"), 0,
                ToInt(internal::Utf16Length(a.key)));
     }
     if (a.kind == Assignment::Kind::kKeyValue) {
-      if (key_ok) SetProperty(a.key, std::move(a.value));
+      if (key_ok) SetPropertyAt(existing, a.key, std::move(a.value));
       return;
     }
     // A heredoc opens whenever the key itself is valid, even after a
@@ -205,6 +206,7 @@ class BlockParser {
       state_ = State::kInHeredoc;
       return;
     }
+    if (!Reporting()) return;
     const size_t at = line_.find(a.delimiter);
     AddError("INVALID_HEREDOC_DELIMITER", LineNumber(),
              absl::StrCat("Heredoc delimiter must be '", dialect_->heredoc_prefix, block_->id, "'"),
@@ -212,11 +214,13 @@ class BlockParser {
   }
 
   void ReportAssignmentError(Assignment& a) {
-    const std::string code = a.error.code;
+    const absl::string_view code = a.error.code;
+    if (code == "TRAILING_CONTENT" && !internal::KeyProblem(a.key) && keys_.Find(a.key) == kNpos) {
+      SetPropertyAt(kNpos, a.key, std::move(a.value));  // the quoted part still counts
+    }
+    if (!Reporting()) return;
     std::string message;
     if (code == "TRAILING_CONTENT") {
-      // The quoted value before the trailing text still counts.
-      if (!internal::KeyProblem(a.key) && FindProperty(a.key) == kNpos) SetProperty(a.key, std::move(a.value));
       message = "Unexpected content after quoted value";
     } else if (code == "INVALID_ASSIGNMENT_OPERATOR") {
       message = absl::StrCat("Invalid assignment operator '", line_.substr(a.error.begin, 2),
@@ -234,7 +238,7 @@ class BlockParser {
     const size_t length = a.error.fixed_length.has_value()
                               ? *a.error.fixed_length
                               : internal::Utf16Length(line_.substr(a.error.begin, a.error.end - a.error.begin));
-    AddError(code, LineNumber(), std::move(message), ToInt(column), ToInt(length));
+    AddError(std::string(code), LineNumber(), std::move(message), ToInt(column), ToInt(length));
   }
 
   void ProcessHeredocLine() {
@@ -298,33 +302,20 @@ class BlockParser {
 
   // --- properties -----------------------------------------------------------
 
-  size_t FindProperty(absl::string_view key) const {
-    if (key_views_.size() <= kLinearLookupLimit) {
-      for (size_t i = 0; i < key_views_.size(); ++i) {
-        if (key_views_[i] == key) return i;
-      }
-      return kNpos;
-    }
-    const auto it = key_index_.find(key);
-    return it == key_index_.end() ? kNpos : it->second;
+  // Sets `key` (a view into the input) to `value`; a new key goes last, a
+  // known one keeps its place.
+  void SetProperty(absl::string_view key, std::string value) {
+    SetPropertyAt(keys_.Find(key), key, std::move(value));
   }
 
-  // Sets `key` (a view into the input) to `value`; a new key goes last.
-  void SetProperty(absl::string_view key, std::string value) {
-    const size_t i = FindProperty(key);
-    if (i != kNpos) {
-      block_->properties[i].second = std::move(value);
+  // As SetProperty, with `position` = keys_.Find(key) already known.
+  void SetPropertyAt(size_t position, absl::string_view key, std::string value) {
+    if (position != kNpos) {
+      block_->properties[position].second = std::move(value);
       return;
     }
     block_->properties.emplace_back(std::string(key), std::move(value));
-    key_views_.push_back(key);
-    if (key_views_.size() > kLinearLookupLimit) {
-      if (key_index_.empty()) {
-        for (size_t k = 0; k < key_views_.size(); ++k) key_index_.emplace(key_views_[k], k);
-      } else {
-        key_index_.emplace(key, key_views_.size() - 1);
-      }
-    }
+    keys_.Add(key);
   }
 
   // --- errors and their context -----------------------------------------
@@ -395,8 +386,20 @@ class BlockParser {
     return std::string(text_.substr(begin, finish - begin));
   }
 
+  // False once kMaxReportedErrors errors and the too_many_errors marker are
+  // recorded: callers skip building messages nobody will see.
+  bool Reporting() const { return result_.errors.size() <= kMaxReportedErrors; }
+
   // `length` < 0 means the whole line.
   void AddError(std::string code, int number, std::string message, int column, int length = -1) {
+    if (result_.errors.size() > kMaxReportedErrors) return;
+    if (result_.errors.size() == kMaxReportedErrors) {
+      code = "too_many_errors";
+      message = absl::StrCat("More than ", kMaxReportedErrors,
+                             " syntax errors; the rest are not reported. Fix these and parse again.");
+      column = 0;
+      length = 0;
+    }
     ParseError e;
     e.code = std::move(code);
     e.line = number;
@@ -422,8 +425,7 @@ class BlockParser {
   State state_ = State::kSeekingHeader;
   std::optional<Block> block_;
   const Dialect* dialect_ = nullptr;
-  std::vector<absl::string_view> key_views_;  // the block's keys, as views into text_
-  absl::flat_hash_map<absl::string_view, size_t> key_index_;
+  internal::KeyIndex keys_;  // the block's keys, as views into text_
 
   absl::string_view heredoc_key_;
   absl::string_view heredoc_delimiter_;

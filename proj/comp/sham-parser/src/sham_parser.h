@@ -23,6 +23,12 @@ namespace clada::sham_parser {
 // The input size above which ParseBlocks refuses to parse (input_too_large).
 inline constexpr size_t kMaxInputBytes = 50u * 1024 * 1024;
 
+// At most this many syntax errors are reported; the next one becomes a
+// single `too_many_errors` error and later ones are dropped (blocks are still
+// parsed). Without a cap, 50 MB of one-character bad lines would need
+// gigabytes of error records.
+inline constexpr size_t kMaxReportedErrors = 10000;
+
 // One parsed block. Properties keep the order of first appearance.
 struct Block {
   std::string id;
@@ -56,7 +62,8 @@ struct ParseResult {
 // UTF-8 are read as U+FFFD, as Node decodes them; NUL is an ordinary
 // character. Input over kMaxInputBytes yields no blocks and a single
 // `input_too_large` error (line 1, column 1, length 0, empty content and
-// context) whose message gives both sizes.
+// context) whose message gives both sizes. See kMaxReportedErrors for inputs
+// with more errors than anyone can use.
 ParseResult ParseBlocks(absl::string_view input);
 
 // The reference's JSON shape:

@@ -134,7 +134,7 @@ TEST(ParseBlocks, HandlesAMillionTinyBlocks) {
 }
 
 TEST(ParseBlocks, ReportsAnErrorInEveryBlockWithItsOwnContext) {
-  constexpr int kBlocks = 100000;
+  constexpr int kBlocks = static_cast<int>(kMaxReportedErrors);
   std::string input;
   for (int i = 0; i < kBlocks; ++i) input += "#!nesl [@x: ab]\nnot an assignment\n#!end_ab\n";
   const ParseResult r = ParseBlocks(input);
@@ -144,6 +144,27 @@ TEST(ParseBlocks, ReportsAnErrorInEveryBlockWithItsOwnContext) {
   EXPECT_EQ(e.line, 3 * (kBlocks / 2) + 2);
   EXPECT_EQ(e.content, "not an assignment");
   EXPECT_EQ(e.context, "#!end_ab\n#!nesl [@x: ab]\nnot an assignment\n#!end_ab\n#!nesl [@x: ab]");
+}
+
+TEST(ParseBlocks, StopsReportingErrorsAfterTheCap) {
+  // Two bytes of input per error: uncapped, 50 MB of this would need
+  // gigabytes of error records.
+  constexpr int kBadLines = 2 * static_cast<int>(kMaxReportedErrors);
+  std::string input(kHeader);
+  for (int i = 0; i < kBadLines; ++i) input += "x\n";
+  input += absl::StrCat("key = \"still parsed\"\n", kEnd);
+  const ParseResult r = ParseBlocks(input);
+  ASSERT_EQ(r.errors.size(), kMaxReportedErrors + 1);
+  EXPECT_EQ(r.errors[kMaxReportedErrors - 1].code, "MALFORMED_ASSIGNMENT");
+  const ParseError& last = r.errors.back();
+  EXPECT_EQ(last.code, "too_many_errors");
+  EXPECT_EQ(last.line, static_cast<int>(kMaxReportedErrors) + 2);  // the first unreported line
+  EXPECT_EQ(last.block_id, "big");
+  EXPECT_NE(last.message.find(absl::StrCat(kMaxReportedErrors)), std::string::npos) << last.message;
+  ASSERT_EQ(r.blocks.size(), 1u);
+  ASSERT_EQ(r.blocks[0].properties.size(), 1u);
+  EXPECT_EQ(r.blocks[0].properties[0].second, "still parsed");
+  EXPECT_EQ(r.blocks[0].end_line, kBadLines + 3);
 }
 
 TEST(ParseBlocks, SurvivesArbitraryBytes) {

@@ -109,21 +109,26 @@ std::string ReplaceInvalidUtf8(absl::string_view s) {
   std::string out;
   out.reserve(n + n / 8);
   size_t i = 0;
+  size_t valid_from = 0;  // start of the well-formed run not yet copied
   while (i < n) {
-    const size_t ascii_end = SkipAscii(p, i, n);
-    out.append(s.data() + i, ascii_end - i);
-    i = ascii_end;
-    if (i >= n) break;
+    if (p[i] < 0x80) {
+      i = SkipAscii(p, i, n);
+      continue;
+    }
     int subpart = 0;
     const int len = CheckSequence(p + i, n - i, &subpart);
     if (len > 0) {
-      out.append(s.data() + i, len);
       i += len;
-    } else {
-      out.append("\xEF\xBF\xBD");
-      i += subpart;
+      continue;
     }
+    if (i > valid_from) out.append(s.data() + valid_from, i - valid_from);
+    out.push_back('\xEF');  // U+FFFD
+    out.push_back('\xBF');
+    out.push_back('\xBD');
+    i += subpart;
+    valid_from = i;
   }
+  out.append(s.data() + valid_from, n - valid_from);
   return out;
 }
 
