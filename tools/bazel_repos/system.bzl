@@ -38,17 +38,29 @@ filegroup(name = "lcov_merger")
 
 empty_coverage_tools = repository_rule(implementation = _empty_coverage_tools_impl)
 
-def _pkg_config_libs(ctx, modules):
+# Libraries that stay shared even in a static link: the C runtime's own.
+_SYSTEM_LIBS = ["-lrt", "-ldl", "-lm", "-lpthread", "-pthread", "-latomic", "-lc"]
+
+def _pkg_config_libs(ctx, modules, static = False):
     if not modules:
         return []
-    res = ctx.execute(["pkg-config", "--libs"] + modules)
+    args = ["pkg-config", "--libs"] + (["--static"] if static else []) + modules
+    res = ctx.execute(args)
     if res.return_code != 0:
         fail("pkg-config cannot find %s: %s (install the Debian -dev package)" % (modules, res.stderr))
-    return res.stdout.strip().split(" ")
+    opts = [o for o in res.stdout.strip().split(" ") if o]
+    if not static:
+        return opts
+
+    # Link the library's own archives statically (a few large objects load
+    # faster than dozens of shared libraries) and the C runtime dynamically.
+    libs = [o for o in opts if o.startswith("-l") and o not in _SYSTEM_LIBS]
+    system = [o for o in opts if o in _SYSTEM_LIBS]
+    return ["-Wl,-Bstatic"] + libs + ["-Wl,-Bdynamic"] + system
 
 def _pkg_config_library_impl(ctx):
     build = ['package(default_visibility = ["//visibility:public"])', ""]
-    build.append('cc_library(name = "lib", linkopts = %s)' % repr(_pkg_config_libs(ctx, ctx.attr.modules)))
+    build.append('cc_library(name = "lib", linkopts = %s)' % repr(_pkg_config_libs(ctx, ctx.attr.modules, ctx.attr.static)))
     for name, opts in ctx.attr.extra_targets.items():
         build.append('cc_library(name = "%s", linkopts = %s, deps = [":lib"])' % (name, repr(opts)))
     ctx.file("WORKSPACE", "")
@@ -58,6 +70,7 @@ pkg_config_library = repository_rule(
     implementation = _pkg_config_library_impl,
     attrs = {
         "modules": attr.string_list(),
+        "static": attr.bool(doc = "link the library's archives statically"),
         "extra_targets": attr.string_list_dict(doc = "target name -> raw linkopts"),
     },
     local = True,
