@@ -65,7 +65,7 @@ absl::StatusOr<bool> AddAllowedCommand(absl::string_view root, const std::string
   doc["commands"].push_back(code);
   if (!doc.contains("added")) doc["added"] = core::Json::object();
   doc["added"][code] = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
-  RETURN_IF_ERROR(core::CreateDirectories(absl::StrCat(root, "/.clada")));
+  RETURN_IF_ERROR(core::CreateStateDirectory(absl::StrCat(root, "/.clada")));
   // The code came from the LLM and may hold invalid UTF-8: replace rather
   // than throw.
   std::string text = doc.dump(2, ' ', false, core::Json::error_handler_t::replace);

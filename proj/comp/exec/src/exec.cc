@@ -67,8 +67,10 @@ std::string LanguageList() {
   return absl::StrJoin(names, ", ");
 }
 
+// The error may quote the code, a path or output: keep it valid UTF-8 so
+// the report always serialises.
 ActionOutcome Fail(absl::string_view message, Json data = Json::object()) {
-  return ActionOutcome::Fail(absl::StrCat("exec: ", message), std::move(data));
+  return ActionOutcome::Fail(internal::SanitizeUtf8(absl::StrCat("exec: ", message)), std::move(data));
 }
 
 // The absolute path of an executable `binary` in `path_list` (PATH syntax;

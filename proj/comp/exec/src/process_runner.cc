@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +17,9 @@
 #include <set>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "proj/comp/exec/src/output_capture.h"
 
 namespace clada::exec::internal {
@@ -80,11 +83,59 @@ int MillisUntil(Clock::time_point t, Clock::time_point now) {
   return static_cast<int>(std::min<int64_t>(ms, 24 * 3600 * 1000));
 }
 
-// True when /proc/<pid>/environ holds `marker` as a whole entry. False for
-// processes we may not inspect, zombies and processes that have gone.
-bool EnvironHasEntry(pid_t pid, absl::string_view marker) {
+// The whole of a small /proc file, or "" when it cannot be read.
+std::string ReadProcFile(const char* path) {
+  Fd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return "";
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// "pid (comm) S ppid ... flags ...": the state letter and the flags field.
+bool ReadStat(pid_t pid, char* state, uint64_t* flags) {
+  const std::string stat = ReadProcFile(absl::StrCat("/proc/", pid, "/stat").c_str());
+  // comm may hold spaces and ')', so fields count from the last ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return false;
+  std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
+  // fields[0] is the state (field 3), fields[6] the flags (field 9).
+  if (fields.size() < 7 || fields[0].empty()) return false;
+  *state = fields[0][0];
+  return absl::SimpleAtoi(fields[6], flags);
+}
+
+// What /proc/<pid>/environ says about the marker.
+enum class Mark {
+  kAbsent,   // gone, not ours to read, or an environment without it
+  kPresent,
+  kPending,  // no environment yet: caught inside execve, between the switch
+             // to the new memory and the setup of its arguments (the
+             // parent of a vfork resumes in between); look again shortly
+};
+
+bool HasEntry(absl::string_view block, absl::string_view entry) {
+  for (size_t pos = block.find(entry); pos != absl::string_view::npos; pos = block.find(entry, pos + 1)) {
+    const bool starts = pos == 0 || block[pos - 1] == '\0';
+    const size_t end = pos + entry.size();
+    const bool ends = end == block.size() || block[end] == '\0';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+constexpr uint64_t kPfKthread = 0x00200000;  // PF_KTHREAD
+
+Mark ReadMark(pid_t pid, absl::string_view marker) {
   Fd fd(::open(absl::StrCat("/proc/", pid, "/environ").c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return false;
+  if (!fd.valid()) return Mark::kAbsent;
   std::string env;
   char buf[16384];
   constexpr size_t kMaxEnviron = 8 << 20;
@@ -94,29 +145,64 @@ bool EnvironHasEntry(pid_t pid, absl::string_view marker) {
     if (n <= 0) break;
     env.append(buf, static_cast<size_t>(n));
   }
-  absl::string_view all(env);
-  for (size_t pos = all.find(marker); pos != absl::string_view::npos;
-       pos = all.find(marker, pos + 1)) {
-    const bool starts = pos == 0 || all[pos - 1] == '\0';
-    const size_t end = pos + marker.size();
-    const bool ends = end == all.size() || all[end] == '\0';
-    if (starts && ends) return true;
+  if (!env.empty()) return HasEntry(env, marker) ? Mark::kPresent : Mark::kAbsent;
+  // Empty: a cleared environment (its command line is set), a zombie, a
+  // kernel thread, or a process inside execve (no command line either).
+  if (!ReadProcFile(absl::StrCat("/proc/", pid, "/cmdline").c_str()).empty()) return Mark::kAbsent;
+  char state = 0;
+  uint64_t flags = 0;
+  if (!ReadStat(pid, &state, &flags) || state == 'Z' || state == 'X' || (flags & kPfKthread) != 0) {
+    return Mark::kAbsent;
   }
-  return false;
+  return Mark::kPending;
+}
+
+// /proc/loadavg: "0.20 0.18 0.12 1/80 11206": tasks after the '/', then the
+// last pid allocated in our pid namespace.
+bool ReadLoadavg(int64_t* tasks, int64_t* last_pid) {
+  const std::string text = ReadProcFile("/proc/loadavg");
+  std::vector<absl::string_view> fields = absl::StrSplit(text, absl::ByAnyChar(" \n"), absl::SkipEmpty());
+  if (fields.size() < 5) return false;
+  const size_t slash = fields[3].find('/');
+  return slash != absl::string_view::npos && absl::SimpleAtoi(fields[3].substr(slash + 1), tasks) &&
+         absl::SimpleAtoi(fields[4], last_pid);
+}
+
+// The pids (leader, last] in the kernel's cyclic order, when no pid can have
+// been handed out twice since `before`.
+struct PidWindow {
+  int64_t leader = 0;
+  int64_t last = 0;
+  int64_t pid_max = 0;
+  bool Contains(int64_t pid) const {
+    const int64_t d = ((pid - leader) % pid_max + pid_max) % pid_max;
+    const int64_t span = ((last - leader) % pid_max + pid_max) % pid_max;
+    return d >= 1 && d <= span;
+  }
+};
+
+std::optional<PidWindow> CurrentPidWindow(pid_t leader, const std::optional<PidAllocation>& before) {
+  if (leader <= 0 || !before) return std::nullopt;
+  std::optional<PidAllocation> now = ReadPidAllocation();
+  int64_t tasks = 0, last = 0, pid_max = 0;
+  if (!now || !ReadLoadavg(&tasks, &last) ||
+      !absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadProcFile("/proc/sys/kernel/pid_max")), &pid_max) ||
+      pid_max <= 0) {
+    return std::nullopt;
+  }
+  // The allocation cursor moves by one per new task plus one per pid it
+  // skips because that pid is in use; 300 pids are never reused after a
+  // wrap. If it cannot have come back round to the leader, the window holds.
+  const int64_t created = now->forks - before->forks;
+  const int64_t max_advance = created + (before->tasks + created) + 300;
+  if (created < 0 || max_advance >= pid_max) return std::nullopt;
+  return PidWindow{leader, last, pid_max};
 }
 
 bool IsGoneOrZombie(pid_t pid) {
-  Fd fd(::open(absl::StrCat("/proc/", pid, "/stat").c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return true;
-  char buf[512];
-  ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
-  if (n <= 0) return true;
-  absl::string_view stat(buf, static_cast<size_t>(n));
-  // "pid (comm) S ...": comm may hold ')' so look for the last one.
-  size_t close = stat.rfind(')');
-  if (close == absl::string_view::npos || close + 2 >= stat.size()) return true;
-  const char state = stat[close + 2];
-  return state == 'Z' || state == 'X';
+  char state = 0;
+  uint64_t flags = 0;
+  return !ReadStat(pid, &state, &flags) || state == 'Z' || state == 'X';
 }
 
 // Reads what is available on a pipe; false at EOF or on an error.
@@ -145,35 +231,77 @@ std::string SignalName(int sig) {
   return absl::StrCat("SIG", abbrev);
 }
 
-int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit) {
+std::optional<PidAllocation> ReadPidAllocation() {
+  PidAllocation a;
+  int64_t last = 0;
+  if (!ReadLoadavg(&a.tasks, &last)) return std::nullopt;
+  const std::string stat = ReadProcFile("/proc/stat");
+  const size_t at = stat.find("\nprocesses ");
+  if (at == std::string::npos) return std::nullopt;
+  const size_t start = at + 11;
+  const size_t end = stat.find('\n', start);
+  if (!absl::SimpleAtoi(absl::string_view(stat).substr(start, end - start), &a.forks)) return std::nullopt;
+  return a;
+}
+
+int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader,
+                        std::optional<PidAllocation> before) {
   if (marker.empty()) return 0;
   const pid_t self = ::getpid();
+  // A /proc mounted for another pid namespace names other processes by
+  // these numbers: signalling them would hit strangers.
+  char self_link[32] = {0};
+  if (::readlink("/proc/self", self_link, sizeof self_link - 1) <= 0 || absl::StrCat(self) != self_link) return 0;
   std::set<pid_t> victims;
   std::vector<Fd> pidfds;
   std::vector<pid_t> without_pidfd;
-  for (int pass = 0; pass < 10; ++pass) {
+  // Signals `pid` if it carries the marker; true when it was signalled.
+  auto kill_if_marked = [&](pid_t pid) {
+    Fd pidfd(PidfdOpen(pid));
+    if (pidfd.valid()) {
+      // The pid may have been reused since it was read: the pidfd pins the
+      // process, so check again before signalling it.
+      if (ReadMark(pid, marker) != Mark::kPresent || PidfdSendSignal(pidfd.get(), SIGKILL) != 0) return false;
+      pidfds.push_back(std::move(pidfd));
+    } else {
+      if (::kill(pid, SIGKILL) != 0) return false;
+      without_pidfd.push_back(pid);
+    }
+    victims.insert(pid);
+    return true;
+  };
+  // Scan until a scan finds no one new (a victim may have forked during the
+  // last one). A process caught inside execve gets its environment within
+  // microseconds: look at such processes again every 200 us, for at most
+  // kPendingLimit, and scan again if one of them was ours.
+  constexpr std::chrono::milliseconds kPendingLimit{50};
+  const Clock::time_point pending_deadline = Clock::now() + kPendingLimit;
+  for (int round = 0; round < 20; ++round) {
     int found = 0;
+    std::vector<pid_t> pending;
+    const std::optional<PidWindow> window = CurrentPidWindow(leader, before);
     DIR* dir = ::opendir("/proc");
     if (dir == nullptr) break;
     while (struct dirent* entry = ::readdir(dir)) {
       int pid = 0;
       if (!absl::SimpleAtoi(entry->d_name, &pid) || pid <= 0 || pid == self) continue;
-      if (victims.count(pid) > 0 || !EnvironHasEntry(pid, marker)) continue;
-      Fd pidfd(PidfdOpen(pid));
-      if (pidfd.valid()) {
-        // The pid may have been reused between the read and the open: the
-        // pidfd pins the process, so check again before signalling it.
-        if (!EnvironHasEntry(pid, marker)) continue;
-        if (PidfdSendSignal(pidfd.get(), SIGKILL) != 0) continue;
-        pidfds.push_back(std::move(pidfd));
-      } else {
-        if (::kill(pid, SIGKILL) != 0) continue;
-        without_pidfd.push_back(pid);
-      }
-      victims.insert(pid);
-      ++found;
+      if ((window && !window->Contains(pid)) || victims.count(pid) > 0) continue;
+      const Mark mark = ReadMark(pid, marker);
+      if (mark == Mark::kPending) pending.push_back(pid);
+      if (mark == Mark::kPresent && kill_if_marked(pid)) ++found;
     }
     ::closedir(dir);
+    while (!pending.empty() && Clock::now() < pending_deadline) {
+      const struct timespec pause = {0, 200'000};
+      ::nanosleep(&pause, nullptr);
+      std::vector<pid_t> still;
+      for (pid_t pid : pending) {
+        const Mark mark = ReadMark(pid, marker);
+        if (mark == Mark::kPending) still.push_back(pid);
+        if (mark == Mark::kPresent && kill_if_marked(pid)) ++found;
+      }
+      pending.swap(still);
+    }
     if (found == 0) break;
   }
   if (victims.empty()) return 0;
@@ -240,6 +368,7 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   envp.push_back(nullptr);
 
   pid_t pid = -1;
+  const std::optional<PidAllocation> before = ReadPidAllocation();
   const Clock::time_point start = Clock::now();
   const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   ::posix_spawn_file_actions_destroy(&actions);
@@ -325,7 +454,7 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
         // processes that left the group. Then the group again, for members
         // that cleared their environment (a group outlives its leader while
         // members remain, so its id cannot have been reused yet).
-        result.leftovers_killed = KillMarkedProcesses(spec.marker, std::chrono::seconds(2));
+        result.leftovers_killed = KillMarkedProcesses(spec.marker, std::chrono::seconds(2), pid, before);
         ::kill(-pid, SIGKILL);
         drain_deadline = Clock::now() + spec.drain_limit;
       }

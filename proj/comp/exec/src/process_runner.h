@@ -12,9 +12,12 @@
 #ifndef CLADA_PROJ_COMP_EXEC_SRC_PROCESS_RUNNER_H_
 #define CLADA_PROJ_COMP_EXEC_SRC_PROCESS_RUNNER_H_
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,12 +72,29 @@ struct RunResult {
 // started (the message names the program and errno).
 absl::StatusOr<RunResult> RunProcess(const RunSpec& spec);
 
+// Counters of the kernel's pid allocation (/proc/stat "processes",
+// /proc/loadavg), read just before a program is started so that a later scan
+// can skip every pid handed out before it.
+struct PidAllocation {
+  int64_t forks = 0;  // tasks created since boot (all namespaces)
+  int64_t tasks = 0;  // tasks existing now
+};
+std::optional<PidAllocation> ReadPidAllocation();
+
 // Sends SIGKILL to every process other than this one whose environment
 // contains `marker` as a whole entry and waits (at most `wait_limit`) until
 // they are dead; reaps those that are our own children. Returns how many it
 // killed. Repeats the scan until it finds no one, for processes forked
-// during a scan.
-int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit);
+// during a scan. Does nothing when /proc belongs to another pid namespace.
+//
+// With `leader` (a process started after `before` was read), only pids the
+// kernel allocated after the leader's are read: pids are handed out in
+// cyclic order, so a descendant's pid lies between the leader's and the
+// last one allocated, unless the counter went all the way round, which the
+// fork count rules out (else every pid is read). A root process that moves
+// the counter (ns_last_pid, clone3 set_tid) defeats this.
+int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader = 0,
+                        std::optional<PidAllocation> before = std::nullopt);
 
 // The name of a signal ("SIGKILL"), or "signal N" for one without a name.
 std::string SignalName(int sig);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/action.h"
@@ -45,6 +46,8 @@ TEST_P(ExecParamsTest, RefusesAndRunsNothing) {
   core::Action action;
   action.name = c.value("action", "exec");
   action.params = c["params"];
+  const Json hex_params = c.value("params_hex", Json::object());
+  for (const auto& [key, hex] : hex_params.items()) action.params[key] = absl::HexStringToBytes(hex.get<std::string>());
 
   std::optional<std::string> old_path;
   if (c.contains("path")) {
@@ -62,6 +65,7 @@ TEST_P(ExecParamsTest, RefusesAndRunsNothing) {
     EXPECT_EQ(outcome.error.rfind(c["error_prefix"].get<std::string>(), 0), 0u) << outcome.error;
   }
   EXPECT_TRUE(outcome.data.empty()) << outcome.data.dump();
+  EXPECT_NO_THROW(Json(outcome.error).dump()) << "the error is not valid UTF-8";
   struct stat st;
   EXPECT_NE(::stat((root + "/ran.txt").c_str(), &st), 0) << "the snippet ran";
 }
