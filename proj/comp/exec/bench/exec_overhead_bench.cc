@@ -1,0 +1,142 @@
+// What ExecuteCode costs beyond starting the interpreter itself.
+//
+//   bazel run -c opt //proj/comp/exec:exec_overhead_bench -- --benchmark_repetitions=5
+//
+// BM_SpawnWait*: posix_spawn of `bash -c true` (or python3) and waitpid: the
+// interpreter's own start and exit, nothing else. BM_ExecuteCode*: the same
+// snippet through ExecuteCode (quiet, policy allow). The difference is the
+// overhead. BM_KillMarkedProcesses/N: the /proc scan that runs after every
+// snippet, with N extra idle processes on the machine.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/exec/src/exec.h"
+#include "proj/comp/exec/src/process_runner.h"
+
+extern char** environ;
+
+namespace clada::exec {
+namespace {
+
+// The first executable `binary` on PATH, as ExecuteCode would find it.
+std::string Which(const std::string& binary) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string p = dirs.substr(start, end - start) + "/" + binary;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+    start = end + 1;
+  }
+  return binary;
+}
+
+void SpawnWait(benchmark::State& state, const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto _ : state) {
+    pid_t pid;
+    if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
+      state.SkipWithError("posix_spawn failed");
+      break;
+    }
+    int status;
+    ::waitpid(pid, &status, 0);
+  }
+}
+
+void RunExecuteCode(benchmark::State& state, const char* lang, const char* code) {
+  core::ExecContext ctx;
+  char cwd[4096];
+  ctx.paths = *core::MakePathPolicy(::getcwd(cwd, sizeof cwd), {});
+  ctx.quiet = true;
+  core::Action action;
+  action.name = "exec";
+  action.params["lang"] = lang;
+  action.params["code"] = code;
+  for (auto _ : state) {
+    core::ActionOutcome out = ExecuteCode(action, ctx);
+    if (!out.success) {
+      state.SkipWithError(out.error.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+void BM_SpawnWaitBashTrue(benchmark::State& state) { SpawnWait(state, {Which("bash"), "-c", "true"}); }
+void BM_ExecuteCodeBashTrue(benchmark::State& state) { RunExecuteCode(state, "bash", "true"); }
+void BM_SpawnWaitPythonPass(benchmark::State& state) { SpawnWait(state, {Which("python3"), "-c", "pass"}); }
+void BM_ExecuteCodePythonPass(benchmark::State& state) { RunExecuteCode(state, "python", "pass"); }
+
+// N idle processes on the machine for the life of the object.
+class IdleProcesses {
+ public:
+  explicit IdleProcesses(int64_t n) {
+    std::string sleep = Which("sleep");
+    char* argv[] = {sleep.data(), const_cast<char*>("1000"), nullptr};
+    for (int64_t i = 0; i < n; ++i) {
+      pid_t pid;
+      if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv, environ) == 0) pids_.push_back(pid);
+    }
+  }
+  ~IdleProcesses() {
+    for (pid_t pid : pids_) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// The scan when every pid must be read (no pid window).
+void BM_KillMarkedProcessesFullScan(benchmark::State& state) {
+  IdleProcesses idle(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(internal::KillMarkedProcesses("CLADA_EXEC_ID=no-such-exec", std::chrono::seconds(1)));
+  }
+}
+
+// The scan as RunProcess does it: only pids allocated after a leader that
+// was started after the idle processes.
+void BM_KillMarkedProcessesWindowed(benchmark::State& state) {
+  IdleProcesses idle(state.range(0));
+  const std::optional<internal::PidAllocation> before = internal::ReadPidAllocation();
+  std::string true_bin = Which("true");
+  char* argv[] = {true_bin.data(), nullptr};
+  pid_t leader;
+  if (::posix_spawn(&leader, argv[0], nullptr, nullptr, argv, environ) != 0) {
+    state.SkipWithError("posix_spawn failed");
+    return;
+  }
+  ::waitpid(leader, nullptr, 0);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        internal::KillMarkedProcesses("CLADA_EXEC_ID=no-such-exec", std::chrono::seconds(1), leader, before));
+  }
+}
+
+BENCHMARK(BM_SpawnWaitBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ExecuteCodeBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SpawnWaitPythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ExecuteCodePythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_KillMarkedProcessesFullScan)->Arg(0)->Arg(500)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_KillMarkedProcessesWindowed)->Arg(0)->Arg(500)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+}  // namespace clada::exec
