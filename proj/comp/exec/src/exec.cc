@@ -1,7 +1,10 @@
 #include "proj/comp/exec/src/exec.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -143,16 +146,51 @@ class TempCodeFile {
   std::string path_;
 };
 
-// Writes all of `text` to fd 2; the live echo must not be lost to EINTR or
-// short writes, and must not throw.
-void WriteToStderr(absl::string_view text) {
-  while (!text.empty()) {
-    ssize_t n = ::write(2, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    text.remove_prefix(static_cast<size_t>(n));
+// The live echo on fd 2. Written whole despite EINTR and short writes; once
+// a write fails (say stderr is a pipe whose reader has gone) the echo stops.
+// SIGPIPE is blocked in this thread while the echo lives, and the one our
+// own writes raised is taken back, so a closed stderr cannot kill the
+// process in the middle of a snippet.
+class StderrEcho {
+ public:
+  StderrEcho() {
+    ::sigemptyset(&pipe_);
+    ::sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    ::sigpending(&pending);
+    was_pending_ = ::sigismember(&pending, SIGPIPE) == 1;
+    ::pthread_sigmask(SIG_BLOCK, &pipe_, &old_mask_);
   }
-}
+  StderrEcho(const StderrEcho&) = delete;
+  StderrEcho& operator=(const StderrEcho&) = delete;
+  ~StderrEcho() {
+    if (broken_pipe_ && !was_pending_ && !::sigismember(&old_mask_, SIGPIPE)) {
+      const struct timespec zero = {0, 0};
+      ::sigtimedwait(&pipe_, nullptr, &zero);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+
+  void Write(absl::string_view text) {
+    while (!failed_ && !text.empty()) {
+      ssize_t n = ::write(2, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed_ = true;
+        broken_pipe_ = n < 0 && errno == EPIPE;
+        return;
+      }
+      text.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  sigset_t pipe_;
+  sigset_t old_mask_;
+  bool was_pending_ = false;
+  bool failed_ = false;
+  bool broken_pipe_ = false;
+};
 
 // Up to kErrorTailLines last non-blank lines of `text`, indented, at most
 // kErrorTailBytes.
@@ -313,12 +351,15 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   spec.timeout = std::chrono::milliseconds(timeout_ms);
   spec.max_output_bytes = ctx.limits.max_output_bytes;
 
+  std::optional<StderrEcho> stderr_echo;
   std::optional<internal::LineEcho> echo_out, echo_err;
   if (!ctx.quiet) {
     const std::string prefix =
         action.metadata.block_id.empty() ? "[exec] " : absl::StrCat("[", action.metadata.block_id, ":exec] ");
-    echo_out.emplace(prefix, WriteToStderr);
-    echo_err.emplace(prefix, WriteToStderr);
+    stderr_echo.emplace();
+    auto write = [&stderr_echo](absl::string_view text) { stderr_echo->Write(text); };
+    echo_out.emplace(prefix, write);
+    echo_err.emplace(prefix, write);
     spec.on_output = [&](internal::Stream s, absl::string_view chunk) {
       (s == internal::Stream::kStdout ? *echo_out : *echo_err).Append(chunk);
     };
@@ -326,6 +367,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   absl::StatusOr<internal::RunResult> run = internal::RunProcess(spec);
   if (echo_out) echo_out->Flush();
   if (echo_err) echo_err->Flush();
+  stderr_echo.reset();
   if (!run.ok()) return Fail(run.status().message());
   const internal::RunResult& r = *run;
 
@@ -350,12 +392,18 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
         "output may be incomplete");
   }
 
+  const std::string stopped =
+      absl::StrCat("sent SIGTERM to its process group",
+                   r.sent_sigkill ? absl::StrCat(", then SIGKILL ", FormatDuration(spec.kill_grace.count()), " later")
+                                  : "");
   ActionOutcome outcome;
-  if (r.timed_out) {
+  if (r.interrupted_by != 0) {
+    outcome = Fail(absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by),
+                                " while ", lang->binary, " was running; ", stopped, OutputTail(r)),
+                   std::move(data));
+  } else if (r.timed_out) {
     outcome = Fail(absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
-                                " (the timeout); sent SIGTERM to its process group",
-                                r.sent_sigkill ? absl::StrCat(", then SIGKILL ", FormatDuration(spec.kill_grace.count()), " later") : "",
-                                ". Raise `timeout` (seconds) or make the code finish sooner",
+                                " (the timeout); ", stopped, ". Raise `timeout` (seconds) or make the code finish sooner",
                                 OutputTail(r)),
                    std::move(data));
   } else if (!r.exited) {

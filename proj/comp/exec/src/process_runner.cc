@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -223,6 +225,54 @@ bool ReadChunk(int fd, HeadTailBuffer& buffer, Stream stream,
   }
 }
 
+// Holds the termination signals this thread would otherwise act on, for
+// poll() to see them through a signalfd; raises what it caught once it is
+// done, after the old mask is back.
+class SignalWatch {
+ public:
+  SignalWatch() {
+    sigset_t blocked;
+    ::pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
+    ::sigemptyset(&watched_);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+      struct sigaction action;
+      if (::sigismember(&blocked, sig) || ::sigaction(sig, nullptr, &action) != 0 || action.sa_handler == SIG_IGN) {
+        continue;
+      }
+      ::sigaddset(&watched_, sig);
+    }
+    ::pthread_sigmask(SIG_BLOCK, &watched_, &old_mask_);
+    fd_.reset(::signalfd(-1, &watched_, SFD_CLOEXEC | SFD_NONBLOCK));
+  }
+  SignalWatch(const SignalWatch&) = delete;
+  SignalWatch& operator=(const SignalWatch&) = delete;
+  ~SignalWatch() {
+    fd_.reset();
+    ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+    if (caught_ != 0) ::raise(caught_);
+  }
+
+  int fd() const { return fd_.get(); }
+
+  // The signal read from the signalfd, or 0.
+  int Read() {
+    struct signalfd_siginfo info;
+    ssize_t n;
+    do {
+      n = ::read(fd_.get(), &info, sizeof info);
+    } while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(sizeof info)) return 0;
+    if (caught_ == 0) caught_ = static_cast<int>(info.ssi_signo);
+    return static_cast<int>(info.ssi_signo);
+  }
+
+ private:
+  sigset_t watched_;
+  sigset_t old_mask_;
+  Fd fd_;
+  int caught_ = 0;
+};
+
 }  // namespace
 
 std::string SignalName(int sig) {
@@ -368,6 +418,7 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   envp.push_back(nullptr);
 
   pid_t pid = -1;
+  SignalWatch signals;
   const std::optional<PidAllocation> before = ReadPidAllocation();
   const Clock::time_point start = Clock::now();
   const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
@@ -389,15 +440,17 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   Clock::time_point kill_at{};
   std::optional<Clock::time_point> drain_deadline;
   bool leader_done = false;
+  bool stopping = false;  // SIGTERM sent: on timeout or on a signal to us
 
   for (;;) {
     Clock::time_point now = Clock::now();
     if (!leader_done) {
-      if (!result.timed_out && now >= deadline) {
-        result.timed_out = true;
+      if (!stopping && (now >= deadline || result.interrupted_by != 0)) {
+        stopping = true;
+        result.timed_out = result.interrupted_by == 0;
         ::kill(-pid, SIGTERM);
         kill_at = now + spec.kill_grace;
-      } else if (result.timed_out && !result.sent_sigkill && now >= kill_at) {
+      } else if (stopping && !result.sent_sigkill && now >= kill_at) {
         ::kill(-pid, SIGKILL);
         result.sent_sigkill = true;
       }
@@ -409,21 +462,26 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     }
 
     Clock::time_point wake = Clock::time_point::max();
-    if (!leader_done) wake = result.timed_out ? (result.sent_sigkill ? wake : kill_at) : deadline;
+    if (!leader_done) wake = stopping ? (result.sent_sigkill ? wake : kill_at) : deadline;
     if (drain_deadline) wake = std::min(wake, *drain_deadline);
     int wait_ms = wake == Clock::time_point::max() ? -1 : MillisUntil(wake, now);
     if (!leader_done && !pidfd.valid()) wait_ms = wait_ms < 0 ? 10 : std::min(wait_ms, 10);
 
-    struct pollfd fds[3];
-    int nfds = 0, out_i = -1, err_i = -1, pid_i = -1;
+    struct pollfd fds[4];
+    int nfds = 0, out_i = -1, err_i = -1, pid_i = -1, sig_i = -1;
     if (out_read.valid()) { out_i = nfds; fds[nfds++] = {out_read.get(), POLLIN, 0}; }
     if (err_read.valid()) { err_i = nfds; fds[nfds++] = {err_read.get(), POLLIN, 0}; }
     if (!leader_done && pidfd.valid()) { pid_i = nfds; fds[nfds++] = {pidfd.get(), POLLIN, 0}; }
+    if (!leader_done && signals.fd() >= 0) { sig_i = nfds; fds[nfds++] = {signals.fd(), POLLIN, 0}; }
     int ready = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (ready < 0 && errno != EINTR) {
       return absl::InternalError(absl::StrCat("poll failed: ", ::strerror(errno)));
     }
     if (ready > 0) {
+      if (sig_i >= 0 && fds[sig_i].revents != 0) {
+        const int sig = signals.Read();
+        if (result.interrupted_by == 0) result.interrupted_by = sig;
+      }
       if (out_i >= 0 && fds[out_i].revents != 0 &&
           !ReadChunk(out_read.get(), out_buf, Stream::kStdout, spec.on_output)) {
         out_read.reset();

@@ -55,6 +55,9 @@ struct RunResult {
   int exit_code = 0;
   int term_signal = 0;   // the signal that ended the program, when !exited
   bool timed_out = false;
+  // SIGINT, SIGTERM, SIGHUP or SIGQUIT that reached this thread while the
+  // program ran (0: none); it was stopped like on timeout.
+  int interrupted_by = 0;
   bool sent_sigkill = false;    // the grace ran out after SIGTERM
   int64_t duration_ms = 0;      // spawn to exit of the program
   int leftovers_killed = 0;     // other processes killed after it ended
@@ -68,6 +71,12 @@ struct RunResult {
 // program has ended, whatever is left of its group, and every process that
 // carries `spec.marker` in its environment, gets SIGKILL; RunProcess returns
 // only once those are dead.
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT, unless this thread blocks or the
+// process ignores them, are held while the program runs: one that arrives
+// stops the program as a timeout would, and is raised again before
+// RunProcess returns, so the process's handler or default action still
+// follows (the child is in its own session: a terminal's Ctrl-C does not
+// reach it directly).
 // Errors: Internal when the pipes cannot be made or the program cannot be
 // started (the message names the program and errno).
 absl::StatusOr<RunResult> RunProcess(const RunSpec& spec);

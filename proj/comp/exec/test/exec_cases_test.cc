@@ -153,6 +153,63 @@ bool ProcessIsDead(pid_t pid) {
   return stat[close + 2] == 'Z' || stat[close + 2] == 'X';
 }
 
+volatile sig_atomic_t g_caught[NSIG];
+
+void CountSignal(int sig) { g_caught[sig] = g_caught[sig] + 1; }
+
+int SignalNumber(const std::string& name) {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    const char* abbrev = ::sigabbrev_np(sig);
+    if (abbrev != nullptr && name == absl::StrCat("SIG", abbrev)) return sig;
+  }
+  return 0;
+}
+
+// Gives signals a counting handler or SIG_IGN for the life of the object.
+class ScopedSignals {
+ public:
+  ScopedSignals(const Json& catch_names, const Json& ignore_names) {
+    for (const Json& n : catch_names) Install(SignalNumber(n.get<std::string>()), CountSignal);
+    for (const Json& n : ignore_names) Install(SignalNumber(n.get<std::string>()), SIG_IGN);
+  }
+  ~ScopedSignals() {
+    for (const auto& [sig, old] : saved_) ::sigaction(sig, &old, nullptr);
+  }
+
+ private:
+  void Install(int sig, void (*handler)(int)) {
+    g_caught[sig] = 0;
+    struct sigaction action = {};
+    action.sa_handler = handler;
+    ::sigemptyset(&action.sa_mask);
+    struct sigaction old;
+    ::sigaction(sig, &action, &old);
+    saved_.emplace_back(sig, old);
+  }
+  std::vector<std::pair<int, struct sigaction>> saved_;
+};
+
+// Points fd 2 at a pipe whose reader is closed, for the life of the object.
+class BrokenStderr {
+ public:
+  BrokenStderr() {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    ::close(fds[0]);
+    saved_ = ::dup(2);
+    ::dup2(fds[1], 2);
+    ::close(fds[1]);
+  }
+  ~BrokenStderr() {
+    if (saved_ < 0) return;
+    ::dup2(saved_, 2);
+    ::close(saved_);
+  }
+
+ private:
+  int saved_ = -1;
+};
+
 std::string Segments(const Json& segments) {
   std::string out;
   for (const Json& s : segments) {
@@ -249,9 +306,16 @@ TEST_P(ExecCaseTest, Run) {
       env.Set(name, value.is_null() ? std::nullopt : std::optional<std::string>(value.get<std::string>()));
     }
     if (setup.contains("path")) env.Set("PATH", setup["path"].get<std::string>());
-    if (!ctx.quiet) ::testing::internal::CaptureStderr();
-    outcome = ExecuteCode(action, ctx);
-    if (!ctx.quiet) echo = ::testing::internal::GetCapturedStderr();
+    ScopedSignals signals(setup.value("catch_signals", Json::array()), setup.value("ignore_signals", Json::array()));
+    const bool broken_stderr = setup.value("stderr", "") == "broken_pipe";
+    if (broken_stderr) {
+      BrokenStderr broken;
+      outcome = ExecuteCode(action, ctx);
+    } else {
+      if (!ctx.quiet) ::testing::internal::CaptureStderr();
+      outcome = ExecuteCode(action, ctx);
+      if (!ctx.quiet) echo = ::testing::internal::GetCapturedStderr();
+    }
   }
   const std::string shown = absl::StrCat("error: ", outcome.error, "\ndata: ", outcome.data.dump(2, ' ', false, Json::error_handler_t::replace).substr(0, 3000));
 
@@ -320,6 +384,15 @@ TEST_P(ExecCaseTest, Run) {
       EXPECT_TRUE(ProcessIsDead(pid)) << "pid " << pid << " from " << f << " is still running";
       if (!ProcessIsDead(pid)) ::kill(pid, SIGKILL);  // do not leave it behind the test
     }
+  }
+  const Json caught = expect.value("signals_caught", Json::object());
+  for (const auto& [name, count] : caught.items()) {
+    EXPECT_EQ(g_caught[SignalNumber(name)], count.get<int>()) << name << " handler calls";
+  }
+  if (expect.value("no_pending_sigpipe", false)) {
+    sigset_t pending;
+    ::sigpending(&pending);
+    EXPECT_EQ(::sigismember(&pending, SIGPIPE), 0) << "SIGPIPE is pending";
   }
   for (const Json& f : expect.value("files_absent", Json::array())) {
     struct stat st;
