@@ -31,7 +31,8 @@ void BM_ParseBlocks(benchmark::State& state, const std::string* input) {
     errors = r.errors.size();
     benchmark::DoNotOptimize(r);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input->size()));
+  state.SetBytesProcessed(
+      static_cast<int64_t>(state.iterations() * input->size()));
   state.counters["errors"] = static_cast<double>(errors);
 }
 
@@ -40,7 +41,8 @@ void BM_ParseAndRender(benchmark::State& state, const std::string* input) {
     std::string json = ParseResultToJson(ParseBlocks(*input)).dump(2);
     benchmark::DoNotOptimize(json);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input->size()));
+  state.SetBytesProcessed(
+      static_cast<int64_t>(state.iterations() * input->size()));
 }
 
 }  // namespace
@@ -65,9 +67,11 @@ int main(int argc, char** argv) {
     inputs.push_back(input);
     std::string name = argv[i];
     name = name.substr(name.find_last_of('/') + 1);
-    benchmark::RegisterBenchmark(absl::StrCat("ParseBlocks/", name).c_str(), BM_ParseBlocks, input)
+    benchmark::RegisterBenchmark(absl::StrCat("ParseBlocks/", name).c_str(),
+                                 BM_ParseBlocks, input)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(absl::StrCat("ParseAndRender/", name).c_str(), BM_ParseAndRender, input)
+    benchmark::RegisterBenchmark(absl::StrCat("ParseAndRender/", name).c_str(),
+                                 BM_ParseAndRender, input)
         ->Unit(benchmark::kMillisecond);
   }
   benchmark::RunSpecifiedBenchmarks();

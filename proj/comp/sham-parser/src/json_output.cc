@@ -13,12 +13,14 @@ nlohmann::ordered_json ParseResultToJson(const ParseResult& result) {
     // ordered_map's linear duplicate search.
     Json::object_t properties;
     properties.reserve(b.properties.size());
-    for (const auto& [key, value] : b.properties) properties.emplace_back(key, value);
+    for (const auto& [key, value] : b.properties)
+      properties.emplace_back(key, value);
     Json block = Json::object();
     block["id"] = b.id;
     block["properties"] = std::move(properties);
     block["startLine"] = b.start_line;
-    block["endLine"] = b.end_line.has_value() ? Json(*b.end_line) : Json(nullptr);
+    block["endLine"] =
+        b.end_line.has_value() ? Json(*b.end_line) : Json(nullptr);
     blocks.push_back(std::move(block));
   }
   Json errors = Json::array();

@@ -9,7 +9,9 @@ int RunParseCommand(absl::string_view input, std::ostream& out) {
   const ParseResult result = ParseBlocks(input);
   // Every string in a result is valid UTF-8; `replace` only guarantees that
   // dump() cannot throw.
-  out << ParseResultToJson(result).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  out << ParseResultToJson(result).dump(
+             2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+      << "\n";
   return result.errors.empty() ? 0 : 1;
 }
 

@@ -58,7 +58,8 @@ class BlockParser {
     size_t pos = 0;
     while (true) {
       const void* nl = std::memchr(text_.data() + pos, '\n', n - pos);
-      const size_t end = nl == nullptr ? n : static_cast<const char*>(nl) - text_.data();
+      const size_t end =
+          nl == nullptr ? n : static_cast<const char*>(nl) - text_.data();
       size_t content_end = end;
       if (nl != nullptr && end > pos && text_[end - 1] == '\r') --content_end;
       line_start_ = pos;
@@ -81,7 +82,8 @@ class BlockParser {
   void ProcessLine() {
     switch (state_) {
       case State::kSeekingHeader:
-        if (const Dialect* d = internal::FindHeaderDialect(line_)) OpenBlock(*d, /*replacing=*/false);
+        if (const Dialect* d = internal::FindHeaderDialect(line_))
+          OpenBlock(*d, /*replacing=*/false);
         break;
       case State::kInBlock:
         ProcessBlockLine();
@@ -94,19 +96,24 @@ class BlockParser {
 
   // A header line, outside a block or (replacing=true) inside one.
   void OpenBlock(const Dialect& dialect, bool replacing) {
-    const std::optional<absl::string_view> id = internal::ParseHeaderId(line_, dialect);
+    const std::optional<absl::string_view> id =
+        internal::ParseHeaderId(line_, dialect);
     if (!id) {
       // Inside a block the reference reports nothing more and stays in it.
-      if (!replacing && Reporting()) AddError("MALFORMED_HEADER", LineNumber(), std::string(dialect.malformed_header_message), 0);
+      if (!replacing && Reporting())
+        AddError("MALFORMED_HEADER", LineNumber(),
+                 std::string(dialect.malformed_header_message), 0);
       return;
     }
     if (const char* problem = internal::BlockIdProblem(*id)) {
       if (replacing) CloseBlock(std::nullopt);
-      const size_t column = absl::StartsWith(line_, dialect.canonical_id_prefix)
-                                ? internal::Utf16Length(dialect.canonical_id_prefix)
-                                : 0;
+      const size_t column =
+          absl::StartsWith(line_, dialect.canonical_id_prefix)
+              ? internal::Utf16Length(dialect.canonical_id_prefix)
+              : 0;
       if (Reporting()) {
-        AddError("INVALID_BLOCK_ID", LineNumber(), problem, ToInt(column), ToInt(internal::Utf16Length(*id)));
+        AddError("INVALID_BLOCK_ID", LineNumber(), problem, ToInt(column),
+                 ToInt(internal::Utf16Length(*id)));
       }
       return;
     }
@@ -134,11 +141,14 @@ class BlockParser {
       case LineType::kEmpty:
         return;
       case LineType::kEndMarker: {
-        const std::optional<absl::string_view> id = internal::ParseEndMarkerId(line_, *dialect_);
+        const std::optional<absl::string_view> id =
+            internal::ParseEndMarkerId(line_, *dialect_);
         if (!id) return;  // the reference ignores end-marker look-alikes
         if (*id != block_->id && Reporting()) {
           AddError("MISMATCHED_END", LineNumber(),
-                   absl::StrCat("End marker '", *id, "' doesn't match block ID '", block_->id, "'"), 0);
+                   absl::StrCat("End marker '", *id,
+                                "' doesn't match block ID '", block_->id, "'"),
+                   0);
         }
         CloseBlock(LineNumber());
         return;
@@ -146,7 +156,9 @@ class BlockParser {
       case LineType::kHeader:
         if (Reporting()) {
           AddError("UNCLOSED_BLOCK", LineNumber() - 1,
-                   absl::StrCat("Block '", block_->id, "' not closed before new block"), 0, 0);
+                   absl::StrCat("Block '", block_->id,
+                                "' not closed before new block"),
+                   0, 0);
         }
         OpenBlock(*c.header_dialect, /*replacing=*/true);
         return;
@@ -154,7 +166,9 @@ class BlockParser {
         ProcessAssignment();
         return;
       case LineType::kUnknown:
-        if (Reporting()) AddError("MALFORMED_ASSIGNMENT", LineNumber(), MalformedAssignmentMessage(), 0);
+        if (Reporting())
+          AddError("MALFORMED_ASSIGNMENT", LineNumber(),
+                   MalformedAssignmentMessage(), 0);
         return;
     }
   }
@@ -177,17 +191,20 @@ class BlockParser {
       size_t first_end = 0;
       internal::DecodeUtf8(raw_key, &first_end);
       AddError("INVALID_KEY", LineNumber(),
-               absl::StrCat("Key contains invalid character '", raw_key.substr(0, first_end), "' at position 1"), 0,
-               ToInt(internal::Utf16Length(internal::TrimEndJs(raw_key))));
+               absl::StrCat("Key contains invalid character '",
+                            raw_key.substr(0, first_end), "' at position 1"),
+               0, ToInt(internal::Utf16Length(internal::TrimEndJs(raw_key))));
     } else if (key_problem && !leading_whitespace && Reporting()) {
-      AddError("INVALID_KEY", LineNumber(), *key_problem, 0, ToInt(internal::Utf16Length(a.key)));
+      AddError("INVALID_KEY", LineNumber(), *key_problem, 0,
+               ToInt(internal::Utf16Length(a.key)));
     }
     const bool key_ok = !leading_whitespace && !key_problem;
     const size_t existing = key_ok ? keys_.Find(a.key) : kNpos;
     if (existing != kNpos && Reporting()) {
       AddError("DUPLICATE_KEY", LineNumber(),
-               absl::StrCat("Duplicate key '", a.key, "' in block '", block_->id, "'"), 0,
-               ToInt(internal::Utf16Length(a.key)));
+               absl::StrCat("Duplicate key '", a.key, "' in block '",
+                            block_->id, "'"),
+               0, ToInt(internal::Utf16Length(a.key)));
     }
     if (a.kind == Assignment::Kind::kKeyValue) {
       if (key_ok) SetPropertyAt(existing, a.key, std::move(a.value));
@@ -197,8 +214,10 @@ class BlockParser {
     // leading-whitespace error, as in the reference; otherwise its body would
     // be read as assignments.
     if (key_problem) return;
-    if (a.delimiter.size() == dialect_->heredoc_prefix.size() + block_->id.size() &&
-        absl::StartsWith(a.delimiter, dialect_->heredoc_prefix) && absl::EndsWith(a.delimiter, block_->id)) {
+    if (a.delimiter.size() ==
+            dialect_->heredoc_prefix.size() + block_->id.size() &&
+        absl::StartsWith(a.delimiter, dialect_->heredoc_prefix) &&
+        absl::EndsWith(a.delimiter, block_->id)) {
       heredoc_key_ = a.key;
       heredoc_delimiter_ = a.delimiter;
       heredoc_has_content_ = false;
@@ -209,21 +228,26 @@ class BlockParser {
     if (!Reporting()) return;
     const size_t at = line_.find(a.delimiter);
     AddError("INVALID_HEREDOC_DELIMITER", LineNumber(),
-             absl::StrCat("Heredoc delimiter must be '", dialect_->heredoc_prefix, block_->id, "'"),
-             ToInt(internal::Utf16Length(line_.substr(0, at))), ToInt(internal::Utf16Length(a.delimiter)));
+             absl::StrCat("Heredoc delimiter must be '",
+                          dialect_->heredoc_prefix, block_->id, "'"),
+             ToInt(internal::Utf16Length(line_.substr(0, at))),
+             ToInt(internal::Utf16Length(a.delimiter)));
   }
 
   void ReportAssignmentError(Assignment& a) {
     const absl::string_view code = a.error.code;
-    if (code == "TRAILING_CONTENT" && !internal::KeyProblem(a.key) && keys_.Find(a.key) == kNpos) {
-      SetPropertyAt(kNpos, a.key, std::move(a.value));  // the quoted part still counts
+    if (code == "TRAILING_CONTENT" && !internal::KeyProblem(a.key) &&
+        keys_.Find(a.key) == kNpos) {
+      SetPropertyAt(kNpos, a.key,
+                    std::move(a.value));  // the quoted part still counts
     }
     if (!Reporting()) return;
     std::string message;
     if (code == "TRAILING_CONTENT") {
       message = "Unexpected content after quoted value";
     } else if (code == "INVALID_ASSIGNMENT_OPERATOR") {
-      message = absl::StrCat("Invalid assignment operator '", line_.substr(a.error.begin, 2),
+      message = absl::StrCat("Invalid assignment operator '",
+                             line_.substr(a.error.begin, 2),
                              "' - only '=' is allowed");
     } else if (code == "EMPTY_KEY") {
       message = "Assignment without key name";
@@ -235,10 +259,13 @@ class BlockParser {
       message = MalformedAssignmentMessage();
     }
     const size_t column = internal::Utf16Length(line_.substr(0, a.error.begin));
-    const size_t length = a.error.fixed_length.has_value()
-                              ? *a.error.fixed_length
-                              : internal::Utf16Length(line_.substr(a.error.begin, a.error.end - a.error.begin));
-    AddError(std::string(code), LineNumber(), std::move(message), ToInt(column), ToInt(length));
+    const size_t length =
+        a.error.fixed_length.has_value()
+            ? *a.error.fixed_length
+            : internal::Utf16Length(
+                  line_.substr(a.error.begin, a.error.end - a.error.begin));
+    AddError(std::string(code), LineNumber(), std::move(message), ToInt(column),
+             ToInt(length));
   }
 
   void ProcessHeredocLine() {
@@ -248,14 +275,18 @@ class BlockParser {
     if (heredoc_next_ != kNpos && heredoc_next_ < line_end) {
       const size_t at = heredoc_next_ - line_start_;
       const absl::string_view before = line_.substr(0, at);
-      const absl::string_view after = line_.substr(at + heredoc_delimiter_.size());
+      const absl::string_view after =
+          line_.substr(at + heredoc_delimiter_.size());
       // The delimiter inside another heredoc opener is content.
       const bool opener = before.find("<<") != kNpos;
       if (!opener && (after.empty() || after == "'")) {
         // Normally the delimiter stands alone; an LLM sometimes appends it to
         // the last content line, which the reference accepts too.
-        const size_t body = heredoc_has_content_ ? heredoc_body_start_ : line_start_;
-        const size_t stop = at > 0 ? line_start_ + at : (heredoc_has_content_ ? heredoc_content_end_ : body);
+        const size_t body =
+            heredoc_has_content_ ? heredoc_body_start_ : line_start_;
+        const size_t stop =
+            at > 0 ? line_start_ + at
+                   : (heredoc_has_content_ ? heredoc_content_end_ : body);
         std::string value;
         AppendJoinedLines(text_.substr(body, stop - body), &value);
         SetProperty(heredoc_key_, std::move(value));
@@ -275,11 +306,14 @@ class BlockParser {
     const int after_last_line = static_cast<int>(line_index_ + 2);
     if (state_ == State::kInHeredoc) {
       AddError("UNCLOSED_HEREDOC", after_last_line,
-               absl::StrCat("Heredoc '", heredoc_delimiter_, "' not closed before EOF"), 0, 0);
+               absl::StrCat("Heredoc '", heredoc_delimiter_,
+                            "' not closed before EOF"),
+               0, 0);
       CloseBlock(std::nullopt);
     } else if (state_ == State::kInBlock) {
-      AddError("UNCLOSED_BLOCK", after_last_line, absl::StrCat("Block '", block_->id, "' not closed before EOF"), 0,
-               0);
+      AddError("UNCLOSED_BLOCK", after_last_line,
+               absl::StrCat("Block '", block_->id, "' not closed before EOF"),
+               0, 0);
       CloseBlock(std::nullopt);
     }
   }
@@ -288,13 +322,15 @@ class BlockParser {
   // npos. Delimiters start with 'E', which is rare in most text, so finding
   // candidates with memchr beats glibc's generic memmem.
   size_t FindInText(absl::string_view needle, size_t from) const {
-    if (from > text_.size() || text_.size() - from < needle.size()) return kNpos;
+    if (from > text_.size() || text_.size() - from < needle.size())
+      return kNpos;
     const char* p = text_.data() + from;
     const char* const last = text_.data() + text_.size() - needle.size();
     while (p <= last) {
       p = static_cast<const char*>(std::memchr(p, needle[0], last - p + 1));
       if (p == nullptr) return kNpos;
-      if (std::memcmp(p + 1, needle.data() + 1, needle.size() - 1) == 0) return p - text_.data();
+      if (std::memcmp(p + 1, needle.data() + 1, needle.size() - 1) == 0)
+        return p - text_.data();
       ++p;
     }
     return kNpos;
@@ -309,7 +345,8 @@ class BlockParser {
   }
 
   // As SetProperty, with `position` = keys_.Find(key) already known.
-  void SetPropertyAt(size_t position, absl::string_view key, std::string value) {
+  void SetPropertyAt(size_t position, absl::string_view key,
+                     std::string value) {
     if (position != kNpos) {
       block_->properties[position].second = std::move(value);
       return;
@@ -331,14 +368,17 @@ class BlockParser {
     } else {
       start = line_start_;
       for (int64_t k = line_index_; k < index; ++k) {
-        const void* nl = std::memchr(text_.data() + start, '\n', text_.size() - start);
+        const void* nl =
+            std::memchr(text_.data() + start, '\n', text_.size() - start);
         if (nl == nullptr) return false;
         start = static_cast<const char*>(nl) - text_.data() + 1;
       }
     }
-    const void* nl = std::memchr(text_.data() + start, '\n', text_.size() - start);
+    const void* nl =
+        std::memchr(text_.data() + start, '\n', text_.size() - start);
     *begin = start;
-    *end = nl == nullptr ? text_.size() : static_cast<const char*>(nl) - text_.data();
+    *end = nl == nullptr ? text_.size()
+                         : static_cast<const char*>(nl) - text_.data();
     return true;
   }
 
@@ -356,7 +396,8 @@ class BlockParser {
     size_t start = line_start_;
     int64_t count = line_index_ + 1;
     while (count <= limit) {
-      const void* nl = std::memchr(text_.data() + start, '\n', text_.size() - start);
+      const void* nl =
+          std::memchr(text_.data() + start, '\n', text_.size() - start);
       if (nl == nullptr) break;
       start = static_cast<const char*>(nl) - text_.data() + 1;
       ++count;
@@ -368,7 +409,8 @@ class BlockParser {
   // only (so CRs stay), shifted to stay inside the input.
   std::string Context(int number) const {
     const int64_t target = number - 1;
-    const int64_t reach = std::max<int64_t>(target + kContextRadius, kContextLines);
+    const int64_t reach =
+        std::max<int64_t>(target + kContextRadius, kContextLines);
     const int64_t known = LinesThrough(reach);
     if (known <= kContextLines) return std::string(text_);
     int64_t start = target - kContextRadius;
@@ -376,13 +418,16 @@ class BlockParser {
     if (start < 0) {
       end -= start;
       start = 0;
-    } else if (known <= end) {  // the input ends inside the window: `known` is the line count
+    } else if (known <= end) {  // the input ends inside the window: `known` is
+                                // the line count
       start -= end - known + 1;
       end = known - 1;
     }
     start = std::max<int64_t>(start, 0);
     size_t begin, unused, last_begin, finish;
-    if (!LineBounds(start, &begin, &unused) || !LineBounds(end, &last_begin, &finish)) return {};
+    if (!LineBounds(start, &begin, &unused) ||
+        !LineBounds(end, &last_begin, &finish))
+      return {};
     return std::string(text_.substr(begin, finish - begin));
   }
 
@@ -391,12 +436,14 @@ class BlockParser {
   bool Reporting() const { return result_.errors.size() <= kMaxReportedErrors; }
 
   // `length` < 0 means the whole line.
-  void AddError(std::string code, int number, std::string message, int column, int length = -1) {
+  void AddError(std::string code, int number, std::string message, int column,
+                int length = -1) {
     if (result_.errors.size() > kMaxReportedErrors) return;
     if (result_.errors.size() == kMaxReportedErrors) {
       code = "too_many_errors";
       message = absl::StrCat("More than ", kMaxReportedErrors,
-                             " syntax errors; the rest are not reported. Fix these and parse again.");
+                             " syntax errors; the rest are not reported. Fix "
+                             "these and parse again.");
       column = 0;
       length = 0;
     }
@@ -445,8 +492,10 @@ ParseResult ParseBlocks(absl::string_view input) {
     e.line = 1;
     e.column = 1;
     e.length = 0;
-    e.message = absl::StrCat("Input is ", input.size(), " bytes; the block parser accepts at most ", kMaxInputBytes,
-                             " bytes (50 MiB). Send a shorter response or split it.");
+    e.message = absl::StrCat(
+        "Input is ", input.size(), " bytes; the block parser accepts at most ",
+        kMaxInputBytes,
+        " bytes (50 MiB). Send a shorter response or split it.");
     result.errors.push_back(std::move(e));
     return result;
   }

@@ -33,21 +33,23 @@ inline constexpr size_t kMaxReportedErrors = 10000;
 struct Block {
   std::string id;
   std::vector<std::pair<std::string, std::string>> properties;
-  int start_line = 0;                // 1-based line of the header
-  std::optional<int> end_line;       // 1-based line of the end marker; none if unclosed
+  int start_line = 0;  // 1-based line of the header
+  std::optional<int>
+      end_line;  // 1-based line of the end marker; none if unclosed
 };
 
 // One syntax error, in the reference's shape. Columns and lengths count
 // UTF-16 code units, lines and columns are 1-based. Errors at end of input
 // (UNCLOSED_BLOCK, UNCLOSED_HEREDOC) point one line past the last line.
 struct ParseError {
-  std::string code;      // e.g. "DUPLICATE_KEY", "input_too_large"
+  std::string code;  // e.g. "DUPLICATE_KEY", "input_too_large"
   int line = 0;
   int column = 0;
   int length = 0;
-  std::string block_id;  // "" when not inside a block (JSON null); IDs are never empty
-  std::string content;   // the offending line, without its line break
-  std::string context;   // the 5-line window around it, split on "\n" only
+  std::string
+      block_id;  // "" when not inside a block (JSON null); IDs are never empty
+  std::string content;  // the offending line, without its line break
+  std::string context;  // the 5-line window around it, split on "\n" only
   std::string message;
 };
 

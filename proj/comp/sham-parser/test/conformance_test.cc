@@ -27,18 +27,23 @@ namespace fs = std::filesystem;
 constexpr size_t kMinimumCases = 125;
 
 struct Case {
-  std::string name;       // as in the corpus, e.g. "sham/integration/005-duplicate-key"
+  std::string
+      name;  // as in the corpus, e.g. "sham/integration/005-duplicate-key"
   std::string test_name;  // CamelCase for googletest
   std::string input;
   Json expected;
 };
 
 std::string CorpusDir() {
-  if (const char* dir = std::getenv("CLADA_CONFORMANCE_DIR"); dir != nullptr && *dir != '\0') return dir;
-  std::vector<std::string> candidates = {"external/conformance/nesl", "../conformance/nesl"};
+  if (const char* dir = std::getenv("CLADA_CONFORMANCE_DIR");
+      dir != nullptr && *dir != '\0')
+    return dir;
+  std::vector<std::string> candidates = {"external/conformance/nesl",
+                                         "../conformance/nesl"};
   if (const char* srcdir = std::getenv("TEST_SRCDIR"); srcdir != nullptr) {
     candidates.push_back(std::string(srcdir) + "/conformance/nesl");
-    candidates.push_back(std::string(srcdir) + "/clada/external/conformance/nesl");
+    candidates.push_back(std::string(srcdir) +
+                         "/clada/external/conformance/nesl");
   }
   for (const std::string& c : candidates) {
     std::error_code ec;
@@ -53,7 +58,9 @@ std::string TestName(const std::string& name) {
   bool upper = true;
   for (const char c : name) {
     if (std::isalnum(static_cast<unsigned char>(c))) {
-      out.push_back(upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c);
+      out.push_back(
+          upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                : c);
       upper = false;
     } else {
       upper = true;
@@ -77,7 +84,8 @@ std::vector<Case> LoadCases() {
     while (std::getline(in, line)) {
       if (line.empty()) continue;
       const Json c = Json::parse(line);
-      cases.push_back({c["name"].get<std::string>(), TestName(c["name"].get<std::string>()),
+      cases.push_back({c["name"].get<std::string>(),
+                       TestName(c["name"].get<std::string>()),
                        c["input"].get<std::string>(), c["expected"]});
     }
   }
@@ -90,10 +98,12 @@ const std::vector<Case>& AllCases() {
 }
 
 TEST(ConformanceCorpus, LoadsEveryCaseUnderAUniqueName) {
-  ASSERT_FALSE(CorpusDir().empty()) << "conformance corpus not found; set CLADA_CONFORMANCE_DIR";
+  ASSERT_FALSE(CorpusDir().empty())
+      << "conformance corpus not found; set CLADA_CONFORMANCE_DIR";
   EXPECT_GE(AllCases().size(), kMinimumCases);
   std::set<std::string> names;
-  for (const Case& c : AllCases()) EXPECT_TRUE(names.insert(c.test_name).second) << c.name;
+  for (const Case& c : AllCases())
+    EXPECT_TRUE(names.insert(c.test_name).second) << c.name;
 }
 
 class ConformanceCase : public ::testing::TestWithParam<Case> {};
@@ -105,8 +115,11 @@ TEST_P(ConformanceCase, MatchesReference) {
   EXPECT_EQ(got.dump(2), c.expected.dump(2)) << "case " << c.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, ConformanceCase, ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.test_name; });
+INSTANTIATE_TEST_SUITE_P(Corpus, ConformanceCase,
+                         ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.test_name;
+                         });
 
 }  // namespace
 }  // namespace clada::sham_parser

@@ -1,7 +1,8 @@
 // libFuzzer target for ParseBlocks.
 //
 //   bazel build --config=fuzz //proj/comp/sham-parser:sham_parser_fuzz
-//   bazel-bin/proj/comp/sham-parser/sham_parser_fuzz -max_total_time=60 -max_len=4096 CORPUS_DIR
+//   bazel-bin/proj/comp/sham-parser/sham_parser_fuzz -max_total_time=60
+//   -max_len=4096 CORPUS_DIR
 //
 // Besides crashes and sanitizer reports it checks that every result is
 // internally consistent and serialises as strict UTF-8 JSON.
@@ -29,7 +30,8 @@ int CountLines(absl::string_view s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view input(reinterpret_cast<const char*>(data), size);
-  const clada::sham_parser::ParseResult r = clada::sham_parser::ParseBlocks(input);
+  const clada::sham_parser::ParseResult r =
+      clada::sham_parser::ParseBlocks(input);
   const int lines = CountLines(input);
   int previous_start = 0;
   for (const auto& b : r.blocks) {
@@ -38,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(b.id.size() >= 2 && b.id.size() <= 8);
     previous_start = b.start_line;
   }
+  Check(r.errors.size() <= clada::sham_parser::kMaxReportedErrors + 1);
   for (const auto& e : r.errors) {
     Check(e.line >= 1 && e.line <= lines + 1);
     Check(e.column >= 1 && e.length >= 0);

@@ -31,7 +31,9 @@ std::string InputBytes(const Json& input) {
   if (input.is_string()) return input.get<std::string>();
   std::string bytes;
   for (const Json& part : input) {
-    bytes += part.is_string() ? part.get<std::string>() : absl::HexStringToBytes(part["hex"].get<std::string>());
+    bytes += part.is_string()
+                 ? part.get<std::string>()
+                 : absl::HexStringToBytes(part["hex"].get<std::string>());
   }
   return bytes;
 }
@@ -41,7 +43,8 @@ std::vector<Case> LoadCases() {
   const Json doc = Json::parse(in);
   std::vector<Case> cases;
   for (const Json& c : doc["cases"]) {
-    cases.push_back({c["name"].get<std::string>(), InputBytes(c["input"]), c["expected"]});
+    cases.push_back(
+        {c["name"].get<std::string>(), InputBytes(c["input"]), c["expected"]});
   }
   return cases;
 }
@@ -50,11 +53,15 @@ class ParseBlocksCase : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ParseBlocksCase, ProducesExpectedResult) {
   const Case& c = GetParam();
-  EXPECT_EQ(ParseResultToJson(ParseBlocks(c.input)).dump(2), c.expected.dump(2));
+  EXPECT_EQ(ParseResultToJson(ParseBlocks(c.input)).dump(2),
+            c.expected.dump(2));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ParseBlocksCase, ::testing::ValuesIn(LoadCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Cases, ParseBlocksCase,
+                         ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
 
 // --- generated inputs -------------------------------------------------------
 
@@ -83,8 +90,12 @@ TEST(ParseBlocks, RejectsInputOverTheLimit) {
   EXPECT_TRUE(r.blocks.empty());
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].code, "input_too_large");
-  EXPECT_NE(r.errors[0].message.find(absl::StrCat(kMaxInputBytes + 1)), std::string::npos) << r.errors[0].message;
-  EXPECT_NE(r.errors[0].message.find(absl::StrCat(kMaxInputBytes)), std::string::npos) << r.errors[0].message;
+  EXPECT_NE(r.errors[0].message.find(absl::StrCat(kMaxInputBytes + 1)),
+            std::string::npos)
+      << r.errors[0].message;
+  EXPECT_NE(r.errors[0].message.find(absl::StrCat(kMaxInputBytes)),
+            std::string::npos)
+      << r.errors[0].message;
   ExpectWellFormed(r);
 }
 
@@ -105,7 +116,8 @@ TEST(ParseBlocks, ParsesInputExactlyAtTheLimit) {
 TEST(ParseBlocks, HandlesTenMegabyteLines) {
   const std::string big(10 * 1024 * 1024, 'v');
   // As a quoted value.
-  ParseResult r = ParseBlocks(absl::StrCat(kHeader, "key = \"", big, "\"\n", kEnd));
+  ParseResult r =
+      ParseBlocks(absl::StrCat(kHeader, "key = \"", big, "\"\n", kEnd));
   ASSERT_EQ(r.blocks.size(), 1u);
   EXPECT_TRUE(r.errors.empty());
   EXPECT_EQ(r.blocks[0].properties.at(0).second, big);
@@ -124,7 +136,8 @@ TEST(ParseBlocks, HandlesAMillionTinyBlocks) {
   constexpr int kBlocks = 1000000;
   std::string input;
   input.reserve(kBlocks * 34);
-  for (int i = 0; i < kBlocks; ++i) input += "#!nesl [@x: ab]\nk = \"v\"\n#!end_ab\n";
+  for (int i = 0; i < kBlocks; ++i)
+    input += "#!nesl [@x: ab]\nk = \"v\"\n#!end_ab\n";
   ASSERT_LE(input.size(), kMaxInputBytes);
   const ParseResult r = ParseBlocks(input);
   EXPECT_TRUE(r.errors.empty());
@@ -136,14 +149,17 @@ TEST(ParseBlocks, HandlesAMillionTinyBlocks) {
 TEST(ParseBlocks, ReportsAnErrorInEveryBlockWithItsOwnContext) {
   constexpr int kBlocks = static_cast<int>(kMaxReportedErrors);
   std::string input;
-  for (int i = 0; i < kBlocks; ++i) input += "#!nesl [@x: ab]\nnot an assignment\n#!end_ab\n";
+  for (int i = 0; i < kBlocks; ++i)
+    input += "#!nesl [@x: ab]\nnot an assignment\n#!end_ab\n";
   const ParseResult r = ParseBlocks(input);
   ASSERT_EQ(r.blocks.size(), static_cast<size_t>(kBlocks));
   ASSERT_EQ(r.errors.size(), static_cast<size_t>(kBlocks));
   const ParseError& e = r.errors[kBlocks / 2];
   EXPECT_EQ(e.line, 3 * (kBlocks / 2) + 2);
   EXPECT_EQ(e.content, "not an assignment");
-  EXPECT_EQ(e.context, "#!end_ab\n#!nesl [@x: ab]\nnot an assignment\n#!end_ab\n#!nesl [@x: ab]");
+  EXPECT_EQ(e.context,
+            "#!end_ab\n#!nesl [@x: ab]\nnot an assignment\n#!end_ab\n#!nesl "
+            "[@x: ab]");
 }
 
 TEST(ParseBlocks, StopsReportingErrorsAfterTheCap) {
@@ -158,9 +174,12 @@ TEST(ParseBlocks, StopsReportingErrorsAfterTheCap) {
   EXPECT_EQ(r.errors[kMaxReportedErrors - 1].code, "MALFORMED_ASSIGNMENT");
   const ParseError& last = r.errors.back();
   EXPECT_EQ(last.code, "too_many_errors");
-  EXPECT_EQ(last.line, static_cast<int>(kMaxReportedErrors) + 2);  // the first unreported line
+  EXPECT_EQ(last.line, static_cast<int>(kMaxReportedErrors) +
+                           2);  // the first unreported line
   EXPECT_EQ(last.block_id, "big");
-  EXPECT_NE(last.message.find(absl::StrCat(kMaxReportedErrors)), std::string::npos) << last.message;
+  EXPECT_NE(last.message.find(absl::StrCat(kMaxReportedErrors)),
+            std::string::npos)
+      << last.message;
   ASSERT_EQ(r.blocks.size(), 1u);
   ASSERT_EQ(r.blocks[0].properties.size(), 1u);
   EXPECT_EQ(r.blocks[0].properties[0].second, "still parsed");
@@ -169,14 +188,17 @@ TEST(ParseBlocks, StopsReportingErrorsAfterTheCap) {
 
 TEST(ParseBlocks, SurvivesArbitraryBytes) {
   // Syntax-heavy alphabet plus bytes that are never valid UTF-8.
-  const std::string alphabet = "#!neslNESLSHAM_end[@]: =\"\\<'EOTabc\n\r\t \x00\x80\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\xff";
+  const std::string alphabet =
+      "#!neslNESLSHAM_end[@]: =\"\\<'EOTabc\n\r\t "
+      "\x00\x80\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\xff";
   std::mt19937 rng(12345);
   for (int round = 0; round < 300; ++round) {
     std::string input;
     const int n = static_cast<int>(rng() % 4000);
     for (int i = 0; i < n; ++i) {
       if (rng() % 8 == 0) {
-        input += rng() % 2 ? "\n#!nesl [@three-char-SHA-256: abc]\n" : "\nk = <<'EOT_abc'\n";
+        input += rng() % 2 ? "\n#!nesl [@three-char-SHA-256: abc]\n"
+                           : "\nk = <<'EOT_abc'\n";
       } else {
         input.push_back(alphabet[rng() % alphabet.size()]);
       }

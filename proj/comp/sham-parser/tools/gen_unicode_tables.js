@@ -46,11 +46,15 @@ struct CodePointRange {
   char32_t last;
 };
 
+// clang-format off
 ${table('kLetterRanges', letters)}
-${table('kNumberRanges', numbers)}
-bool InRanges(const CodePointRange* begin, const CodePointRange* end, char32_t cp) {
+${table('kNumberRanges', numbers)}// clang-format on
+
+bool InRanges(const CodePointRange* begin, const CodePointRange* end,
+              char32_t cp) {
   const CodePointRange* it = std::upper_bound(
-      begin, end, cp, [](char32_t c, const CodePointRange& r) { return c < r.first; });
+      begin, end, cp,
+      [](char32_t c, const CodePointRange& r) { return c < r.first; });
   return it != begin && cp <= std::prev(it)->last;
 }
 

@@ -30,9 +30,12 @@ int ReadHex4(absl::string_view s, size_t i) {
 }
 
 // True when the byte needs the slow path of the string scanner.
-inline bool IsSpecialStringByte(unsigned char b) { return b == '"' || b == '\\' || b < 0x20; }
+inline bool IsSpecialStringByte(unsigned char b) {
+  return b == '"' || b == '\\' || b < 0x20;
+}
 
-Assignment Fail(const char* code, size_t begin, size_t end, std::optional<size_t> fixed_length = std::nullopt) {
+Assignment Fail(const char* code, size_t begin, size_t end,
+                std::optional<size_t> fixed_length = std::nullopt) {
   Assignment a;
   a.kind = Assignment::Kind::kError;
   a.error.code = code;
@@ -50,7 +53,8 @@ bool IsKeyCodePoint(char32_t cp, bool first) {
 
 }  // namespace
 
-size_t DecodeQuotedString(absl::string_view s, std::string* decoded, bool* valid) {
+size_t DecodeQuotedString(absl::string_view s, std::string* decoded,
+                          bool* valid) {
   decoded->clear();
   *valid = true;
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
@@ -103,9 +107,12 @@ size_t DecodeQuotedString(absl::string_view s, std::string* decoded, bool* valid
         i += 4;
         char32_t cp = static_cast<char32_t>(unit);
         if (unit >= 0xD800 && unit <= 0xDBFF) {
-          const int low = (i + 1 < n && s[i] == '\\' && s[i + 1] == 'u') ? ReadHex4(s, i + 2) : -1;
+          const int low = (i + 1 < n && s[i] == '\\' && s[i + 1] == 'u')
+                              ? ReadHex4(s, i + 2)
+                              : -1;
           if (low >= 0xDC00 && low <= 0xDFFF) {
-            cp = 0x10000 + ((static_cast<char32_t>(unit) - 0xD800) << 10) + (static_cast<char32_t>(low) - 0xDC00);
+            cp = 0x10000 + ((static_cast<char32_t>(unit) - 0xD800) << 10) +
+                 (static_cast<char32_t>(low) - 0xDC00);
             i += 6;
           } else {
             cp = 0xFFFD;
@@ -144,19 +151,24 @@ Assignment ParseAssignmentLine(absl::string_view line) {
   const size_t lead = LeadingJsWhitespace(after);
   const absl::string_view value_text = TrimEndJs(after.substr(lead));
   const size_t value_start = equal_pos + 1 + lead;
-  if (value_text.empty()) return Fail("INVALID_VALUE", line.size(), line.size(), 1);
+  if (value_text.empty())
+    return Fail("INVALID_VALUE", line.size(), line.size(), 1);
 
   if (value_text[0] == '"') {
     Assignment a;
     bool valid = false;
     const size_t close = DecodeQuotedString(value_text, &a.value, &valid);
-    if (close == absl::string_view::npos) return Fail("UNCLOSED_QUOTE", value_start, line.size());
-    if (!valid) return Fail("INVALID_VALUE", value_start, value_start + close + 1);
+    if (close == absl::string_view::npos)
+      return Fail("UNCLOSED_QUOTE", value_start, line.size());
+    if (!valid)
+      return Fail("INVALID_VALUE", value_start, value_start + close + 1);
     a.equal_pos = equal_pos;
     a.key = key;
     const absl::string_view rest = value_text.substr(close + 1);
-    if (!rest.empty()) {  // value_text is trimmed, so rest holds something visible
-      const size_t trailing = value_start + close + 1 + LeadingJsWhitespace(rest);
+    if (!rest.empty()) {  // value_text is trimmed, so rest holds something
+                          // visible
+      const size_t trailing =
+          value_start + close + 1 + LeadingJsWhitespace(rest);
       a.kind = Assignment::Kind::kError;
       a.error.code = "TRAILING_CONTENT";
       a.error.begin = trailing;
@@ -168,8 +180,10 @@ Assignment ParseAssignmentLine(absl::string_view line) {
   }
 
   // <<'DELIMITER' with a non-empty delimiter free of quotes.
-  if (value_text.size() >= 5 && absl::StartsWith(value_text, "<<'") && value_text.back() == '\'') {
-    const absl::string_view delimiter = value_text.substr(3, value_text.size() - 4);
+  if (value_text.size() >= 5 && absl::StartsWith(value_text, "<<'") &&
+      value_text.back() == '\'') {
+    const absl::string_view delimiter =
+        value_text.substr(3, value_text.size() - 4);
     if (delimiter.find('\'') == absl::string_view::npos) {
       Assignment a;
       a.kind = Assignment::Kind::kHeredoc;
@@ -189,12 +203,14 @@ std::optional<std::string> KeyProblem(absl::string_view key) {
     const size_t char_start = pos;
     const char32_t cp = DecodeUtf8(key, &pos);
     if (!IsKeyCodePoint(cp, char_start == 0)) {
-      return absl::StrCat("Key contains invalid character '", key.substr(char_start, pos - char_start),
+      return absl::StrCat("Key contains invalid character '",
+                          key.substr(char_start, pos - char_start),
                           "' at position ", utf16_pos + 1);
     }
     utf16_pos += cp >= 0x10000 ? 2 : 1;
   }
-  if (utf16_pos > kMaxKeyLength) return absl::StrCat("Key exceeds ", kMaxKeyLength, " character limit");
+  if (utf16_pos > kMaxKeyLength)
+    return absl::StrCat("Key exceeds ", kMaxKeyLength, " character limit");
   return std::nullopt;
 }
 

@@ -26,9 +26,9 @@ struct AssignmentError {
 struct Assignment {
   enum class Kind { kKeyValue, kHeredoc, kError };
   Kind kind = Kind::kError;
-  size_t equal_pos = 0;         // the first '=' of the line
-  absl::string_view key;        // text before the first '=', trimmed
-  std::string value;            // kKeyValue, and the quoted value before TRAILING_CONTENT
+  size_t equal_pos = 0;   // the first '=' of the line
+  absl::string_view key;  // text before the first '=', trimmed
+  std::string value;  // kKeyValue, and the quoted value before TRAILING_CONTENT
   absl::string_view delimiter;  // kHeredoc
   AssignmentError error;        // kError
 };
@@ -44,7 +44,8 @@ Assignment ParseAssignmentLine(absl::string_view line);
 // npos when the string is not closed on this line. When closed, *valid says
 // whether JSON.parse would accept it and *decoded holds the value. A lone
 // surrogate escape decodes to U+FFFD (JavaScript would keep it; UTF-8 cannot).
-size_t DecodeQuotedString(absl::string_view s, std::string* decoded, bool* valid);
+size_t DecodeQuotedString(absl::string_view s, std::string* decoded,
+                          bool* valid);
 
 // Why `key` is not a valid key, as the reference words it, or nullopt.
 // Keys start with a letter or '_' and go on with letters, digits and '_'

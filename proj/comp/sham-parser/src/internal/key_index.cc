@@ -8,7 +8,9 @@ namespace clada::sham_parser::internal {
 namespace {
 
 // absl's hash is seeded per process, so inputs cannot be crafted to collide.
-uint64_t HashKey(absl::string_view key) { return absl::Hash<absl::string_view>{}(key); }
+uint64_t HashKey(absl::string_view key) {
+  return absl::Hash<absl::string_view>{}(key);
+}
 
 uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
@@ -35,7 +37,8 @@ size_t KeyIndex::Find(absl::string_view key) const {
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& s = slots_[i];
     if (s.position_plus_one == 0) return kNotFound;
-    if (s.tag == Tag(hash) && keys_[s.position_plus_one - 1] == key) return s.position_plus_one - 1;
+    if (s.tag == Tag(hash) && keys_[s.position_plus_one - 1] == key)
+      return s.position_plus_one - 1;
   }
 }
 
@@ -44,7 +47,8 @@ size_t KeyIndex::Add(absl::string_view key) {
   keys_.push_back(key);
   if (keys_.size() <= kLinearLimit) return position;
   if (keys_.size() * 2 > slots_.size()) {
-    Rehash(std::max<size_t>(64, slots_.size() * 2));  // inserts every key, this one too
+    Rehash(std::max<size_t>(
+        64, slots_.size() * 2));  // inserts every key, this one too
   } else {
     Insert(HashKey(key), position);
   }

@@ -37,7 +37,8 @@ struct Classification {
 // classifyLine does on the trimmed line: end marker of `block_dialect` (none
 // outside a block), then a header of any dialect, then any line holding '=',
 // then unknown. Blank (whitespace-only) lines are kEmpty.
-Classification ClassifyLine(absl::string_view line, const Dialect* block_dialect);
+Classification ClassifyLine(absl::string_view line,
+                            const Dialect* block_dialect);
 
 // Outside a block only headers matter: returns the dialect whose header
 // prefix starts the trimmed line, or nullptr.
@@ -46,11 +47,13 @@ const Dialect* FindHeaderDialect(absl::string_view line);
 // Matches `line` against `#!<dialect> [@<label>: <id>]` (label: ASCII
 // alphanumerics and '-'; id: anything without ']'). Returns the raw id, or
 // nullopt when the header is malformed.
-std::optional<absl::string_view> ParseHeaderId(absl::string_view line, const Dialect& dialect);
+std::optional<absl::string_view> ParseHeaderId(absl::string_view line,
+                                               const Dialect& dialect);
 
 // Matches `<end_prefix><2-8 ASCII alphanumerics>` with one optional trailing
 // apostrophe. Returns the id, or nullopt.
-std::optional<absl::string_view> ParseEndMarkerId(absl::string_view line, const Dialect& dialect);
+std::optional<absl::string_view> ParseEndMarkerId(absl::string_view line,
+                                                  const Dialect& dialect);
 
 // Why `id` is not a valid block ID (2-8 ASCII alphanumerics), or nullptr.
 const char* BlockIdProblem(absl::string_view id);

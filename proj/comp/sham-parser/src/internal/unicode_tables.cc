@@ -13,6 +13,7 @@ struct CodePointRange {
   char32_t last;
 };
 
+// clang-format off
 const CodePointRange kLetterRanges[] = {
     {0x0041, 0x005A},
     {0x0061, 0x007A},
@@ -848,10 +849,13 @@ const CodePointRange kNumberRanges[] = {
     {0x1F100, 0x1F10C},
     {0x1FBF0, 0x1FBF9},
 };
+// clang-format on
 
-bool InRanges(const CodePointRange* begin, const CodePointRange* end, char32_t cp) {
+bool InRanges(const CodePointRange* begin, const CodePointRange* end,
+              char32_t cp) {
   const CodePointRange* it = std::upper_bound(
-      begin, end, cp, [](char32_t c, const CodePointRange& r) { return c < r.first; });
+      begin, end, cp,
+      [](char32_t c, const CodePointRange& r) { return c < r.first; });
   return it != begin && cp <= std::prev(it)->last;
 }
 

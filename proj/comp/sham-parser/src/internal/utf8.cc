@@ -68,7 +68,9 @@ size_t SkipAscii(const unsigned char* p, size_t i, size_t n) {
   return i;
 }
 
-bool IsAsciiWhitespace(unsigned char b) { return b == ' ' || (b >= 0x09 && b <= 0x0D); }
+bool IsAsciiWhitespace(unsigned char b) {
+  return b == ' ' || (b >= 0x09 && b <= 0x0D);
+}
 
 // Whitespace encoded in three bytes starting with E1, E2, E3 or EF.
 bool IsThreeByteWhitespace(unsigned char a, unsigned char b, unsigned char c) {
@@ -76,7 +78,9 @@ bool IsThreeByteWhitespace(unsigned char a, unsigned char b, unsigned char c) {
     case 0xE1:
       return b == 0x9A && c == 0x80;  // U+1680
     case 0xE2:
-      if (b == 0x80) return c <= 0x8A || c == 0xA8 || c == 0xA9 || c == 0xAF;  // U+2000-200A, 2028, 2029, 202F
+      if (b == 0x80)
+        return c <= 0x8A || c == 0xA8 || c == 0xA9 ||
+               c == 0xAF;             // U+2000-200A, 2028, 2029, 202F
       return b == 0x81 && c == 0x9F;  // U+205F
     case 0xE3:
       return b == 0x80 && c == 0x80;  // U+3000
@@ -145,11 +149,12 @@ char32_t DecodeUtf8(absl::string_view s, size_t* pos) {
   }
   if (b < 0xF0) {
     *pos += 3;
-    return (char32_t{b} & 0x0F) << 12 | (char32_t{p[1]} & 0x3F) << 6 | (p[2] & 0x3F);
+    return (char32_t{b} & 0x0F) << 12 | (char32_t{p[1]} & 0x3F) << 6 |
+           (p[2] & 0x3F);
   }
   *pos += 4;
-  return (char32_t{b} & 0x07) << 18 | (char32_t{p[1]} & 0x3F) << 12 | (char32_t{p[2]} & 0x3F) << 6 |
-         (p[3] & 0x3F);
+  return (char32_t{b} & 0x07) << 18 | (char32_t{p[1]} & 0x3F) << 12 |
+         (char32_t{p[2]} & 0x3F) << 6 | (p[3] & 0x3F);
 }
 
 void AppendUtf8(char32_t cp, std::string* out) {
@@ -174,7 +179,8 @@ size_t Utf16Length(absl::string_view s) {
   size_t units = 0;
   for (const char c : s) {
     const auto b = static_cast<unsigned char>(c);
-    // Every lead byte starts one unit; four-byte sequences need a surrogate pair.
+    // Every lead byte starts one unit; four-byte sequences need a surrogate
+    // pair.
     units += ((b & 0xC0) != 0x80) + (b >= 0xF0);
   }
   return units;
@@ -238,12 +244,16 @@ size_t TrailingJsWhitespace(absl::string_view s) {
   return total - n;
 }
 
-absl::string_view TrimStartJs(absl::string_view s) { return s.substr(LeadingJsWhitespace(s)); }
+absl::string_view TrimStartJs(absl::string_view s) {
+  return s.substr(LeadingJsWhitespace(s));
+}
 
 absl::string_view TrimEndJs(absl::string_view s) {
   return s.substr(0, s.size() - TrailingJsWhitespace(s));
 }
 
-absl::string_view TrimJs(absl::string_view s) { return TrimEndJs(TrimStartJs(s)); }
+absl::string_view TrimJs(absl::string_view s) {
+  return TrimEndJs(TrimStartJs(s));
+}
 
 }  // namespace clada::sham_parser::internal
