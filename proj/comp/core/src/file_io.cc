@@ -110,23 +110,65 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t ma
   return out;
 }
 
+absl::StatusOr<int> OpenDirectoryNoFollow(const std::string& dir) {
+  if (dir.empty() || dir[0] != '/') {
+    return absl::InvalidArgumentError(absl::StrCat("'", dir, "' is not an absolute path"));
+  }
+  int fd = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "cannot open", "/");
+  size_t start = 1;
+  while (start < dir.size()) {
+    size_t end = dir.find('/', start);
+    if (end == std::string::npos) end = dir.size();
+    std::string part = dir.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    int next = ::openat(fd, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    ::close(fd);
+    if (next < 0) {
+      if (err == ELOOP || (err == ENOTDIR && part != "..")) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "path_changed: '", dir, "' is no longer the directory that was checked ('", part,
+            "' is now a symlink or not a directory); nothing was written"));
+      }
+      return ErrnoStatus(err, "cannot open directory", dir);
+    }
+    fd = next;
+  }
+  return fd;
+}
+
 absl::Status WriteFileAtomic(const std::string& path, absl::string_view data) {
   size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  std::string tmpl = absl::StrCat(dir, "/.", base, ".clada-tmp-XXXXXX");
+  if (slash == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not an absolute path"));
+  }
+  std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  std::string base = path.substr(slash + 1);
+  absl::StatusOr<int> dir_fd = OpenDirectoryNoFollow(dir);
+  if (!dir_fd.ok()) return dir_fd.status();
+  FdCloser dir_closer{*dir_fd};
 
   mode_t mode = 0666 & ~CurrentUmask();
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) {
+  if (::fstatat(*dir_fd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISDIR(st.st_mode)) {
       return absl::FailedPreconditionError(absl::StrCat("'", path, "' is a directory, not a file"));
     }
-    mode = st.st_mode & 07777;
+    if (S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
   }
 
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return ErrnoStatus(errno, "cannot create a temp file in", dir);
+  // A temp file beside the target (same filesystem: rename is atomic).
+  static thread_local uint64_t counter = 0;
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = absl::StrCat(".", base.substr(0, 200), ".clada-tmp-", ::getpid(), "-", ++counter);
+    fd = ::openat(*dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return ErrnoStatus(errno, "cannot create a temp file in", dir);
+  }
+  if (fd < 0) return ErrnoStatus(EEXIST, "cannot create a temp file in", dir);
   absl::Status status;
   {
     FdCloser closer{fd};
@@ -134,18 +176,14 @@ absl::Status WriteFileAtomic(const std::string& path, absl::string_view data) {
     if (status.ok() && ::fchmod(fd, mode) != 0) status = ErrnoStatus(errno, "cannot set mode of", path);
     if (status.ok() && ::fsync(fd) != 0) status = ErrnoStatus(errno, "cannot fsync", path);
   }
-  if (status.ok() && ::rename(tmpl.c_str(), path.c_str()) != 0) {
+  if (status.ok() && ::renameat(*dir_fd, tmp.c_str(), *dir_fd, base.c_str()) != 0) {
     status = ErrnoStatus(errno, "cannot rename into place", path);
   }
   if (!status.ok()) {
-    ::unlink(tmpl.c_str());
+    ::unlinkat(*dir_fd, tmp.c_str(), 0);
     return status;
   }
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  ::fsync(*dir_fd);
   return absl::OkStatus();
 }
 

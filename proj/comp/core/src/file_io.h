@@ -26,9 +26,20 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t ma
 
 // Replaces `path` with `data` atomically (temp file + fsync + rename + fsync
 // of the directory). The parent directory must exist. An existing file's
-// mode is kept; a new file gets 0666 minus the umask.
-// Errors: NotFound (parent missing), PermissionDenied, Internal.
+// mode is kept; a new file gets 0666 minus the umask. `path` must be
+// absolute and canonical (as ResolvePath returns it): the directories are
+// opened one by one without following symlinks, so a directory swapped for
+// a symlink after the path was checked is refused, never written through.
+// A symlink as the last component is replaced, not followed.
+// Errors: NotFound (parent missing), FailedPrecondition ("path_changed: …",
+// or the target is a directory), PermissionDenied, Internal.
 absl::Status WriteFileAtomic(const std::string& path, absl::string_view data);
+
+// Opens an absolute directory path without following any symlink in it.
+// Returns an O_DIRECTORY descriptor the caller closes.
+// Errors: FailedPrecondition "path_changed: …" when a component is a
+// symlink or not a directory; NotFound; PermissionDenied.
+absl::StatusOr<int> OpenDirectoryNoFollow(const std::string& dir);
 
 // Creates `dir` and its missing parents (like mkdir -p).
 absl::Status CreateDirectories(const std::string& dir);

@@ -1,7 +1,9 @@
 #include "proj/comp/core/src/file_io.h"
 
 #include <stdlib.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -56,6 +58,42 @@ TEST(CreateDirectories, MakesParents) {
   ASSERT_TRUE(CreateDirectories(dir).ok());
   struct stat st;
   EXPECT_EQ(::stat(dir.c_str(), &st), 0);
+}
+
+TEST(WriteFileAtomic, RefusesDirectorySwappedForSymlink) {
+  std::string base = TempDir();
+  std::string outside = TempDir();
+  ASSERT_TRUE(CreateDirectories(base + "/dir").ok());
+  std::string checked = base + "/dir/f.txt";  // as ResolvePath would have returned it
+  // After the check, dir is swapped for a symlink pointing outside.
+  ASSERT_EQ(::rename((base + "/dir").c_str(), (base + "/moved").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.c_str(), (base + "/dir").c_str()), 0);
+  absl::Status s = WriteFileAtomic(checked, "x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("path_changed"), std::string::npos) << s;
+  EXPECT_FALSE(ReadFileToString(outside + "/f.txt").ok()) << "nothing may be written through the symlink";
+}
+
+TEST(WriteFileAtomic, ReplacesSymlinkInsteadOfFollowingIt) {
+  std::string base = TempDir();
+  std::string outside = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(outside + "/target", "old").ok());
+  ASSERT_EQ(::symlink((outside + "/target").c_str(), (base + "/link").c_str()), 0);
+  ASSERT_TRUE(WriteFileAtomic(base + "/link", "new").ok());
+  EXPECT_EQ(*ReadFileToString(outside + "/target"), "old");
+  EXPECT_EQ(*ReadFileToString(base + "/link"), "new");
+}
+
+TEST(WriteFileAtomic, LeavesNoTempFileBehind) {
+  std::string dir = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(dir + "/a", "1").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/a", "2").ok());
+  int entries = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) entries += e->d_name[0] != '.' || std::string(e->d_name).size() > 2;
+    ::closedir(d);
+  }
+  EXPECT_EQ(entries, 1);
 }
 
 TEST(CreateStateDirectory, IgnoresRunTimeStateOnly) {
