@@ -23,20 +23,27 @@ CaseFile ParseCaseFile(const std::string& text) {
   CaseFile c;
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
   std::string section;
-  std::string title;
+  std::optional<std::string> title;  // a ### heading not yet given a body
+  // A heading with neither fence nor `(absent)` (e.g. `### dir src`) is an
+  // entry without a body.
+  auto flush_title = [&]() {
+    if (title && !section.empty()) c.sections[section].push_back(CaseEntry{*title, std::nullopt});
+    title.reset();
+  };
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
     if (absl::StartsWith(line, "### ")) {
+      flush_title();
       title = line.substr(4);
     } else if (absl::StartsWith(line, "## ")) {
+      flush_title();
       section = line.substr(3);
-      title.clear();
       c.sections[section];
     } else if (absl::StartsWith(line, "# ") && c.name.empty()) {
       c.name = line.substr(2);
     } else if (line == "(absent)" && !section.empty()) {
-      c.sections[section].push_back(CaseEntry{title, std::nullopt});
-      title.clear();
+      c.sections[section].push_back(CaseEntry{title.value_or(""), std::nullopt});
+      title.reset();
     } else if (absl::StartsWith(line, "```") && !section.empty()) {
       size_t ticks = line.find_first_not_of('`');
       if (ticks == std::string::npos) ticks = line.size();
@@ -48,10 +55,11 @@ CaseFile ParseCaseFile(const std::string& text) {
         body += lines[i];
         first = false;
       }
-      c.sections[section].push_back(CaseEntry{title, body});
-      title.clear();
+      c.sections[section].push_back(CaseEntry{title.value_or(""), body});
+      title.reset();
     }
   }
+  flush_title();
   return c;
 }
 
@@ -62,12 +70,42 @@ CaseFile LoadCaseFile(const std::string& path) {
   return ParseCaseFile(ss.str());
 }
 
-std::vector<std::string> ListCaseFiles(const std::string& dir) {
+std::vector<CaseFile> LoadCasesFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::vector<CaseFile> cases;
+  std::string current;
+  bool in_fence = false;
+  std::string fence;
+  for (absl::string_view line : absl::StrSplit(ss.str(), '\n')) {
+    // A `# ` line inside a fenced block is content, not a new case.
+    if (absl::StartsWith(line, "```")) {
+      size_t ticks = line.find_first_not_of('`');
+      std::string run(ticks == absl::string_view::npos ? line.size() : ticks, '`');
+      if (!in_fence) {
+        in_fence = true;
+        fence = run;
+      } else if (line == fence) {
+        in_fence = false;
+      }
+    }
+    if (!in_fence && absl::StartsWith(line, "# ")) {
+      if (absl::StartsWith(current, "# ")) cases.push_back(ParseCaseFile(current));
+      current.clear();  // text before the first case is the file's preamble
+    }
+    absl::StrAppend(&current, line, "\n");
+  }
+  if (absl::StartsWith(current, "# ")) cases.push_back(ParseCaseFile(current));
+  return cases;
+}
+
+std::vector<std::string> ListCaseFiles(const std::string& dir, const std::string& suffix) {
   std::vector<std::string> out;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
       std::string name = e->d_name;
-      if (absl::EndsWith(name, ".md")) out.push_back(absl::StrCat(dir, "/", name));
+      if (absl::EndsWith(name, suffix)) out.push_back(absl::StrCat(dir, "/", name));
     }
     ::closedir(d);
   }

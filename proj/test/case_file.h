@@ -39,8 +39,11 @@ struct CaseFile {
 CaseFile ParseCaseFile(const std::string& text);
 CaseFile LoadCaseFile(const std::string& path);
 
-// Every `*.md` file in `dir`, sorted.
-std::vector<std::string> ListCaseFiles(const std::string& dir);
+// A `.cases.md` file holds several cases, each starting at a `# name` line.
+std::vector<CaseFile> LoadCasesFile(const std::string& path);
+
+// Every file in `dir` whose name ends with `suffix`, sorted.
+std::vector<std::string> ListCaseFiles(const std::string& dir, const std::string& suffix = ".md");
 
 // "" when every key of `expected` is in `actual` with a matching value
 // (objects: subset; arrays: same length, element-wise; a string starting

@@ -1,12 +1,17 @@
-// Runs every case in proj/test-data/execute/: set up a scratch project,
-// execute the answer, compare the result JSON, the report and the files.
+// Runs every case in proj/test-data/execute/*.md (one case a file) and
+// proj/test-data/security/*.cases.md (several a file): set up a scratch
+// project (and a directory outside it), execute the answer, compare the
+// result JSON, the report, the files inside and the files outside.
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/src/clada.h"
@@ -16,99 +21,137 @@
 namespace clada {
 namespace {
 
+using testing::CaseEntry;
 using testing::CaseFile;
 
-constexpr char kCaseDir[] = "proj/test-data/execute";
+constexpr char kNoFinalNewline[] = " (no final newline)";
 
-std::string MakeScratchRoot() {
+std::string MakeTempDir() {
   char tmpl[] = "/tmp/clada_execute_XXXXXX";
   char* dir = ::mkdtemp(tmpl);
   return dir == nullptr ? "" : dir;
 }
 
-constexpr char kNoFinalNewline[] = " (no final newline)";
+struct Dirs {
+  std::string root;     // the working root
+  std::string outside;  // beside it, outside every allowed root
+  std::string Expand(absl::string_view text) const {
+    return absl::StrReplaceAll(text, {{"$ROOT", root}, {"$OUTSIDE", outside}});
+  }
+};
 
 // A fenced body is a file's lines; the file ends with a newline unless the
-// entry's title says "(no final newline)". Returns the path and the bytes.
-std::pair<std::string, std::string> FileOf(const testing::CaseEntry& e) {
+// entry's title says "(no final newline)". Returns the name and the bytes.
+std::pair<std::string, std::string> FileOf(const CaseEntry& e) {
   std::string title = e.title;
   size_t cut = title.find(kNoFinalNewline);
   if (cut != std::string::npos) return {title.substr(0, cut), e.body.value_or("")};
   return {title, absl::StrCat(e.body.value_or(""), "\n")};
 }
 
-void WriteSetup(const CaseFile& c, const std::string& root) {
+void WriteFile(const std::string& path, const std::string& bytes) {
+  ASSERT_TRUE(core::CreateDirectories(path.substr(0, path.rfind('/'))).ok()) << path;
+  ASSERT_TRUE(core::WriteFileAtomic(path, bytes).ok()) << path;
+}
+
+// Setup entries: `### path` + fence (a file in the root), `### outside path`
+// + fence (a file in $OUTSIDE), `### symlink path -> target`,
+// `### hardlink path -> target`, `### dir path`.
+void WriteSetup(const CaseFile& c, const Dirs& d) {
   auto it = c.sections.find("Setup");
   if (it == c.sections.end()) return;
-  for (const testing::CaseEntry& e : it->second) {
-    auto [name, bytes] = FileOf(e);
-    std::string path = absl::StrCat(root, "/", name);
-    ASSERT_TRUE(core::CreateDirectories(path.substr(0, path.rfind('/'))).ok());
-    ASSERT_TRUE(core::WriteFileAtomic(path, bytes).ok()) << path;
+  for (const CaseEntry& e : it->second) {
+    std::vector<std::string> words = absl::StrSplit(e.title, absl::MaxSplits(' ', 1));
+    if (words[0] == "symlink" || words[0] == "hardlink") {
+      std::vector<std::string> parts = absl::StrSplit(words[1], " -> ");
+      ASSERT_EQ(parts.size(), 2u) << e.title;
+      std::string link = absl::StrCat(d.root, "/", parts[0]);
+      std::string target = d.Expand(parts[1]);
+      ASSERT_TRUE(core::CreateDirectories(link.substr(0, link.rfind('/'))).ok());
+      int rc = words[0] == "symlink" ? ::symlink(target.c_str(), link.c_str()) : ::link(target.c_str(), link.c_str());
+      ASSERT_EQ(rc, 0) << e.title;
+    } else if (words[0] == "dir") {
+      ASSERT_TRUE(core::CreateDirectories(absl::StrCat(d.root, "/", words[1])).ok());
+    } else if (words[0] == "outside") {
+      CaseEntry inner{words[1], e.body};
+      auto [name, bytes] = FileOf(inner);
+      WriteFile(absl::StrCat(d.outside, "/", name), bytes);
+    } else {
+      auto [name, bytes] = FileOf(e);
+      WriteFile(absl::StrCat(d.root, "/", name), bytes);
+    }
   }
 }
 
-class ExecuteCase : public ::testing::TestWithParam<std::string> {};
+void CheckFiles(const CaseFile& c, const std::string& section, const std::string& dir) {
+  auto files = c.sections.find(section);
+  if (files == c.sections.end()) return;
+  for (const CaseEntry& e : files->second) {
+    auto [name, bytes] = FileOf(e);
+    std::string path = absl::StrCat(dir, "/", name);
+    struct stat st;
+    if (!e.body) {
+      EXPECT_NE(::lstat(path.c_str(), &st), 0) << section << ": " << name << " should not exist";
+      continue;
+    }
+    absl::StatusOr<std::string> got = core::ReadFileToString(path);
+    ASSERT_TRUE(got.ok()) << section << ": " << name << ": " << got.status();
+    EXPECT_EQ(*got, bytes) << section << ": " << name;
+  }
+}
+
+struct NamedCase {
+  std::string name;
+  CaseFile file;
+};
+
+class ExecuteCase : public ::testing::TestWithParam<NamedCase> {};
 
 TEST_P(ExecuteCase, MatchesExpectations) {
-  CaseFile c = testing::LoadCaseFile(GetParam());
-  ASSERT_TRUE(c.Has("Input")) << GetParam() << " has no ## Input section";
-  std::string root = MakeScratchRoot();
-  ASSERT_FALSE(root.empty());
-  WriteSetup(c, root);
+  const CaseFile& c = GetParam().file;
+  ASSERT_TRUE(c.Has("Input")) << GetParam().name << " has no ## Input section";
+  Dirs d{MakeTempDir(), MakeTempDir()};
+  ASSERT_FALSE(d.root.empty());
+  ASSERT_FALSE(d.outside.empty());
+  WriteSetup(c, d);
 
-  nlohmann::ordered_json options = c.Has("Options") ? nlohmann::ordered_json::parse(c.Body("Options"))
+  nlohmann::ordered_json options = c.Has("Options") ? nlohmann::ordered_json::parse(d.Expand(c.Body("Options")))
                                                     : nlohmann::ordered_json::object();
   CladaOptions clada_options;
-  clada_options.working_root = root;
+  clada_options.working_root = d.root;
   clada_options.settings.quiet = true;
   clada_options.settings.git = git_tx::GitOptions::Mode::kOff;
   clada_options.dry_run = options.value("dryRun", false);
+  if (options.contains("allow")) clada_options.settings.allow = options["allow"].get<std::vector<std::string>>();
+  if (options.contains("timeoutMs")) clada_options.settings.timeout_ms = options["timeoutMs"].get<int64_t>();
   if (options.value("git", false)) {
     clada_options.settings.git = git_tx::GitOptions::Mode::kRequire;
-    std::string cmd = absl::StrCat("cd '", root,
+    std::string cmd = absl::StrCat("cd '", d.root,
                                    "' && git init -q && git -c user.name=t -c user.email=t@t add -A && "
                                    "git -c user.name=t -c user.email=t@t commit -qm init");
     ASSERT_EQ(std::system(cmd.c_str()), 0);
   }
 
-  std::string input = absl::StrReplaceAll(c.Body("Input"), {{"$ROOT", root}});
-  ExecutionResult result = Clada(clada_options).Execute(input);
+  ExecutionResult result = Clada(clada_options).Execute(d.Expand(c.Body("Input")));
   nlohmann::ordered_json actual = ExecutionResultToJson(result);
   std::string report = FormatReport(result, clada_options.settings.max_output_bytes);
 
   if (c.Has("Expected")) {
-    nlohmann::ordered_json expected =
-        nlohmann::ordered_json::parse(absl::StrReplaceAll(c.Body("Expected"), {{"$ROOT", root}}));
+    nlohmann::ordered_json expected = nlohmann::ordered_json::parse(d.Expand(c.Body("Expected")));
     EXPECT_EQ(testing::JsonSubsetMismatch(expected, actual), "") << actual.dump(2);
   }
   if (c.Has("Expected report")) {
-    EXPECT_EQ(testing::LinesInOrderMismatch(absl::StrReplaceAll(c.Body("Expected report"), {{"$ROOT", root}}),
-                                            report),
-              "");
+    EXPECT_EQ(testing::LinesInOrderMismatch(d.Expand(c.Body("Expected report")), report), "");
   }
-  auto files = c.sections.find("Expected files");
-  if (files != c.sections.end()) {
-    for (const testing::CaseEntry& e : files->second) {
-      auto [name, bytes] = FileOf(e);
-      absl::StatusOr<std::string> got = core::ReadFileToString(absl::StrCat(root, "/", name));
-      if (!e.body) {
-        EXPECT_FALSE(got.ok()) << name << " should not exist";
-      } else {
-        ASSERT_TRUE(got.ok()) << name << ": " << got.status();
-        EXPECT_EQ(*got, bytes) << name;
-      }
-    }
-  }
+  CheckFiles(c, "Expected files", d.root);
+  CheckFiles(c, "Expected outside", d.outside);
 }
 
-std::string CaseName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string base = info.param.substr(info.param.rfind('/') + 1);
-  base = base.substr(0, base.size() - 3);
+std::string GTestName(absl::string_view text) {
   std::string name;
   bool upper = true;
-  for (char ch : base) {
-    if (ch == '-' || ch == '_') {
+  for (char ch : text) {
+    if (!isalnum(static_cast<unsigned char>(ch))) {
       upper = true;
     } else {
       name += upper ? static_cast<char>(toupper(ch)) : ch;
@@ -118,11 +161,40 @@ std::string CaseName(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ExecuteCase, ::testing::ValuesIn(testing::ListCaseFiles(kCaseDir)), CaseName);
+std::vector<NamedCase> ExecuteCases() {
+  std::vector<NamedCase> out;
+  for (const std::string& path : testing::ListCaseFiles("proj/test-data/execute")) {
+    std::string base = path.substr(path.rfind('/') + 1);
+    out.push_back({GTestName(base.substr(0, base.size() - 3)), testing::LoadCaseFile(path)});
+  }
+  return out;
+}
+
+std::vector<NamedCase> SecurityCases() {
+  std::vector<NamedCase> out;
+  for (const std::string& path : testing::ListCaseFiles("proj/test-data/security", ".cases.md")) {
+    for (CaseFile& c : testing::LoadCasesFile(path)) out.push_back({GTestName(c.name), std::move(c)});
+  }
+  return out;
+}
+
+std::string CaseName(const ::testing::TestParamInfo<NamedCase>& info) { return info.param.name; }
+
+INSTANTIATE_TEST_SUITE_P(Execute, ExecuteCase, ::testing::ValuesIn(ExecuteCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Security, ExecuteCase, ::testing::ValuesIn(SecurityCases()), CaseName);
+
+// The corpus must not shrink unnoticed: the report counts it.
+TEST(SecurityCorpus, IsThereAndCounted) {
+  std::vector<NamedCase> cases = SecurityCases();
+  size_t n = cases.size();
+  for (const NamedCase& c : cases) std::cout << "  " << c.name << "\n";
+  std::cout << "security corpus: " << n << " attack cases, each refused or contained\n";
+  EXPECT_GE(n, 20u);
+}
 
 TEST(Execute, RefusesInputOverLimit) {
   CladaOptions options;
-  options.working_root = MakeScratchRoot();
+  options.working_root = MakeTempDir();
   options.settings.max_input_bytes = 10;
   options.settings.git = git_tx::GitOptions::Mode::kOff;
   ExecutionResult result = Clada(options).Execute("01234567890123456789");
