@@ -164,56 +164,143 @@ absl::StatusOr<bool> FileModeIsTrusted(git_repository* repo) {
   return value != 0;
 }
 
-// Builds the AI commit's tree: `baseline` plus the work tree's version of
-// each path in `paths`.
-absl::StatusOr<git_oid> BuildBatchTree(const WorkTree& wt, const git_tree* baseline,
-                                       const std::vector<std::string>& paths) {
+// One path of the AI commit: its new blob, or its removal.
+struct TreeChange {
+  std::string path;
+  bool remove = false;
+  git_oid id{};
+  git_filemode_t mode = GIT_FILEMODE_BLOB;
+  struct stat st {};  // taken before hashing, for the index entry
+};
+
+// Hashes the work tree's version of each path into the object database.
+absl::StatusOr<std::vector<TreeChange>> ReadChanges(const WorkTree& wt, const git_tree* baseline,
+                                                    const std::vector<std::string>& paths) {
+  ASSIGN_OR_RETURN(bool trust_mode, FileModeIsTrusted(wt.repo.get()));
+  std::vector<TreeChange> out;
+  for (const std::string& rel : paths) {
+    TreeChange c;
+    c.path = rel;
+    std::optional<struct stat> st = StatPath(wt, rel);
+    if (!st || S_ISDIR(st->st_mode)) {
+      c.remove = true;
+      out.push_back(std::move(c));
+      continue;
+    }
+    c.st = *st;
+    RETURN_IF_ERROR(GitStatus(git_blob_create_from_workdir(&c.id, wt.repo.get(), rel.c_str()),
+                              absl::StrCat("read '", rel, "' into git")));
+    git_tree_entry* old = nullptr;
+    TreeEntryPtr owned_old(git_tree_entry_bypath(&old, baseline, rel.c_str()) == 0 ? old : nullptr);
+    if (S_ISLNK(st->st_mode)) {
+      c.mode = GIT_FILEMODE_LINK;
+    } else if (!trust_mode && owned_old != nullptr) {
+      c.mode = git_tree_entry_filemode(owned_old.get());
+    } else {
+      c.mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Type of `path` in `tree`: GIT_OBJECT_TREE, GIT_OBJECT_BLOB (also for
+// links and submodules) or GIT_OBJECT_INVALID when absent.
+git_object_t KindInTree(const git_tree* tree, const std::string& path) {
+  git_tree_entry* e = nullptr;
+  if (git_tree_entry_bypath(&e, tree, path.c_str()) != 0) return GIT_OBJECT_INVALID;
+  TreeEntryPtr owned(e);
+  return git_tree_entry_type(e) == GIT_OBJECT_TREE ? GIT_OBJECT_TREE : GIT_OBJECT_BLOB;
+}
+
+// git_tree_create_updated cannot turn a file into a directory or back.
+bool NeedsFullRebuild(const git_tree* baseline, const std::vector<TreeChange>& changes) {
+  for (const TreeChange& c : changes) {
+    if (c.remove) continue;
+    if (KindInTree(baseline, c.path) == GIT_OBJECT_TREE) return true;
+    for (size_t slash = c.path.find('/'); slash != std::string::npos;
+         slash = c.path.find('/', slash + 1)) {
+      if (KindInTree(baseline, c.path.substr(0, slash)) == GIT_OBJECT_BLOB) return true;
+    }
+  }
+  return false;
+}
+
+// Builds the AI commit's tree: `baseline` with `changes` applied. Only the
+// trees on the changed paths are rewritten; a file <-> directory switch
+// goes through an in-memory index instead.
+absl::StatusOr<git_oid> BuildBatchTree(const WorkTree& wt, git_tree* baseline,
+                                       const std::vector<TreeChange>& changes) {
+  git_oid tree_oid;
+  if (!NeedsFullRebuild(baseline, changes)) {
+    std::vector<git_tree_update> updates;
+    for (const TreeChange& c : changes) {
+      if (c.remove && KindInTree(baseline, c.path) == GIT_OBJECT_INVALID) continue;
+      git_tree_update u{};
+      u.action = c.remove ? GIT_TREE_UPDATE_REMOVE : GIT_TREE_UPDATE_UPSERT;
+      u.id = c.id;
+      u.filemode = c.mode;
+      u.path = c.path.c_str();
+      updates.push_back(u);
+    }
+    RETURN_IF_ERROR(GitStatus(git_tree_create_updated(&tree_oid, wt.repo.get(), baseline,
+                                                      updates.size(), updates.data()),
+                              "write the batch tree"));
+    return tree_oid;
+  }
   git_index* raw = nullptr;
   RETURN_IF_ERROR(GitStatus(git_index_new(&raw), "create an in-memory index"));
   IndexPtr index(raw);
   RETURN_IF_ERROR(GitStatus(git_index_read_tree(raw, baseline), "read HEAD's tree"));
-  ASSIGN_OR_RETURN(bool trust_mode, FileModeIsTrusted(wt.repo.get()));
-  for (const std::string& rel : paths) {
-    std::optional<struct stat> st = StatPath(wt, rel);
-    if (!st || S_ISDIR(st->st_mode)) {
-      int rc = git_index_remove(raw, rel.c_str(), 0);
+  for (const TreeChange& c : changes) {  // sorted: "a" is removed before "a/b" is added
+    if (c.remove) {
+      int rc = git_index_remove(raw, c.path.c_str(), 0);
       if (rc < 0 && rc != GIT_ENOTFOUND) {
-        RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("record the removal of '", rel, "'")));
+        RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("record the removal of '", c.path, "'")));
       }
       continue;
     }
     git_index_entry entry{};
-    RETURN_IF_ERROR(GitStatus(git_blob_create_from_workdir(&entry.id, wt.repo.get(), rel.c_str()),
-                              absl::StrCat("read '", rel, "' into git")));
-    const git_index_entry* old = git_index_get_bypath(raw, rel.c_str(), 0);
-    if (S_ISLNK(st->st_mode)) {
-      entry.mode = GIT_FILEMODE_LINK;
-    } else if (!trust_mode && old != nullptr) {
-      entry.mode = old->mode;
-    } else {
-      entry.mode = (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-    }
-    entry.path = rel.c_str();
-    RETURN_IF_ERROR(GitStatus(git_index_add(raw, &entry), absl::StrCat("stage '", rel, "'")));
+    entry.id = c.id;
+    entry.mode = c.mode;
+    entry.path = c.path.c_str();
+    RETURN_IF_ERROR(GitStatus(git_index_add(raw, &entry), absl::StrCat("stage '", c.path, "'")));
   }
-  git_oid tree_oid;
   RETURN_IF_ERROR(GitStatus(git_index_write_tree_to(&tree_oid, raw, wt.repo.get()),
                             "write the batch tree"));
   return tree_oid;
 }
 
-// Makes the repository's index agree with the new commit for `paths`,
-// leaving every other entry (e.g. something the user staged) alone.
-absl::Status UpdateIndexFor(const WorkTree& wt, const std::vector<std::string>& paths) {
+// Makes the repository's index agree with the new commit for the changed
+// paths, leaving every other entry (e.g. something the user staged) alone.
+// Entries carry the stat data taken before hashing, so a write after it
+// still shows up as a change.
+absl::Status UpdateIndexFor(const WorkTree& wt, const std::vector<TreeChange>& changes) {
   git_index* raw = nullptr;
   RETURN_IF_ERROR(GitStatus(git_repository_index(&raw, wt.repo.get()), "open the index"));
   IndexPtr index(raw);
   RETURN_IF_ERROR(GitStatus(git_index_read(raw, /*force=*/0), "read the index"));
-  for (const std::string& rel : paths) {
-    std::optional<struct stat> st = StatPath(wt, rel);
-    int rc = (st && !S_ISDIR(st->st_mode)) ? git_index_add_bypath(raw, rel.c_str())
-                                           : git_index_remove_bypath(raw, rel.c_str());
-    RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("update the index for '", rel, "'")));
+  for (const TreeChange& c : changes) {
+    if (c.remove) {
+      RETURN_IF_ERROR(GitStatus(git_index_remove_bypath(raw, c.path.c_str()),
+                                absl::StrCat("update the index for '", c.path, "'")));
+      continue;
+    }
+    git_index_entry e{};
+    e.ctime.seconds = static_cast<int32_t>(c.st.st_ctim.tv_sec);
+    e.ctime.nanoseconds = static_cast<uint32_t>(c.st.st_ctim.tv_nsec);
+    e.mtime.seconds = static_cast<int32_t>(c.st.st_mtim.tv_sec);
+    e.mtime.nanoseconds = static_cast<uint32_t>(c.st.st_mtim.tv_nsec);
+    e.dev = static_cast<uint32_t>(c.st.st_dev);
+    e.ino = static_cast<uint32_t>(c.st.st_ino);
+    e.uid = c.st.st_uid;
+    e.gid = c.st.st_gid;
+    e.file_size = static_cast<uint32_t>(c.st.st_size);
+    e.mode = c.mode;
+    e.id = c.id;
+    e.path = c.path.c_str();
+    RETURN_IF_ERROR(GitStatus(git_index_add(raw, &e),
+                              absl::StrCat("update the index for '", c.path, "'")));
   }
   return GitStatus(git_index_write(raw), "write the index");
 }
@@ -335,7 +422,9 @@ absl::StatusOr<BatchCommitResult> BatchTransaction::Finish(
   git_tree* baseline = nullptr;
   RETURN_IF_ERROR(internal::GitStatus(git_commit_tree(&baseline, head.get()), "read HEAD's tree"));
   internal::TreePtr owned_baseline(baseline);
-  ASSIGN_OR_RETURN(git_oid tree_oid, internal::BuildBatchTree(wt, baseline, batch_paths));
+  ASSIGN_OR_RETURN(std::vector<internal::TreeChange> tree_changes,
+                   internal::ReadChanges(wt, baseline, batch_paths));
+  ASSIGN_OR_RETURN(git_oid tree_oid, internal::BuildBatchTree(wt, baseline, tree_changes));
   if (git_oid_equal(&tree_oid, git_tree_id(baseline))) {
     result.summary = "the batch's changes match HEAD: no commit";
     return result;
@@ -345,7 +434,7 @@ absl::StatusOr<BatchCommitResult> BatchTransaction::Finish(
                    internal::CommitTree(wt, tree_oid, head.get(), message, s.options));
   result.commit_id = internal::OidHex(commit);
   result.summary = message.substr(0, message.find('\n'));
-  absl::Status index_status = internal::UpdateIndexFor(wt, batch_paths);
+  absl::Status index_status = internal::UpdateIndexFor(wt, tree_changes);
   if (!index_status.ok()) {
     s.notes.push_back(absl::StrCat("committed ", internal::ShortOid(commit),
                                    ", but the index was not updated (", index_status.message(),
