@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -105,6 +106,9 @@ TEST(ConformanceCorpus, LoadsEveryCaseUnderAUniqueName) {
   for (const Case& c : AllCases())
     EXPECT_TRUE(names.insert(c.test_name).second) << c.name;
 }
+
+// Failure messages name the case instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class ConformanceCase : public ::testing::TestWithParam<Case> {};
 

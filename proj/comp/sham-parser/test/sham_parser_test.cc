@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ std::vector<Case> LoadCases() {
   }
   return cases;
 }
+
+// Failure messages name the case instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class ParseBlocksCase : public ::testing::TestWithParam<Case> {};
 
