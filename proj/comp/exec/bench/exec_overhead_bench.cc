@@ -5,13 +5,18 @@
 // BM_SpawnWait*: posix_spawn of `bash -c true` (or python3) and waitpid: the
 // interpreter's own start and exit, nothing else. BM_ExecuteCode*: the same
 // snippet through ExecuteCode (quiet, policy allow). The difference is the
-// overhead. BM_KillMarkedProcesses/N: the /proc scan that runs after every
-// snippet, with N extra idle processes on the machine.
+// overhead; BM_Paired* measures it pair by pair (counters spawn_us,
+// execute_us, overhead_us: medians), which holds up on a busy machine.
+// BM_KillMarkedProcesses*/N: the /proc scan that runs after every snippet,
+// with N extra idle processes on the machine. Run with PATH=/usr/bin:/bin
+// where python3 on PATH is a pyenv shim (a shell script).
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -77,6 +82,55 @@ void RunExecuteCode(benchmark::State& state, const char* lang, const char* code)
   }
 }
 
+// Alternates a bare spawn+wait and ExecuteCode of the same snippet, so that
+// noise from other work on the machine hits both alike, and reports the
+// medians of each and of their per-pair difference (counters, in us).
+void Paired(benchmark::State& state, const std::string& binary, const char* flag, const char* lang,
+            const char* code) {
+  using Clock = std::chrono::steady_clock;
+  std::string bin = Which(binary);
+  char* argv[] = {bin.data(), const_cast<char*>(flag), const_cast<char*>(code), nullptr};
+  core::ExecContext ctx;
+  char cwd[4096];
+  ctx.paths = *core::MakePathPolicy(::getcwd(cwd, sizeof cwd), {});
+  ctx.quiet = true;
+  core::Action action;
+  action.name = "exec";
+  action.params["lang"] = lang;
+  action.params["code"] = code;
+  std::vector<double> spawn_us, exec_us, diff_us;
+  for (auto _ : state) {
+    const Clock::time_point t0 = Clock::now();
+    pid_t pid;
+    if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv, environ) != 0) {
+      state.SkipWithError("posix_spawn failed");
+      break;
+    }
+    ::waitpid(pid, nullptr, 0);
+    const Clock::time_point t1 = Clock::now();
+    core::ActionOutcome out = ExecuteCode(action, ctx);
+    const Clock::time_point t2 = Clock::now();
+    if (!out.success) {
+      state.SkipWithError(out.error.c_str());
+      break;
+    }
+    spawn_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    exec_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+    diff_us.push_back(exec_us.back() - spawn_us.back());
+  }
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["spawn_us"] = median(spawn_us);
+  state.counters["execute_us"] = median(exec_us);
+  state.counters["overhead_us"] = median(diff_us);
+}
+
+void BM_PairedBashTrue(benchmark::State& state) { Paired(state, "bash", "-c", "bash", "true"); }
+void BM_PairedPythonPass(benchmark::State& state) { Paired(state, "python3", "-c", "python", "pass"); }
+
 void BM_SpawnWaitBashTrue(benchmark::State& state) { SpawnWait(state, {Which("bash"), "-c", "true"}); }
 void BM_ExecuteCodeBashTrue(benchmark::State& state) { RunExecuteCode(state, "bash", "true"); }
 void BM_SpawnWaitPythonPass(benchmark::State& state) { SpawnWait(state, {Which("python3"), "-c", "pass"}); }
@@ -131,6 +185,8 @@ void BM_KillMarkedProcessesWindowed(benchmark::State& state) {
   }
 }
 
+BENCHMARK(BM_PairedBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(2000);
+BENCHMARK(BM_PairedPythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(300);
 BENCHMARK(BM_SpawnWaitBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_ExecuteCodeBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SpawnWaitPythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime();
