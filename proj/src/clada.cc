@@ -136,11 +136,11 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     r.seq = ++seq;
     r.block_id = action.metadata.block_id;
     r.action = action.name;
-    r.params = action.params;
     r.start_line = action.metadata.start_line;
     r.end_line = action.metadata.end_line;
     r.warnings = action.warnings;
     if (options_.dry_run) {
+      r.params = std::move(action.params);
       r.success = true;
       r.data = core::Json{{"planned", true}};
       result.results.push_back(std::move(r));
@@ -151,6 +151,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     if (settings.total_timeout_ms > 0) {
       int64_t left = settings.total_timeout_ms - static_cast<int64_t>(elapsed);
       if (left <= 0) {
+        r.params = std::move(action.params);
         r.error = absl::StrCat("total_timeout: not run; the batch passed its total timeout of ",
                                SettingValueText(settings, "total_timeout"),
                                " before this action. Send it again in the next answer");
@@ -159,8 +160,11 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       }
       action_ctx.limits.timeout_ms = std::min(action_ctx.limits.timeout_ms, left);
     }
+    std::string target = PrimaryTarget(action);
     core::ActionOutcome outcome = DispatchAction(action, action_ctx);
     ++result.executed_actions;
+    // Moved, not copied: a parameter can be a 50 MB file body.
+    r.params = std::move(action.params);
     r.success = outcome.success;
     r.error = std::move(outcome.error);
     r.data = std::move(outcome.data);
@@ -169,7 +173,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     git_tx::ActionRecord record;
     record.block_id = r.block_id;
     record.action = r.action;
-    record.target = PrimaryTarget(action);
+    record.target = std::move(target);
     record.success = r.success;
     record.touched_paths = std::move(outcome.touched_paths);
     const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);

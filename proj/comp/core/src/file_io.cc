@@ -183,7 +183,8 @@ absl::Status WriteFileAtomic(const std::string& path, absl::string_view data) {
     ::unlinkat(*dir_fd, tmp.c_str(), 0);
     return status;
   }
-  ::fsync(*dir_fd);
+  // No fsync of the directory: the rename is atomic without it, and after a
+  // power loss the directory shows the old file or the new one, both whole.
   return absl::OkStatus();
 }
 

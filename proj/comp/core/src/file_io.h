@@ -24,8 +24,7 @@ namespace clada::core {
 // than max_bytes: the message gives both sizes), PermissionDenied, Internal.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t max_bytes = -1);
 
-// Replaces `path` with `data` atomically (temp file + fsync + rename + fsync
-// of the directory). The parent directory must exist. An existing file's
+// Replaces `path` with `data` atomically (temp file + fsync + rename). The parent directory must exist. An existing file's
 // mode is kept; a new file gets 0666 minus the umask. `path` must be
 // absolute and canonical (as ResolvePath returns it): the directories are
 // opened one by one without following symlinks, so a directory swapped for
