@@ -85,8 +85,7 @@ void RunExecuteCode(benchmark::State& state, const char* lang, const char* code)
 // Alternates a bare spawn+wait and ExecuteCode of the same snippet, so that
 // noise from other work on the machine hits both alike, and reports the
 // medians of each and of their per-pair difference (counters, in us).
-void Paired(benchmark::State& state, const std::string& binary, const char* flag, const char* lang,
-            const char* code) {
+void Paired(benchmark::State& state, const std::string& binary, const char* flag, const char* lang, const char* code) {
   using Clock = std::chrono::steady_clock;
   std::string bin = Which(binary);
   char* argv[] = {bin.data(), const_cast<char*>(flag), const_cast<char*>(code), nullptr};

@@ -25,9 +25,8 @@ absl::StatusOr<core::Json> LoadFile(const std::string& path) {
   }
   if (doc.contains("commands")) {
     const core::Json& commands = doc["commands"];
-    const bool all_strings =
-        commands.is_array() &&
-        std::all_of(commands.begin(), commands.end(), [](const core::Json& c) { return c.is_string(); });
+    const bool all_strings = commands.is_array() && std::all_of(commands.begin(), commands.end(),
+                                                                [](const core::Json& c) { return c.is_string(); });
     if (!all_strings) {
       return absl::FailedPreconditionError(
           absl::StrCat(path, ": \"commands\" must be an array of strings; fix or remove it"));
@@ -42,9 +41,7 @@ absl::StatusOr<core::Json> LoadFile(const std::string& path) {
 
 }  // namespace
 
-std::string AllowedCommandsPath(absl::string_view root) {
-  return absl::StrCat(root, "/.clada/allowed-commands.json");
-}
+std::string AllowedCommandsPath(absl::string_view root) { return absl::StrCat(root, "/.clada/allowed-commands.json"); }
 
 absl::StatusOr<std::vector<std::string>> LoadAllowedCommands(absl::string_view root) {
   ASSIGN_OR_RETURN(core::Json doc, LoadFile(AllowedCommandsPath(root)));
@@ -74,9 +71,7 @@ absl::StatusOr<bool> AddAllowedCommand(absl::string_view root, const std::string
   return true;
 }
 
-std::string ShellQuote(absl::string_view s) {
-  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
-}
+std::string ShellQuote(absl::string_view s) { return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'"); }
 
 std::string ApproveCommandLine(absl::string_view code) {
   const bool dashed = !code.empty() && code.front() == '-';

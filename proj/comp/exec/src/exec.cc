@@ -15,12 +15,12 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "proj/comp/core/src/file_io.h"
@@ -52,9 +52,8 @@ struct Language {
 };
 
 constexpr Language kLanguages[] = {
-    {"bash", "bash", "-c", ".sh"},       {"sh", "sh", "-c", ".sh"},
-    {"python", "python3", "-c", ".py"},  {"javascript", "node", "-e", ".js"},
-    {"ruby", "ruby", "-e", ".rb"},
+    {"bash", "bash", "-c", ".sh"},       {"sh", "sh", "-c", ".sh"},     {"python", "python3", "-c", ".py"},
+    {"javascript", "node", "-e", ".js"}, {"ruby", "ruby", "-e", ".rb"},
 };
 
 const Language* FindLanguage(absl::string_view lang) {
@@ -102,8 +101,7 @@ std::string NewExecId() {
 }
 
 std::vector<std::string> ChildEnvironment(const std::string& root, const std::string& marker) {
-  static constexpr absl::string_view kReplaced[] = {"PAGER", "GIT_TERMINAL_PROMPT", "CLADA_ROOT",
-                                                    "CLADA_EXEC_ID"};
+  static constexpr absl::string_view kReplaced[] = {"PAGER", "GIT_TERMINAL_PROMPT", "CLADA_ROOT", "CLADA_EXEC_ID"};
   std::vector<std::string> env;
   bool has_ci = false, has_unbuffered = false;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -242,8 +240,9 @@ absl::StatusOr<std::optional<int64_t>> TimeoutSecondsParam(const Json& params) {
     ok = absl::SimpleAtoi(v.get<std::string>(), &seconds);
   }
   if (!ok || seconds < 1 || seconds > kMaxTimeoutSeconds) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid_params: timeout must be a whole number of seconds from 1 to ",
-                                                   kMaxTimeoutSeconds, ", got ", v.dump()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid_params: timeout must be a whole number of seconds from 1 to ", kMaxTimeoutSeconds,
+                     ", got ", v.dump()));
   }
   return seconds;
 }
@@ -330,7 +329,8 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   std::optional<std::string> interpreter =
       FindInPath(lang->binary, path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin");
   if (!interpreter) {
-    std::string why = lang->binary == lang->lang ? "" : absl::StrCat(" (lang \"", lang->lang, "\" runs ", lang->binary, ")");
+    std::string why =
+        lang->binary == lang->lang ? "" : absl::StrCat(" (lang \"", lang->lang, "\" runs ", lang->binary, ")");
     return Fail(absl::StrCat(lang->binary, " not found in PATH", why));
   }
 
@@ -392,19 +392,18 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
         "output may be incomplete");
   }
 
-  const std::string stopped =
-      absl::StrCat("sent SIGTERM to its process group",
-                   r.sent_sigkill ? absl::StrCat(", then SIGKILL ", FormatDuration(spec.kill_grace.count()), " later")
-                                  : "");
+  const std::string stopped = absl::StrCat(
+      "sent SIGTERM to its process group",
+      r.sent_sigkill ? absl::StrCat(", then SIGKILL ", FormatDuration(spec.kill_grace.count()), " later") : "");
   ActionOutcome outcome;
   if (r.interrupted_by != 0) {
-    outcome = Fail(absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by),
-                                " while ", lang->binary, " was running; ", stopped, OutputTail(r)),
+    outcome = Fail(absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by), " while ",
+                                lang->binary, " was running; ", stopped, OutputTail(r)),
                    std::move(data));
   } else if (r.timed_out) {
     outcome = Fail(absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
-                                " (the timeout); ", stopped, ". Raise `timeout` (seconds) or make the code finish sooner",
-                                OutputTail(r)),
+                                " (the timeout); ", stopped,
+                                ". Raise `timeout` (seconds) or make the code finish sooner", OutputTail(r)),
                    std::move(data));
   } else if (!r.exited) {
     outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " was killed by ", internal::SignalName(r.term_signal),
@@ -464,8 +463,8 @@ int RunApproveCommand(const std::vector<std::string>& args, const core::ExecCont
       err << "clada approve: " << added.status().message() << "\n";
       return 1;
     }
-    out << (*added ? "approved: " : "already approved: ") << internal::ShellQuote(code)
-        << "\n  in " << internal::AllowedCommandsPath(ctx.paths.working_root) << "\n";
+    out << (*added ? "approved: " : "already approved: ") << internal::ShellQuote(code) << "\n  in "
+        << internal::AllowedCommandsPath(ctx.paths.working_root) << "\n";
     if (ctx.exec_policy != core::ExecPolicy::kApprove) {
       out << "note: the list is consulted only under the setting exec: approve\n";
     }

@@ -20,9 +20,12 @@ size_t WithoutIncompleteTail(absl::string_view s) {
     const unsigned char c = static_cast<unsigned char>(s[n - back]);
     if (IsContinuation(c)) continue;
     size_t need = 1;
-    if (c >= 0xC2 && c <= 0xDF) need = 2;
-    else if (c >= 0xE0 && c <= 0xEF) need = 3;
-    else if (c >= 0xF0 && c <= 0xF4) need = 4;
+    if (c >= 0xC2 && c <= 0xDF)
+      need = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+      need = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+      need = 4;
     return need > back ? n - back : n;
   }
   return n;
@@ -75,17 +78,16 @@ void HeadTailBuffer::Append(absl::string_view data) {
 }
 
 std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
-  std::string tail = absl::StrCat(absl::string_view(ring_).substr(ring_pos_),
-                                  absl::string_view(ring_).substr(0, ring_pos_));
+  std::string tail =
+      absl::StrCat(absl::string_view(ring_).substr(ring_pos_), absl::string_view(ring_).substr(0, ring_pos_));
   if (!truncated()) return SanitizeUtf8(absl::StrCat(head_, tail));
   absl::string_view head(head_);
   head = head.substr(0, WithoutIncompleteTail(head));
   absl::string_view kept_tail(tail);
   kept_tail.remove_prefix(LeadingContinuations(kept_tail));
-  const int64_t left_out =
-      total_ - static_cast<int64_t>(head.size()) - static_cast<int64_t>(kept_tail.size());
-  return absl::StrCat(SanitizeUtf8(head), "\n[... ", left_out, " bytes of ", stream_name,
-                      " left out ...]\n", SanitizeUtf8(kept_tail));
+  const int64_t left_out = total_ - static_cast<int64_t>(head.size()) - static_cast<int64_t>(kept_tail.size());
+  return absl::StrCat(SanitizeUtf8(head), "\n[... ", left_out, " bytes of ", stream_name, " left out ...]\n",
+                      SanitizeUtf8(kept_tail));
 }
 
 std::string SanitizeUtf8(absl::string_view text) {

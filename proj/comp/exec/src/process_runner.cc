@@ -2,8 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -18,8 +18,8 @@
 #include <optional>
 #include <set>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "proj/comp/exec/src/output_capture.h"
@@ -116,7 +116,7 @@ bool ReadStat(pid_t pid, char* state, uint64_t* flags) {
 
 // What /proc/<pid>/environ says about the marker.
 enum class Mark {
-  kAbsent,   // gone, not ours to read, or an environment without it
+  kAbsent,  // gone, not ours to read, or an environment without it
   kPresent,
   kPending,  // no environment yet: caught inside execve, between the switch
              // to the new memory and the setup of its arguments (the
@@ -361,8 +361,7 @@ int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait
   std::vector<struct pollfd> fds;
   for (const Fd& fd : pidfds) fds.push_back({fd.get(), POLLIN, 0});
   for (;;) {
-    fds.erase(std::remove_if(fds.begin(), fds.end(), [](const struct pollfd& p) { return p.revents != 0; }),
-              fds.end());
+    fds.erase(std::remove_if(fds.begin(), fds.end(), [](const struct pollfd& p) { return p.revents != 0; }), fds.end());
     without_pidfd.erase(std::remove_if(without_pidfd.begin(), without_pidfd.end(), IsGoneOrZombie),
                         without_pidfd.end());
     const Clock::time_point now = Clock::now();
@@ -425,8 +424,7 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(rc)));
+    return absl::InternalError(absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(rc)));
   }
   out_write.reset();
   err_write.reset();
@@ -469,10 +467,22 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
 
     struct pollfd fds[4];
     int nfds = 0, out_i = -1, err_i = -1, pid_i = -1, sig_i = -1;
-    if (out_read.valid()) { out_i = nfds; fds[nfds++] = {out_read.get(), POLLIN, 0}; }
-    if (err_read.valid()) { err_i = nfds; fds[nfds++] = {err_read.get(), POLLIN, 0}; }
-    if (!leader_done && pidfd.valid()) { pid_i = nfds; fds[nfds++] = {pidfd.get(), POLLIN, 0}; }
-    if (!leader_done && signals.fd() >= 0) { sig_i = nfds; fds[nfds++] = {signals.fd(), POLLIN, 0}; }
+    if (out_read.valid()) {
+      out_i = nfds;
+      fds[nfds++] = {out_read.get(), POLLIN, 0};
+    }
+    if (err_read.valid()) {
+      err_i = nfds;
+      fds[nfds++] = {err_read.get(), POLLIN, 0};
+    }
+    if (!leader_done && pidfd.valid()) {
+      pid_i = nfds;
+      fds[nfds++] = {pidfd.get(), POLLIN, 0};
+    }
+    if (!leader_done && signals.fd() >= 0) {
+      sig_i = nfds;
+      fds[nfds++] = {signals.fd(), POLLIN, 0};
+    }
     int ready = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (ready < 0 && errno != EINTR) {
       return absl::InternalError(absl::StrCat("poll failed: ", ::strerror(errno)));

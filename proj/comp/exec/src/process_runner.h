@@ -35,7 +35,7 @@ struct RunSpec {
   // Processes whose environment holds it are killed once the program ends.
   // Empty: only the process group is killed.
   std::string marker;
-  std::string cwd;                // an existing directory
+  std::string cwd;  // an existing directory
   std::chrono::milliseconds timeout{30'000};
   std::chrono::milliseconds kill_grace{500};  // SIGTERM -> SIGKILL
   // How long to keep reading after every process known to us is dead, for
@@ -51,17 +51,17 @@ struct RunResult {
   std::string stderr_text;
   int64_t stdout_bytes = 0;  // bytes the program wrote, kept or not
   int64_t stderr_bytes = 0;
-  bool exited = false;   // normal exit: exit_code is valid
+  bool exited = false;  // normal exit: exit_code is valid
   int exit_code = 0;
-  int term_signal = 0;   // the signal that ended the program, when !exited
+  int term_signal = 0;  // the signal that ended the program, when !exited
   bool timed_out = false;
   // SIGINT, SIGTERM, SIGHUP or SIGQUIT that reached this thread while the
   // program ran (0: none); it was stopped like on timeout.
   int interrupted_by = 0;
-  bool sent_sigkill = false;    // the grace ran out after SIGTERM
-  int64_t duration_ms = 0;      // spawn to exit of the program
-  int leftovers_killed = 0;     // other processes killed after it ended
-  bool pipes_abandoned = false; // stopped reading a pipe someone held open
+  bool sent_sigkill = false;     // the grace ran out after SIGTERM
+  int64_t duration_ms = 0;       // spawn to exit of the program
+  int leftovers_killed = 0;      // other processes killed after it ended
+  bool pipes_abandoned = false;  // stopped reading a pipe someone held open
 };
 
 // Starts `spec.argv` and waits for it. The child runs in a new session

@@ -132,8 +132,7 @@ TEST_P(ApproveCommandLineTest, Formats) {
             GetParam()["expected"].get<std::string>());
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ApproveCommandLineTest, ::testing::ValuesIn(Section("approve_command_line")),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, ApproveCommandLineTest, ::testing::ValuesIn(Section("approve_command_line")), CaseName);
 
 }  // namespace
 }  // namespace clada::exec

@@ -118,8 +118,10 @@ class ScopedEnv {
   ScopedEnv& operator=(const ScopedEnv&) = delete;
   ~ScopedEnv() {
     for (const auto& [name, old] : saved_) {
-      if (old) ::setenv(name.c_str(), old->c_str(), 1);
-      else ::unsetenv(name.c_str());
+      if (old)
+        ::setenv(name.c_str(), old->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
     }
   }
   void Set(const std::string& name, const std::optional<std::string>& value) {
@@ -127,8 +129,10 @@ class ScopedEnv {
       const char* old = ::getenv(name.c_str());
       saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
     }
-    if (value) ::setenv(name.c_str(), value->c_str(), 1);
-    else ::unsetenv(name.c_str());
+    if (value)
+      ::setenv(name.c_str(), value->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
   }
 
  private:
@@ -317,7 +321,9 @@ TEST_P(ExecCaseTest, Run) {
       if (!ctx.quiet) echo = ::testing::internal::GetCapturedStderr();
     }
   }
-  const std::string shown = absl::StrCat("error: ", outcome.error, "\ndata: ", outcome.data.dump(2, ' ', false, Json::error_handler_t::replace).substr(0, 3000));
+  const std::string shown =
+      absl::StrCat("error: ", outcome.error,
+                   "\ndata: ", outcome.data.dump(2, ' ', false, Json::error_handler_t::replace).substr(0, 3000));
 
   // Whatever else, the data must serialise.
   EXPECT_NO_THROW(outcome.data.dump());
@@ -367,7 +373,8 @@ TEST_P(ExecCaseTest, Run) {
   for (const Json& s : expect.value("echo_lines", Json::array())) {
     std::vector<std::string> lines = absl::StrSplit(echo, '\n');
     EXPECT_NE(std::find(lines.begin(), lines.end(), s.get<std::string>()), lines.end())
-        << "echo lacks the line " << s << "; echo was:\n" << echo;
+        << "echo lacks the line " << s << "; echo was:\n"
+        << echo;
   }
   for (const Json& s : expect.value("warnings_contain", Json::array())) {
     bool found = false;

@@ -71,7 +71,9 @@ TEST_P(ExecParamsTest, RefusesAndRunsNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ExecParamsTest, ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Json>& info) { return info.param["name"].get<std::string>(); });
+                         [](const ::testing::TestParamInfo<Json>& info) {
+                           return info.param["name"].get<std::string>();
+                         });
 
 TEST(ExecActionNames, IsExactlyExec) { EXPECT_EQ(ExecActionNames(), std::vector<std::string>{"exec"}); }
 

@@ -90,7 +90,9 @@ TEST_P(KillMarkedTest, KillsExactlyTheMarked) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, KillMarkedTest, ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Json>& info) { return info.param["name"].get<std::string>(); });
+                         [](const ::testing::TestParamInfo<Json>& info) {
+                           return info.param["name"].get<std::string>();
+                         });
 
 }  // namespace
 }  // namespace clada::exec::internal
