@@ -44,7 +44,8 @@ const std::string& Repo() {
       std::string sub = absl::StrCat(*dir, "/src/d", d);
       Sh("mkdir -p " + sub);
       for (int f = 0; f < kFilesPerDir; ++f) {
-        std::ofstream(absl::StrCat(sub, "/f", f, ".txt")) << "line " << d << " " << f << "\n";
+        std::ofstream(absl::StrCat(sub, "/f", f, ".txt"))
+            << "line " << d << " " << f << "\n";
       }
     }
     // The pauses keep index entries from being "racily clean" (written in
@@ -52,8 +53,10 @@ const std::string& Repo() {
     // all 10,000 files: a repository whose files were not all written within
     // the last second, as in real use.
     Sh(absl::StrCat("cd ", *dir,
-                    " && sleep 1.1 && git init -q -b main && git add -A && git -c gc.auto=0 "
-                    "-c user.name=bench -c user.email=bench@localhost commit -qm init && sleep 1.1 "
+                    " && sleep 1.1 && git init -q -b main && git add -A && git "
+                    "-c gc.auto=0 "
+                    "-c user.name=bench -c user.email=bench@localhost commit "
+                    "-qm init && sleep 1.1 "
                     "&& git status -s >/dev/null"));
     std::atexit([] { Sh("rm -rf " + Repo()); });
     return dir;
@@ -69,12 +72,17 @@ void WriteNewContent(const std::string& path) {
 }
 
 // Milliseconds since `start`.
-double MsSince(absl::Time start) { return absl::ToDoubleMilliseconds(absl::Now() - start); }
+double MsSince(absl::Time start) {
+  return absl::ToDoubleMilliseconds(absl::Now() - start);
+}
 
 // Reports the mean BeginBatch and Finish times beside the total.
-void SetPhaseCounters(benchmark::State& state, double begin_ms, double finish_ms) {
-  state.counters["begin_ms"] = benchmark::Counter(begin_ms, benchmark::Counter::kAvgIterations);
-  state.counters["finish_ms"] = benchmark::Counter(finish_ms, benchmark::Counter::kAvgIterations);
+void SetPhaseCounters(benchmark::State& state, double begin_ms,
+                      double finish_ms) {
+  state.counters["begin_ms"] =
+      benchmark::Counter(begin_ms, benchmark::Counter::kAvgIterations);
+  state.counters["finish_ms"] =
+      benchmark::Counter(finish_ms, benchmark::Counter::kAvgIterations);
 }
 
 // Clean tree: no snapshot; the batch changes one file.
@@ -99,8 +107,9 @@ void BM_BatchOneChangedFile(benchmark::State& state) {
     tx->reset();
     finish_ms += MsSince(start);
     if (!result.ok() || !result->commit_id) {
-      state.SkipWithError(result.ok() ? result->summary.c_str()
-                                      : std::string(result.status().message()).c_str());
+      state.SkipWithError(result.ok()
+                              ? result->summary.c_str()
+                              : std::string(result.status().message()).c_str());
       break;
     }
   }
@@ -123,7 +132,8 @@ void BM_BatchWithSnapshot(benchmark::State& state) {
     auto tx = BeginBatch(repo, GitOptions());
     begin_ms += MsSince(start);
     if (!tx.ok() || !(*tx)->snapshot_commit()) {
-      state.SkipWithError(tx.ok() ? "no snapshot" : std::string(tx.status().message()).c_str());
+      state.SkipWithError(tx.ok() ? "no snapshot"
+                                  : std::string(tx.status().message()).c_str());
       break;
     }
     state.PauseTiming();
@@ -135,8 +145,9 @@ void BM_BatchWithSnapshot(benchmark::State& state) {
     tx->reset();
     finish_ms += MsSince(start);
     if (!result.ok() || !result->commit_id) {
-      state.SkipWithError(result.ok() ? result->summary.c_str()
-                                      : std::string(result.status().message()).c_str());
+      state.SkipWithError(result.ok()
+                              ? result->summary.c_str()
+                              : std::string(result.status().message()).c_str());
       break;
     }
   }

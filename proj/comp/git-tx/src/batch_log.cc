@@ -6,15 +6,15 @@
 
 namespace clada::git_tx::internal {
 
-absl::StatusOr<std::vector<BatchLogEntry>> ListRecentBatches(const std::string& working_root,
-                                                             int limit) {
+absl::StatusOr<std::vector<BatchLogEntry>> ListRecentBatches(
+    const std::string& working_root, int limit) {
   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree(working_root));
   ASSIGN_OR_RETURN(CommitPtr c, HeadCommit(wt.repo.get()));
   std::vector<BatchLogEntry> out;
   while (c != nullptr && static_cast<int>(out.size()) < limit) {
     if (IsAiCommit(c.get()) || IsSnapshotCommit(c.get())) {
-      out.push_back({OidHex(*git_commit_id(c.get())), IsoCommitTime(c.get()), Subject(c.get()),
-                     IsSnapshotCommit(c.get())});
+      out.push_back({OidHex(*git_commit_id(c.get())), IsoCommitTime(c.get()),
+                     Subject(c.get()), IsSnapshotCommit(c.get())});
     }
     ASSIGN_OR_RETURN(c, FirstParent(c.get()));
   }

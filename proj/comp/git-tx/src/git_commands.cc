@@ -29,19 +29,21 @@ std::string Short(const std::string& hex) { return hex.substr(0, 7); }
 
 std::string Usage(const std::string& name) {
   if (name == "squash") {
-    return "usage: clada squash --mode auto_ai|ai_messages|hours N|days N|msg_contains TEXT "
+    return "usage: clada squash --mode auto_ai|ai_messages|hours N|days "
+           "N|msg_contains TEXT "
            "[--message M] [--contiguous-only] [--force]";
   }
   if (name == "log") return "usage: clada log [-n N]";
   if (name == "undo" || name == "step-back" || name == "step-forward") {
     return absl::StrCat("usage: clada ", name);
   }
-  return "usage: clada undo | step-back | step-forward | squash ... | log [-n N]";
+  return "usage: clada undo | step-back | step-forward | squash ... | log [-n "
+         "N]";
 }
 
 // Reads the value after args[*i] (or after '=' in "--flag=value").
-bool TakeValue(const std::vector<std::string>& args, size_t* i, absl::string_view flag,
-               std::string* value) {
+bool TakeValue(const std::vector<std::string>& args, size_t* i,
+               absl::string_view flag, std::string* value) {
   const std::string& a = args[*i];
   if (absl::StartsWith(a, absl::StrCat(flag, "="))) {
     *value = a.substr(flag.size() + 1);
@@ -57,14 +59,16 @@ bool IsFlag(const std::string& a, absl::string_view flag) {
 }
 
 // Parses `clada squash` arguments. InvalidArgument describes the mistake.
-absl::StatusOr<SquashRequest> ParseSquashArgs(const std::vector<std::string>& args) {
+absl::StatusOr<SquashRequest> ParseSquashArgs(
+    const std::vector<std::string>& args) {
   SquashRequest req;
   bool have_mode = false;
-  auto number = [](const std::string& text, absl::string_view what) -> absl::StatusOr<int64_t> {
+  auto number = [](const std::string& text,
+                   absl::string_view what) -> absl::StatusOr<int64_t> {
     int64_t n = 0;
     if (!absl::SimpleAtoi(text, &n) || n <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, " needs a positive whole number, got '", text, "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " needs a positive whole number, got '", text, "'"));
     }
     return n;
   };
@@ -77,9 +81,11 @@ absl::StatusOr<SquashRequest> ParseSquashArgs(const std::vector<std::string>& ar
       }
       ASSIGN_OR_RETURN(req.mode, internal::ParseSquashMode(value));
       have_mode = true;
-      const bool wants_arg = req.mode == SquashMode::kHours || req.mode == SquashMode::kDays ||
+      const bool wants_arg = req.mode == SquashMode::kHours ||
+                             req.mode == SquashMode::kDays ||
                              req.mode == SquashMode::kMsgContains;
-      if (wants_arg && i + 1 < args.size() && !absl::StartsWith(args[i + 1], "--")) {
+      if (wants_arg && i + 1 < args.size() &&
+          !absl::StartsWith(args[i + 1], "--")) {
         const std::string& arg = args[++i];
         if (req.mode == SquashMode::kHours) {
           ASSIGN_OR_RETURN(req.hours, number(arg, "--mode hours"));
@@ -90,10 +96,12 @@ absl::StatusOr<SquashRequest> ParseSquashArgs(const std::vector<std::string>& ar
         }
       }
     } else if (IsFlag(a, "--hours")) {
-      if (!TakeValue(args, &i, "--hours", &value)) return absl::InvalidArgumentError("--hours needs N");
+      if (!TakeValue(args, &i, "--hours", &value))
+        return absl::InvalidArgumentError("--hours needs N");
       ASSIGN_OR_RETURN(req.hours, number(value, "--hours"));
     } else if (IsFlag(a, "--days")) {
-      if (!TakeValue(args, &i, "--days", &value)) return absl::InvalidArgumentError("--days needs N");
+      if (!TakeValue(args, &i, "--days", &value))
+        return absl::InvalidArgumentError("--days needs N");
       ASSIGN_OR_RETURN(req.days, number(value, "--days"));
     } else if (IsFlag(a, "--msg-target")) {
       if (!TakeValue(args, &i, "--msg-target", &req.msg_target)) {
@@ -109,7 +117,8 @@ absl::StatusOr<SquashRequest> ParseSquashArgs(const std::vector<std::string>& ar
     } else if (a == "--force") {
       req.force = true;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", a, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", a, "'"));
     }
   }
   if (!have_mode) return absl::InvalidArgumentError("--mode is required");
@@ -118,11 +127,12 @@ absl::StatusOr<SquashRequest> ParseSquashArgs(const std::vector<std::string>& ar
 
 void PrintStep(const StepResult& r, bool forward, std::ostream& out) {
   if (r.at_tip) {
-    out << "back at the tip of " << r.branch << ": " << Short(r.commit) << " " << r.subject
-        << "\n";
+    out << "back at the tip of " << r.branch << ": " << Short(r.commit) << " "
+        << r.subject << "\n";
     if (r.conflicts.empty() && !r.stashed_files.empty()) {
       out << "restored " << r.stashed_files.size()
-          << " uncommitted file(s): " << absl::StrJoin(r.stashed_files, ", ") << "\n";
+          << " uncommitted file(s): " << absl::StrJoin(r.stashed_files, ", ")
+          << "\n";
     }
     return;
   }
@@ -160,11 +170,13 @@ absl::StatusOr<SquashRequest> SquashRequestFromParams(const core::Json& p) {
   if (!p.contains("mode") || !p["mode"].is_string()) {
     return absl::InvalidArgumentError("param 'mode' (string) is required");
   }
-  ASSIGN_OR_RETURN(req.mode, internal::ParseSquashMode(p["mode"].get<std::string>()));
+  ASSIGN_OR_RETURN(req.mode,
+                   internal::ParseSquashMode(p["mode"].get<std::string>()));
   auto integer = [&](const char* key, int64_t* out) -> absl::Status {
     if (!p.contains(key)) return absl::OkStatus();
     if (!p[key].is_number_integer()) {
-      return absl::InvalidArgumentError(absl::StrCat("param '", key, "' must be an integer"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("param '", key, "' must be an integer"));
     }
     *out = p[key].get<int64_t>();
     return absl::OkStatus();
@@ -173,14 +185,17 @@ absl::StatusOr<SquashRequest> SquashRequestFromParams(const core::Json& p) {
   RETURN_IF_ERROR(integer("days", &req.days));
   for (const char* key : {"message", "msg_target"}) {
     if (p.contains(key) && !p[key].is_string()) {
-      return absl::InvalidArgumentError(absl::StrCat("param '", key, "' must be a string"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("param '", key, "' must be a string"));
     }
   }
   if (p.contains("message")) req.message = p["message"].get<std::string>();
-  if (p.contains("msg_target")) req.msg_target = p["msg_target"].get<std::string>();
+  if (p.contains("msg_target"))
+    req.msg_target = p["msg_target"].get<std::string>();
   if (p.contains("contiguous_only")) {
     if (!p["contiguous_only"].is_boolean()) {
-      return absl::InvalidArgumentError("param 'contiguous_only' must be a boolean");
+      return absl::InvalidArgumentError(
+          "param 'contiguous_only' must be a boolean");
     }
     req.contiguous_only = p["contiguous_only"].get<bool>();
   }
@@ -190,8 +205,8 @@ absl::StatusOr<SquashRequest> SquashRequestFromParams(const core::Json& p) {
 }  // namespace
 
 int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
-                  const std::string& working_root, const GitOptions& options, std::ostream& out,
-                  std::ostream& err) {
+                  const std::string& working_root, const GitOptions& options,
+                  std::ostream& out, std::ostream& err) {
   auto fail = [&](const absl::Status& s) {
     err << "clada " << name << ": " << s.message() << "\n";
     if (absl::IsInvalidArgument(s)) {
@@ -209,18 +224,24 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
   }
 
   if (name == "undo") {
-    if (!args.empty()) return usage(absl::StrCat("unexpected argument '", args[0], "'"));
-    absl::StatusOr<internal::UndoResult> r = internal::UndoLastBatch(working_root);
+    if (!args.empty())
+      return usage(absl::StrCat("unexpected argument '", args[0], "'"));
+    absl::StatusOr<internal::UndoResult> r =
+        internal::UndoLastBatch(working_root);
     if (!r.ok()) return fail(r.status());
-    out << "undid " << Short(r->undone_commit) << " " << r->undone_subject << "\n"
-        << "HEAD is now " << Short(r->head_commit) << " " << r->head_subject << "\n";
+    out << "undid " << Short(r->undone_commit) << " " << r->undone_subject
+        << "\n"
+        << "HEAD is now " << Short(r->head_commit) << " " << r->head_subject
+        << "\n";
     return kExitOk;
   }
   if (name == "step-back" || name == "step-forward") {
-    if (!args.empty()) return usage(absl::StrCat("unexpected argument '", args[0], "'"));
+    if (!args.empty())
+      return usage(absl::StrCat("unexpected argument '", args[0], "'"));
     const bool forward = name == "step-forward";
-    absl::StatusOr<StepResult> r = forward ? internal::StepForward(working_root)
-                                           : internal::StepBack(working_root, options);
+    absl::StatusOr<StepResult> r =
+        forward ? internal::StepForward(working_root)
+                : internal::StepBack(working_root, options);
     if (!r.ok()) return fail(r.status());
     PrintStep(*r, forward, out);
     if (!r->conflicts.empty()) {
@@ -232,13 +253,15 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
   if (name == "squash") {
     absl::StatusOr<SquashRequest> req = ParseSquashArgs(args);
     if (!req.ok()) return usage(std::string(req.status().message()));
-    absl::StatusOr<internal::SquashResult> r = internal::SquashCommits(working_root, *req, options);
+    absl::StatusOr<internal::SquashResult> r =
+        internal::SquashCommits(working_root, *req, options);
     if (!r.ok()) return fail(r.status());
     std::vector<std::string> shorts;
     for (const std::string& c : r->squashed) shorts.push_back(Short(c));
-    out << "squashed " << r->squashed.size() << " commits (" << absl::StrJoin(shorts, ", ")
-        << ") into " << Short(r->squash_commit);
-    if (r->replayed > 0) out << "; " << r->replayed << " other commit(s) rewritten";
+    out << "squashed " << r->squashed.size() << " commits ("
+        << absl::StrJoin(shorts, ", ") << ") into " << Short(r->squash_commit);
+    if (r->replayed > 0)
+      out << "; " << r->replayed << " other commit(s) rewritten";
     out << "; HEAD is now " << Short(r->new_head) << "\n";
     return kExitOk;
   }
@@ -247,15 +270,18 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
     for (size_t i = 0; i < args.size(); ++i) {
       std::string value;
       if ((IsFlag(args[i], "-n") && TakeValue(args, &i, "-n", &value)) ||
-          (IsFlag(args[i], "--limit") && TakeValue(args, &i, "--limit", &value))) {
+          (IsFlag(args[i], "--limit") &&
+           TakeValue(args, &i, "--limit", &value))) {
         if (!absl::SimpleAtoi(value, &limit) || limit <= 0) {
-          return usage(absl::StrCat("-n needs a positive whole number, got '", value, "'"));
+          return usage(absl::StrCat("-n needs a positive whole number, got '",
+                                    value, "'"));
         }
       } else {
         return usage(absl::StrCat("unexpected argument '", args[i], "'"));
       }
     }
-    absl::StatusOr<std::vector<BatchLogEntry>> r = internal::ListRecentBatches(working_root, limit);
+    absl::StatusOr<std::vector<BatchLogEntry>> r =
+        internal::ListRecentBatches(working_root, limit);
     if (!r.ok()) return fail(r.status());
     if (r->empty()) out << "no clada commits on this branch yet\n";
     for (const BatchLogEntry& e : *r) {
@@ -268,15 +294,18 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
 }
 
 const std::vector<std::string>& GitActionNames() {
-  static const auto* const kNames =
-      new std::vector<std::string>{"undo", "git_step_back", "git_step_forward", "git_squash"};
+  static const auto* const kNames = new std::vector<std::string>{
+      "undo", "git_step_back", "git_step_forward", "git_squash"};
   return *kNames;
 }
 
-core::ActionOutcome ExecuteGitAction(const core::Action& action, const core::ExecContext& ctx) {
+core::ActionOutcome ExecuteGitAction(const core::Action& action,
+                                     const core::ExecContext& ctx) {
   const std::string& root = ctx.paths.working_root;
-  auto fail = [&](const absl::Status& s, core::Json data = core::Json::object()) {
-    return core::ActionOutcome::Fail(absl::StrCat(action.name, ": ", s.message()), std::move(data));
+  auto fail = [&](const absl::Status& s,
+                  core::Json data = core::Json::object()) {
+    return core::ActionOutcome::Fail(
+        absl::StrCat(action.name, ": ", s.message()), std::move(data));
   };
   const GitOptions options;
   if (action.name == "undo") {
@@ -293,23 +322,25 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action, const core::Exe
                                        : internal::StepBack(root, options);
     if (!r.ok()) return fail(r.status());
     if (!r->conflicts.empty()) {
-      return core::ActionOutcome::Fail(absl::StrCat(action.name, ": ", ConflictMessage(*r)),
-                                       StepData(*r));
+      return core::ActionOutcome::Fail(
+          absl::StrCat(action.name, ": ", ConflictMessage(*r)), StepData(*r));
     }
     return core::ActionOutcome::Ok(StepData(*r));
   }
   if (action.name == "git_squash") {
     absl::StatusOr<SquashRequest> req = SquashRequestFromParams(action.params);
     if (!req.ok()) return fail(req.status());
-    absl::StatusOr<internal::SquashResult> r = internal::SquashCommits(root, *req, options);
+    absl::StatusOr<internal::SquashResult> r =
+        internal::SquashCommits(root, *req, options);
     if (!r.ok()) return fail(r.status());
     return core::ActionOutcome::Ok({{"commit", r->new_head},
                                     {"squash_commit", r->squash_commit},
                                     {"squashed", r->squashed},
                                     {"replayed", r->replayed}});
   }
-  return core::ActionOutcome::Fail(absl::StrCat(
-      "unknown git action '", action.name, "': use one of ", absl::StrJoin(GitActionNames(), ", ")));
+  return core::ActionOutcome::Fail(
+      absl::StrCat("unknown git action '", action.name, "': use one of ",
+                   absl::StrJoin(GitActionNames(), ", ")));
 }
 
 }  // namespace clada::git_tx

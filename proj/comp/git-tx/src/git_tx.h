@@ -17,8 +17,9 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<clada::git_tx::BatchTransaction> tx,
 //                    clada::git_tx::BeginBatch(root, options));
 //   std::vector<clada::git_tx::ActionRecord> records = RunActions(...);
-//   ASSIGN_OR_RETURN(clada::git_tx::BatchCommitResult result, tx->Finish(records));
-//   if (result.commit_id) std::cout << "committed " << *result.commit_id;
+//   ASSIGN_OR_RETURN(clada::git_tx::BatchCommitResult result,
+//   tx->Finish(records)); if (result.commit_id) std::cout << "committed " <<
+//   *result.commit_id;
 #ifndef CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_
 #define CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_
 
@@ -108,7 +109,8 @@ class BatchTransaction {
   // HEAD moved while committing; Internal for other libgit2 failures. The
   // message says what to do. On error nothing is committed and no file is
   // changed.
-  absl::StatusOr<BatchCommitResult> Finish(const std::vector<ActionRecord>& records);
+  absl::StatusOr<BatchCommitResult> Finish(
+      const std::vector<ActionRecord>& records);
 
  private:
   std::unique_ptr<internal::BatchState> state_;
@@ -128,8 +130,8 @@ class BatchTransaction {
 //     conflicts in the index; the tree stepped back by `clada step-back`;
 //   Unavailable  `.git/index.lock` exists (another git process, or a crash);
 //   Internal  a corrupt repository or another libgit2 failure.
-absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(const std::string& working_root,
-                                                             const GitOptions& options);
+absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
+    const std::string& working_root, const GitOptions& options);
 
 // Serialises clada processes on one working root with flock(2) on
 // `<working_root>/.clada/lock` (created with a `.clada/.gitignore` that hides
@@ -142,7 +144,8 @@ class RunLock {
   // pid and how to proceed; NotFound when working_root is not an existing
   // directory; PermissionDenied / Internal when `.clada/lock` cannot be
   // created.
-  static absl::StatusOr<RunLock> Acquire(const std::string& working_root, absl::Duration timeout);
+  static absl::StatusOr<RunLock> Acquire(const std::string& working_root,
+                                         absl::Duration timeout);
 
   RunLock(RunLock&& other) noexcept;
   RunLock& operator=(RunLock&& other) noexcept;
@@ -175,8 +178,8 @@ class RunLock {
 // Prints results on `out`, refusals and errors on `err` (one line each,
 // saying what to do). Returns 0 done, 1 refused or failed, 2 usage error.
 int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
-                  const std::string& working_root, const GitOptions& options, std::ostream& out,
-                  std::ostream& err);
+                  const std::string& working_root, const GitOptions& options,
+                  std::ostream& out, std::ostream& err);
 
 // The git tools of the action schema: {"undo", "git_step_back",
 // "git_step_forward", "git_squash"}.
@@ -188,7 +191,8 @@ const std::vector<std::string>& GitActionNames();
 // contiguous_only. Success data: undo {undone_commit, head}; steps {commit,
 // at_tip, stashed_files | conflicts}; squash {commit, squashed, replayed}.
 // A refusal is success == false with an error saying why and what to do.
-core::ActionOutcome ExecuteGitAction(const core::Action& action, const core::ExecContext& ctx);
+core::ActionOutcome ExecuteGitAction(const core::Action& action,
+                                     const core::ExecContext& ctx);
 
 }  // namespace clada::git_tx
 

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -38,7 +38,8 @@ absl::Status EnsureGitignore(const std::string& dir) {
   ssize_t n = ::write(fd, kGitignore, sizeof(kGitignore) - 1);
   int err = errno;
   ::close(fd);
-  if (n != static_cast<ssize_t>(sizeof(kGitignore) - 1)) return core::ErrnoStatus(err, "write", path);
+  if (n != static_cast<ssize_t>(sizeof(kGitignore) - 1))
+    return core::ErrnoStatus(err, "write", path);
   return absl::OkStatus();
 }
 
@@ -53,11 +54,12 @@ std::string HolderPid(int fd) {
 
 }  // namespace
 
-absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::Duration timeout) {
+absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
+                                         absl::Duration timeout) {
   struct stat st;
   if (::stat(working_root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return absl::NotFoundError(
-        absl::StrCat("working root '", working_root, "' is not an existing directory"));
+    return absl::NotFoundError(absl::StrCat("working root '", working_root,
+                                            "' is not an existing directory"));
   }
   const std::string dir = working_root + "/.clada";
   RETURN_IF_ERROR(core::CreateDirectories(dir));
@@ -78,8 +80,8 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::
       std::string holder = HolderPid(fd);
       ::close(fd);
       return absl::UnavailableError(absl::StrCat(
-          "another clada run is working on '", working_root, "' (lock '", path, "' held by pid ",
-          holder, "); waited ", absl::FormatDuration(timeout),
+          "another clada run is working on '", working_root, "' (lock '", path,
+          "' held by pid ", holder, "); waited ", absl::FormatDuration(timeout),
           ". Let it finish and run again, or give a longer --lock-timeout"));
     }
     absl::SleepFor(std::min(left, kPollInterval));
@@ -92,7 +94,8 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::
   return RunLock(fd, std::move(path));
 }
 
-RunLock::RunLock(RunLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
+RunLock::RunLock(RunLock&& other) noexcept
+    : fd_(other.fd_), path_(std::move(other.path_)) {
   other.fd_ = -1;
 }
 

@@ -39,13 +39,16 @@ absl::string_view ModeName(SquashMode mode) {
 
 absl::Status ValidateRequest(const SquashRequest& req) {
   if (req.mode == SquashMode::kHours && req.hours <= 0) {
-    return absl::InvalidArgumentError("squash mode hours needs a positive number of hours");
+    return absl::InvalidArgumentError(
+        "squash mode hours needs a positive number of hours");
   }
   if (req.mode == SquashMode::kDays && req.days <= 0) {
-    return absl::InvalidArgumentError("squash mode days needs a positive number of days");
+    return absl::InvalidArgumentError(
+        "squash mode days needs a positive number of days");
   }
   if (req.mode == SquashMode::kMsgContains && req.msg_target.empty()) {
-    return absl::InvalidArgumentError("squash mode msg_contains needs the text to look for");
+    return absl::InvalidArgumentError(
+        "squash mode msg_contains needs the text to look for");
   }
   if (req.message && req.message->empty()) {
     return absl::InvalidArgumentError("the squash message must not be empty");
@@ -53,7 +56,9 @@ absl::Status ValidateRequest(const SquashRequest& req) {
   return absl::OkStatus();
 }
 
-bool IsCladaCommit(const git_commit* c) { return IsAiCommit(c) || IsSnapshotCommit(c); }
+bool IsCladaCommit(const git_commit* c) {
+  return IsAiCommit(c) || IsSnapshotCommit(c);
+}
 
 // Whether `c` matches a non-auto mode's predicate.
 bool Matches(const SquashRequest& req, const git_commit* c, absl::Time now) {
@@ -76,7 +81,8 @@ bool Matches(const SquashRequest& req, const git_commit* c, absl::Time now) {
 }
 
 // Indices into `chain` (newest first) of the commits to squash.
-std::vector<size_t> SelectCommits(const SquashRequest& req, const std::vector<CommitPtr>& chain) {
+std::vector<size_t> SelectCommits(const SquashRequest& req,
+                                  const std::vector<CommitPtr>& chain) {
   const absl::Time now = absl::Now();
   std::vector<size_t> out;
   if (req.mode == SquashMode::kAutoAi || req.contiguous_only) {
@@ -85,7 +91,8 @@ std::vector<size_t> SelectCommits(const SquashRequest& req, const std::vector<Co
     if (req.mode != SquashMode::kAutoAi) {
       while (i < chain.size() && !Matches(req, chain[i].get(), now)) ++i;
     }
-    for (; i < chain.size() && Matches(req, chain[i].get(), now); ++i) out.push_back(i);
+    for (; i < chain.size() && Matches(req, chain[i].get(), now); ++i)
+      out.push_back(i);
     return out;
   }
   for (size_t i = 0; i < chain.size(); ++i) {
@@ -94,20 +101,24 @@ std::vector<size_t> SelectCommits(const SquashRequest& req, const std::vector<Co
   return out;
 }
 
-std::string SquashMessage(const SquashRequest& req, const std::vector<const git_commit*>& picked) {
-  const bool all_ai = std::all_of(picked.begin(), picked.end(),
-                                  [](const git_commit* c) { return IsAiCommit(c); });
+std::string SquashMessage(const SquashRequest& req,
+                          const std::vector<const git_commit*>& picked) {
+  const bool all_ai =
+      std::all_of(picked.begin(), picked.end(),
+                  [](const git_commit* c) { return IsAiCommit(c); });
   std::string subject =
       req.message ? *req.message
-                  : all_ai ? absl::StrCat(kAiPrefix, "squash of ", picked.size(), " batches")
-                           : absl::StrCat("Squash of ", picked.size(), " commits");
-  std::string msg = absl::StrCat(subject, "\n\nSquashed ", picked.size(), " commits (mode ",
-                                 ModeName(req.mode), "), oldest first:\n");
+      : all_ai
+          ? absl::StrCat(kAiPrefix, "squash of ", picked.size(), " batches")
+          : absl::StrCat("Squash of ", picked.size(), " commits");
+  std::string msg =
+      absl::StrCat(subject, "\n\nSquashed ", picked.size(), " commits (mode ",
+                   ModeName(req.mode), "), oldest first:\n");
   for (const git_commit* c : picked) {
     std::string body = git_commit_message(c);
     while (!body.empty() && body.back() == '\n') body.pop_back();
-    absl::StrAppend(&msg, "\n--- ", ShortOid(*git_commit_id(c)), " ", IsoCommitTime(c), "\n",
-                    body, "\n");
+    absl::StrAppend(&msg, "\n--- ", ShortOid(*git_commit_id(c)), " ",
+                    IsoCommitTime(c), "\n", body, "\n");
   }
   return msg;
 }
@@ -119,36 +130,44 @@ const git_signature* SquashAuthor(const std::vector<const git_commit*>& picked,
   const git_signature* first = git_commit_author(picked.front());
   for (const git_commit* c : picked) {
     const git_signature* a = git_commit_author(c);
-    if (std::string(a->name) != first->name || std::string(a->email) != first->email) {
+    if (std::string(a->name) != first->name ||
+        std::string(a->email) != first->email) {
       return fallback;
     }
   }
   return git_commit_author(picked.back());
 }
 
-absl::StatusOr<CommitPtr> CreateCommit(git_repository* repo, const git_signature* author,
-                                       const git_signature* committer, const std::string& message,
-                                       const git_oid& tree_id, const git_commit* parent) {
+absl::StatusOr<CommitPtr> CreateCommit(git_repository* repo,
+                                       const git_signature* author,
+                                       const git_signature* committer,
+                                       const std::string& message,
+                                       const git_oid& tree_id,
+                                       const git_commit* parent) {
   git_tree* tree = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_tree_lookup(&tree, repo, &tree_id), "look up tree"));
+  RETURN_IF_ERROR(
+      GitStatus(git_tree_lookup(&tree, repo, &tree_id), "look up tree"));
   TreePtr owned(tree);
   const git_commit* parents[1] = {parent};
   git_oid id;
-  RETURN_IF_ERROR(GitStatus(git_commit_create(&id, repo, nullptr, author, committer, nullptr,
-                                              message.c_str(), tree, parent ? 1 : 0,
-                                              parent ? parents : nullptr),
-                            "write a rewritten commit"));
+  RETURN_IF_ERROR(
+      GitStatus(git_commit_create(&id, repo, nullptr, author, committer,
+                                  nullptr, message.c_str(), tree,
+                                  parent ? 1 : 0, parent ? parents : nullptr),
+                "write a rewritten commit"));
   return LookupCommit(repo, id);
 }
 
 // Tree of `commit`'s changes applied on top of `onto` (nullptr: empty).
-absl::StatusOr<git_oid> ReplayTree(git_repository* repo, const git_commit* commit,
+absl::StatusOr<git_oid> ReplayTree(git_repository* repo,
+                                   const git_commit* commit,
                                    const git_commit* onto) {
   TreePtr ancestor, ours, theirs;
   git_tree* raw = nullptr;
   ASSIGN_OR_RETURN(CommitPtr parent, FirstParent(commit));
   if (parent != nullptr) {
-    RETURN_IF_ERROR(GitStatus(git_commit_tree(&raw, parent.get()), "read a tree"));
+    RETURN_IF_ERROR(
+        GitStatus(git_commit_tree(&raw, parent.get()), "read a tree"));
     ancestor.reset(raw);
   }
   if (onto != nullptr) {
@@ -158,9 +177,10 @@ absl::StatusOr<git_oid> ReplayTree(git_repository* repo, const git_commit* commi
   RETURN_IF_ERROR(GitStatus(git_commit_tree(&raw, commit), "read a tree"));
   theirs.reset(raw);
   git_index* merged = nullptr;
-  RETURN_IF_ERROR(GitStatus(
-      git_merge_trees(&merged, repo, ancestor.get(), ours.get(), theirs.get(), nullptr),
-      absl::StrCat("replay ", ShortOid(*git_commit_id(commit)))));
+  RETURN_IF_ERROR(
+      GitStatus(git_merge_trees(&merged, repo, ancestor.get(), ours.get(),
+                                theirs.get(), nullptr),
+                absl::StrCat("replay ", ShortOid(*git_commit_id(commit)))));
   IndexPtr index(merged);
   if (git_index_has_conflicts(merged)) {
     std::set<std::string> paths;
@@ -173,29 +193,35 @@ absl::StatusOr<git_oid> ReplayTree(git_repository* repo, const git_commit* commi
       git_index_conflict_iterator_free(it);
     }
     return absl::FailedPreconditionError(absl::StrCat(
-        "squashing would move ", ShortOid(*git_commit_id(commit)), " '", Subject(commit),
+        "squashing would move ", ShortOid(*git_commit_id(commit)), " '",
+        Subject(commit),
         "' past the selected commits, and it conflicts with them in ",
-        absl::StrJoin(paths, ", "), "; nothing was changed. Use --contiguous-only, or narrow "
+        absl::StrJoin(paths, ", "),
+        "; nothing was changed. Use --contiguous-only, or narrow "
         "the selection"));
   }
   git_oid tree_id;
-  RETURN_IF_ERROR(GitStatus(git_index_write_tree_to(&tree_id, merged, repo), "write a tree"));
+  RETURN_IF_ERROR(GitStatus(git_index_write_tree_to(&tree_id, merged, repo),
+                            "write a tree"));
   return tree_id;
 }
 
 }  // namespace
 
 absl::StatusOr<SquashMode> ParseSquashMode(absl::string_view name) {
-  for (SquashMode m : {SquashMode::kAutoAi, SquashMode::kAiMessages, SquashMode::kHours,
-                       SquashMode::kDays, SquashMode::kMsgContains}) {
+  for (SquashMode m :
+       {SquashMode::kAutoAi, SquashMode::kAiMessages, SquashMode::kHours,
+        SquashMode::kDays, SquashMode::kMsgContains}) {
     if (name == ModeName(m)) return m;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown squash mode '", name, "': use auto_ai, ai_messages, hours, days or msg_contains"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown squash mode '", name,
+                   "': use auto_ai, ai_messages, hours, days or msg_contains"));
 }
 
 absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
-                                           const SquashRequest& req, const GitOptions& options) {
+                                           const SquashRequest& req,
+                                           const GitOptions& options) {
   RETURN_IF_ERROR(ValidateRequest(req));
   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree(working_root));
   git_repository* repo = wt.repo.get();
@@ -203,10 +229,12 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
   RETURN_IF_ERROR(CheckNotSteppedBack(wt));
   if (git_repository_head_detached(repo) == 1) {
     return absl::FailedPreconditionError(
-        "HEAD is detached (not on a branch): check out the branch to squash first");
+        "HEAD is detached (not on a branch): check out the branch to squash "
+        "first");
   }
   ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
-  if (head == nullptr) return absl::FailedPreconditionError("the branch has no commits to squash");
+  if (head == nullptr)
+    return absl::FailedPreconditionError("the branch has no commits to squash");
   git_reference* head_ref = nullptr;
   RETURN_IF_ERROR(GitStatus(git_repository_head(&head_ref, repo), "read HEAD"));
   ReferencePtr owned_head_ref(head_ref);
@@ -226,25 +254,29 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
   if (selected.size() < 2) {
     return absl::FailedPreconditionError(absl::StrCat(
         selected.size(), " commit(s) match squash mode ", ModeName(req.mode),
-        req.contiguous_only ? " (contiguous)" : "", ": nothing to squash (it takes two)"));
+        req.contiguous_only ? " (contiguous)" : "",
+        ": nothing to squash (it takes two)"));
   }
   const size_t newest = selected.front();
   const size_t oldest = selected.back();
   const std::set<size_t> is_selected(selected.begin(), selected.end());
   if (!req.force) {
-    ASSIGN_OR_RETURN(std::optional<std::string> remote,
-                     RemoteBranchContaining(repo, *git_commit_id(chain[oldest].get())));
+    ASSIGN_OR_RETURN(
+        std::optional<std::string> remote,
+        RemoteBranchContaining(repo, *git_commit_id(chain[oldest].get())));
     if (remote) {
       return absl::FailedPreconditionError(absl::StrCat(
           "refusing to squash: ", ShortOid(*git_commit_id(chain[oldest].get())),
           " and later commits are already on ", *remote,
-          "; rewriting them would diverge from it. Add --force to rewrite anyway"));
+          "; rewriting them would diverge from it. Add --force to rewrite "
+          "anyway"));
     }
   }
 
   ASSIGN_OR_RETURN(SignaturePtr committer, MakeSignature(options));
   std::vector<const git_commit*> picked;  // oldest first
-  for (auto it = selected.rbegin(); it != selected.rend(); ++it) picked.push_back(chain[*it].get());
+  for (auto it = selected.rbegin(); it != selected.rend(); ++it)
+    picked.push_back(chain[*it].get());
 
   SquashResult result;
   ASSIGN_OR_RETURN(CommitPtr current, FirstParent(chain[oldest].get()));
@@ -253,9 +285,10 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
     if (is_selected.count(i) > 0) {
       result.squashed.push_back(OidHex(*git_commit_id(c)));
       if (i != newest) continue;
-      ASSIGN_OR_RETURN(current, CreateCommit(repo, SquashAuthor(picked, committer.get()),
-                                             committer.get(), SquashMessage(req, picked),
-                                             *git_commit_tree_id(c), current.get()));
+      ASSIGN_OR_RETURN(current,
+                       CreateCommit(repo, SquashAuthor(picked, committer.get()),
+                                    committer.get(), SquashMessage(req, picked),
+                                    *git_commit_tree_id(c), current.get()));
       result.squash_commit = OidHex(*git_commit_id(current.get()));
       continue;
     }
@@ -263,17 +296,19 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
     if (i > newest) {
       ASSIGN_OR_RETURN(tree_id, ReplayTree(repo, c, current.get()));
     }
-    ASSIGN_OR_RETURN(current, CreateCommit(repo, git_commit_author(c), committer.get(),
-                                           git_commit_message(c), tree_id, current.get()));
+    ASSIGN_OR_RETURN(
+        current, CreateCommit(repo, git_commit_author(c), committer.get(),
+                              git_commit_message(c), tree_id, current.get()));
     ++result.replayed;
   }
 
   const git_oid* new_head = git_commit_id(current.get());
-  std::string reflog = absl::StrCat("clada squash: ", selected.size(), " commits (mode ",
-                                    ModeName(req.mode), ")");
+  std::string reflog = absl::StrCat("clada squash: ", selected.size(),
+                                    " commits (mode ", ModeName(req.mode), ")");
   git_reference* moved = nullptr;
   RETURN_IF_ERROR(GitStatus(
-      git_reference_create_matching(&moved, repo, git_reference_name(head_ref), new_head,
+      git_reference_create_matching(&moved, repo, git_reference_name(head_ref),
+                                    new_head,
                                     /*force=*/1, &head_id, reflog.c_str()),
       absl::StrCat("move ", git_reference_shorthand(head_ref),
                    " (if it moved meanwhile, run the squash again)")));

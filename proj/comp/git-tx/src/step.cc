@@ -43,14 +43,17 @@ std::optional<size_t> FindStash(git_repository* repo, const git_oid& oid) {
 
 // Applies the stash at `index` (index state included) and drops it.
 // Returns the conflicting paths; empty on success.
-absl::StatusOr<std::vector<std::string>> RestoreStash(git_repository* repo, size_t index,
-                                                      const std::vector<std::string>& stashed) {
+absl::StatusOr<std::vector<std::string>> RestoreStash(
+    git_repository* repo, size_t index,
+    const std::vector<std::string>& stashed) {
   git_stash_apply_options opts;
-  RETURN_IF_ERROR(GitStatus(git_stash_apply_options_init(&opts, GIT_STASH_APPLY_OPTIONS_VERSION),
-                            "initialise stash options"));
+  RETURN_IF_ERROR(GitStatus(
+      git_stash_apply_options_init(&opts, GIT_STASH_APPLY_OPTIONS_VERSION),
+      "initialise stash options"));
   std::vector<std::string> conflicts;
   opts.flags = GIT_STASH_APPLY_REINSTATE_INDEX;
-  opts.checkout_options.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
+  opts.checkout_options.checkout_strategy =
+      GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
   opts.checkout_options.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
   opts.checkout_options.notify_cb = CollectCheckoutConflict;
   opts.checkout_options.notify_payload = &conflicts;
@@ -60,18 +63,21 @@ absl::StatusOr<std::vector<std::string>> RestoreStash(git_repository* repo, size
     return conflicts;
   }
   RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("restore stash@{", index, "}")));
-  RETURN_IF_ERROR(GitStatus(git_stash_drop(repo, index), "drop the restored stash"));
+  RETURN_IF_ERROR(
+      GitStatus(git_stash_drop(repo, index), "drop the restored stash"));
   return std::vector<std::string>();
 }
 
-absl::Status RefuseChangesWhileStepped(const WorkTree& wt, const StepState& state) {
+absl::Status RefuseChangesWhileStepped(const WorkTree& wt,
+                                       const StepState& state) {
   ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
   if (changed.empty()) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "files changed while looking at the earlier commit ", ShortOid(state.position), " (",
-      DescribeChanges(changed),
-      "); stepping would overwrite them. Move them aside or discard them (`git checkout -- .`, "
-      "delete new files), then step again"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("files changed while looking at the earlier commit ",
+                   ShortOid(state.position), " (", DescribeChanges(changed),
+                   "); stepping would overwrite them. Move them aside or "
+                   "discard them (`git checkout -- .`, "
+                   "delete new files), then step again"));
 }
 
 StepResult Describe(const git_commit* commit, const std::string& branch) {
@@ -83,19 +89,23 @@ StepResult Describe(const git_commit* commit, const std::string& branch) {
 }
 
 std::string StaleStateNote(const StepState& state) {
-  std::string note = absl::StrCat("HEAD was moved by hand since `clada step-back` (it was at ",
-                                  ShortOid(state.position), ")");
+  std::string note =
+      absl::StrCat("HEAD was moved by hand since `clada step-back` (it was at ",
+                   ShortOid(state.position), ")");
   if (state.stash) {
-    absl::StrAppend(&note, "; the changes stashed then (", absl::StrJoin(state.stashed_files, ", "),
+    absl::StrAppend(&note, "; the changes stashed then (",
+                    absl::StrJoin(state.stashed_files, ", "),
                     ") are in `git stash list` as ", ShortOid(*state.stash),
-                    ": restore them with `git stash pop` on ", ShortBranch(state.branch));
+                    ": restore them with `git stash pop` on ",
+                    ShortBranch(state.branch));
   }
   return note;
 }
 
 }  // namespace
 
-absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOptions& options) {
+absl::StatusOr<StepResult> StepBack(const std::string& working_root,
+                                    const GitOptions& options) {
   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree(working_root));
   git_repository* repo = wt.repo.get();
   RETURN_IF_ERROR(CheckNoGitOperationInProgress(wt));
@@ -112,11 +122,13 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOp
     if (parent == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat(
           "already at the first commit (", ShortOid(state->position),
-          "): nothing earlier; `clada step-forward` goes back towards the tip"));
+          "): nothing earlier; `clada step-forward` goes back towards the "
+          "tip"));
     }
     RETURN_IF_ERROR(CheckoutCommitSafely(repo, parent.get()));
-    RETURN_IF_ERROR(GitStatus(git_repository_set_head_detached(repo, git_commit_id(parent.get())),
-                              "move HEAD"));
+    RETURN_IF_ERROR(GitStatus(
+        git_repository_set_head_detached(repo, git_commit_id(parent.get())),
+        "move HEAD"));
     state->position = *git_commit_id(parent.get());
     RETURN_IF_ERROR(SaveStepState(wt, *state));
     return Describe(parent.get(), state->branch);
@@ -129,12 +141,14 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOp
   }
   if (git_repository_head_detached(repo) == 1) {
     return absl::FailedPreconditionError(
-        "HEAD is detached (not on a branch): clada step-back walks a branch's history; check out "
+        "HEAD is detached (not on a branch): clada step-back walks a branch's "
+        "history; check out "
         "a branch first (`git switch <branch>`)");
   }
   ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
   if (head == nullptr) {
-    return absl::FailedPreconditionError("the branch has no commits yet: nothing to step back to");
+    return absl::FailedPreconditionError(
+        "the branch has no commits yet: nothing to step back to");
   }
   git_reference* head_ref = nullptr;
   RETURN_IF_ERROR(GitStatus(git_repository_head(&head_ref, repo), "read HEAD"));
@@ -142,16 +156,20 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOp
   const std::string branch = git_reference_name(head_ref);
   ASSIGN_OR_RETURN(CommitPtr parent, FirstParent(head.get()));
   if (parent == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        ShortBranch(branch), " has a single commit: nothing earlier to step back to"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(ShortBranch(branch),
+                     " has a single commit: nothing earlier to step back to"));
   }
   ASSIGN_OR_RETURN(SignaturePtr sig, MakeSignature(options));
   ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
   for (const ChangedPath& c : changed) {
     if (!c.path.empty() && c.path.back() == '/') {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "'", c.path, "' is an untracked nested git repository, which cannot be stashed; move "
-          "it out of the work tree (or commit it as a submodule), then step back"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", c.path,
+                       "' is an untracked nested git repository, which cannot "
+                       "be stashed; move "
+                       "it out of the work tree (or commit it as a submodule), "
+                       "then step back"));
     }
   }
 
@@ -161,11 +179,13 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOp
   next.position = next.tip;
   if (!changed.empty()) {
     git_oid stash;
-    std::string message = absl::StrCat("clada step-back: uncommitted changes on ",
-                                       ShortBranch(branch), " at ", ShortOid(next.tip));
-    RETURN_IF_ERROR(GitStatus(git_stash_save(&stash, repo, sig.get(), message.c_str(),
-                                             GIT_STASH_INCLUDE_UNTRACKED),
-                              "stash the uncommitted changes"));
+    std::string message =
+        absl::StrCat("clada step-back: uncommitted changes on ",
+                     ShortBranch(branch), " at ", ShortOid(next.tip));
+    RETURN_IF_ERROR(
+        GitStatus(git_stash_save(&stash, repo, sig.get(), message.c_str(),
+                                 GIT_STASH_INCLUDE_UNTRACKED),
+                  "stash the uncommitted changes"));
     next.stash = stash;
     for (const ChangedPath& c : changed) next.stashed_files.push_back(c.path);
   }
@@ -173,8 +193,9 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOp
 
   absl::Status moved = CheckoutCommitSafely(repo, parent.get());
   if (moved.ok()) {
-    moved = GitStatus(git_repository_set_head_detached(repo, git_commit_id(parent.get())),
-                      "move HEAD");
+    moved = GitStatus(
+        git_repository_set_head_detached(repo, git_commit_id(parent.get())),
+        "move HEAD");
   }
   if (!moved.ok()) {
     // Put the user's changes back where they were before failing.
@@ -183,15 +204,18 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOp
       std::optional<size_t> index = FindStash(repo, *next.stash);
       absl::StatusOr<std::vector<std::string>> conflicts =
           index ? RestoreStash(repo, *index, next.stashed_files)
-                : absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{"?"});
+                : absl::StatusOr<std::vector<std::string>>(
+                      std::vector<std::string>{"?"});
       if (!conflicts.ok() || !conflicts->empty()) {
-        restore_note = absl::StrCat("; your changes are kept in `git stash list` as ",
-                                    ShortOid(*next.stash), ": `git stash pop` restores them");
+        restore_note = absl::StrCat(
+            "; your changes are kept in `git stash list` as ",
+            ShortOid(*next.stash), ": `git stash pop` restores them");
       }
     }
     (void)RemoveStepState(wt);
-    return absl::Status(moved.code(),
-                        absl::StrCat("cannot step back: ", moved.message(), restore_note));
+    return absl::Status(
+        moved.code(),
+        absl::StrCat("cannot step back: ", moved.message(), restore_note));
   }
   next.position = *git_commit_id(parent.get());
   RETURN_IF_ERROR(SaveStepState(wt, next));
@@ -214,7 +238,8 @@ absl::StatusOr<StepResult> StepForward(const std::string& working_root) {
     if (state) {
       std::string note = StaleStateNote(*state);
       RETURN_IF_ERROR(RemoveStepState(wt));
-      return absl::FailedPreconditionError(absl::StrCat("nothing to step forward: ", note));
+      return absl::FailedPreconditionError(
+          absl::StrCat("nothing to step forward: ", note));
     }
     git_reference* head_ref = nullptr;
     std::string where = "HEAD";
@@ -231,14 +256,16 @@ absl::StatusOr<StepResult> StepForward(const std::string& working_root) {
   git_oid tip_id;
   int rc = git_reference_name_to_id(&tip_id, repo, state->branch.c_str());
   if (rc < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "branch ", state->branch, " no longer exists; ", StaleStateNote(*state)));
+    return absl::FailedPreconditionError(absl::StrCat("branch ", state->branch,
+                                                      " no longer exists; ",
+                                                      StaleStateNote(*state)));
   }
   ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(repo, tip_id));
   CommitPtr child;
   while (c != nullptr) {
     ASSIGN_OR_RETURN(CommitPtr parent, FirstParent(c.get()));
-    if (parent != nullptr && git_oid_equal(git_commit_id(parent.get()), &state->position)) {
+    if (parent != nullptr &&
+        git_oid_equal(git_commit_id(parent.get()), &state->position)) {
       child = std::move(c);
       break;
     }
@@ -246,37 +273,45 @@ absl::StatusOr<StepResult> StepForward(const std::string& working_root) {
   }
   if (child == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        ShortOid(state->position), " is no longer on the history of ", ShortBranch(state->branch),
-        " (the branch moved): return with `git switch ", ShortBranch(state->branch), "`",
-        state->stash ? absl::StrCat(" and `git stash pop` (stash ", ShortOid(*state->stash), ")")
+        ShortOid(state->position), " is no longer on the history of ",
+        ShortBranch(state->branch),
+        " (the branch moved): return with `git switch ",
+        ShortBranch(state->branch), "`",
+        state->stash ? absl::StrCat(" and `git stash pop` (stash ",
+                                    ShortOid(*state->stash), ")")
                      : ""));
   }
   RETURN_IF_ERROR(CheckoutCommitSafely(repo, child.get()));
   const bool at_tip = git_oid_equal(git_commit_id(child.get()), &tip_id) != 0;
   if (!at_tip) {
-    RETURN_IF_ERROR(GitStatus(git_repository_set_head_detached(repo, git_commit_id(child.get())),
-                              "move HEAD"));
+    RETURN_IF_ERROR(GitStatus(
+        git_repository_set_head_detached(repo, git_commit_id(child.get())),
+        "move HEAD"));
     state->position = *git_commit_id(child.get());
     RETURN_IF_ERROR(SaveStepState(wt, *state));
     return Describe(child.get(), state->branch);
   }
 
-  RETURN_IF_ERROR(GitStatus(git_repository_set_head(repo, state->branch.c_str()),
-                            absl::StrCat("re-attach ", state->branch)));
+  RETURN_IF_ERROR(
+      GitStatus(git_repository_set_head(repo, state->branch.c_str()),
+                absl::StrCat("re-attach ", state->branch)));
   StepResult r = Describe(child.get(), state->branch);
   r.at_tip = true;
   if (state->stash) {
     std::optional<size_t> index = FindStash(repo, *state->stash);
     if (!index) {
-      r.stash_note = absl::StrCat("the stash ", ShortOid(*state->stash),
-                                  " holding your changes is no longer in `git stash list`");
+      r.stash_note = absl::StrCat(
+          "the stash ", ShortOid(*state->stash),
+          " holding your changes is no longer in `git stash list`");
     } else {
-      ASSIGN_OR_RETURN(r.conflicts, RestoreStash(repo, *index, state->stashed_files));
+      ASSIGN_OR_RETURN(r.conflicts,
+                       RestoreStash(repo, *index, state->stashed_files));
       if (r.conflicts.empty()) {
         r.stashed_files = state->stashed_files;
       } else {
-        r.stash_note = absl::StrCat("your changes are kept in stash@{", *index,
-                                    "}: resolve the conflicts, then `git stash pop`");
+        r.stash_note =
+            absl::StrCat("your changes are kept in stash@{", *index,
+                         "}: resolve the conflicts, then `git stash pop`");
       }
     }
   }

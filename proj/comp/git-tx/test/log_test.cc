@@ -9,10 +9,11 @@ class LogScenario : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(LogScenario, Holds) { RunScenario(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Cases, LogScenario, ::testing::ValuesIn(LoadScenarios("log.json")),
-                         [](const ::testing::TestParamInfo<nlohmann::json>& info) {
-                           return ScenarioName(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LogScenario, ::testing::ValuesIn(LoadScenarios("log.json")),
+    [](const ::testing::TestParamInfo<nlohmann::json>& info) {
+      return ScenarioName(info.param);
+    });
 
 }  // namespace
 }  // namespace clada::git_tx::testing

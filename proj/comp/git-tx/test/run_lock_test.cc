@@ -35,21 +35,25 @@ TEST(RunLock, SecondAcquireWaitsForTheTimeoutThenFailsClearly) {
   EXPECT_EQ(first->path(), root + "/.clada/lock");
 
   const absl::Time start = absl::Now();
-  absl::StatusOr<RunLock> second = RunLock::Acquire(root, absl::Milliseconds(100));
+  absl::StatusOr<RunLock> second =
+      RunLock::Acquire(root, absl::Milliseconds(100));
   ASSERT_FALSE(second.ok());
-  EXPECT_GE(absl::Now() - start, absl::Milliseconds(100));  // it waited, not failed at once
+  EXPECT_GE(absl::Now() - start,
+            absl::Milliseconds(100));  // it waited, not failed at once
   EXPECT_TRUE(absl::IsUnavailable(second.status())) << second.status();
-  EXPECT_TRUE(absl::StrContains(second.status().message(),
-                                absl::StrCat("another clada run is working on '", root,
-                                             "' (lock '", root, "/.clada/lock' held by pid ",
-                                             ::getpid(), "); waited 100ms")))
+  EXPECT_TRUE(absl::StrContains(
+      second.status().message(),
+      absl::StrCat("another clada run is working on '", root, "' (lock '", root,
+                   "/.clada/lock' held by pid ", ::getpid(),
+                   "); waited 100ms")))
       << second.status();
   EXPECT_TRUE(absl::StrContains(second.status().message(), "--lock-timeout"));
 }
 
 TEST(RunLock, WaiterGetsTheLockOnceTheHolderReleasesIt) {
   std::string root = MakeTempDir();
-  auto holder = std::make_unique<absl::StatusOr<RunLock>>(RunLock::Acquire(root, absl::Seconds(1)));
+  auto holder = std::make_unique<absl::StatusOr<RunLock>>(
+      RunLock::Acquire(root, absl::Seconds(1)));
   ASSERT_TRUE(holder->ok());
   std::atomic<bool> released{false};
   std::thread releaser([&] {
@@ -58,7 +62,8 @@ TEST(RunLock, WaiterGetsTheLockOnceTheHolderReleasesIt) {
     holder.reset();
   });
   absl::StatusOr<RunLock> waiter = RunLock::Acquire(root, absl::Seconds(10));
-  EXPECT_TRUE(released.load()) << "acquired while the first lock was still held";
+  EXPECT_TRUE(released.load())
+      << "acquired while the first lock was still held";
   EXPECT_TRUE(waiter.ok()) << waiter.status();
   releaser.join();
 }
@@ -85,16 +90,19 @@ TEST(RunLock, AnotherProcessHoldingTheLockBlocksThisOne) {
   ASSERT_EQ(::read(locked[0], &c, 1), 1);
   ASSERT_EQ(c, 'y');
 
-  absl::StatusOr<RunLock> blocked = RunLock::Acquire(root, absl::Milliseconds(50));
+  absl::StatusOr<RunLock> blocked =
+      RunLock::Acquire(root, absl::Milliseconds(50));
   ASSERT_FALSE(blocked.ok());
-  EXPECT_TRUE(absl::StrContains(blocked.status().message(), absl::StrCat("held by pid ", child)))
+  EXPECT_TRUE(absl::StrContains(blocked.status().message(),
+                                absl::StrCat("held by pid ", child)))
       << blocked.status();
 
   ::close(finish[1]);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  absl::StatusOr<RunLock> after = RunLock::Acquire(root, absl::Milliseconds(50));
+  absl::StatusOr<RunLock> after =
+      RunLock::Acquire(root, absl::Milliseconds(50));
   EXPECT_TRUE(after.ok()) << after.status();
 }
 
@@ -121,7 +129,8 @@ TEST(RunLock, LockFileIsInvisibleToGit) {
 TEST(RunLock, KeepsAnExistingCladaGitignore) {
   std::string root = MakeTempDir();
   ASSERT_TRUE(core::CreateDirectories(root + "/.clada").ok());
-  ASSERT_TRUE(core::WriteFileAtomic(root + "/.clada/.gitignore", "mine\n").ok());
+  ASSERT_TRUE(
+      core::WriteFileAtomic(root + "/.clada/.gitignore", "mine\n").ok());
   ASSERT_TRUE(RunLock::Acquire(root, absl::Seconds(1)).ok());
   EXPECT_EQ(*core::ReadFileToString(root + "/.clada/.gitignore"), "mine\n");
 }
@@ -131,7 +140,8 @@ TEST(RunLock, MissingWorkingRootIsNotCreated) {
   absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(1));
   ASSERT_FALSE(lock.ok());
   EXPECT_TRUE(absl::IsNotFound(lock.status())) << lock.status();
-  EXPECT_TRUE(absl::StrContains(lock.status().message(), "is not an existing directory"));
+  EXPECT_TRUE(absl::StrContains(lock.status().message(),
+                                "is not an existing directory"));
   EXPECT_FALSE(core::ReadFileToString(root + "/.clada/lock").ok());
 }
 
@@ -140,22 +150,27 @@ TEST(RunLock, MissingWorkingRootIsNotCreated) {
 TEST(RunLock, ConcurrentRunsAreSerialised) {
   IsolateGitEnvironment();
   std::string root = MakeTempDir();
-  Sh(root, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm init");
-  std::vector<absl::StatusOr<BatchCommitResult>> results(2, absl::UnknownError("not run"));
+  Sh(root,
+     "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit "
+     "-qm init");
+  std::vector<absl::StatusOr<BatchCommitResult>> results(
+      2, absl::UnknownError("not run"));
   auto run = [&](int i) {
     absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(20));
     if (!lock.ok()) {
       results[i] = lock.status();
       return;
     }
-    absl::StatusOr<std::unique_ptr<BatchTransaction>> tx = BeginBatch(root, GitOptions());
+    absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
+        BeginBatch(root, GitOptions());
     if (!tx.ok()) {
       results[i] = tx.status();
       return;
     }
     std::string path = absl::StrCat(root, "/run", i, ".txt");
     (void)core::WriteFileAtomic(path, "x\n");
-    absl::SleepFor(absl::Milliseconds(100));  // a slow action: the other run would see the file
+    absl::SleepFor(absl::Milliseconds(
+        100));  // a slow action: the other run would see the file
     ActionRecord record;
     record.action = "file_write";
     record.target = path;
@@ -169,11 +184,13 @@ TEST(RunLock, ConcurrentRunsAreSerialised) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].status();
     EXPECT_TRUE(results[i]->commit_id.has_value()) << results[i]->summary;
-    EXPECT_TRUE(results[i]->foreign_changes.empty()) << results[i]->foreign_changes[0];
+    EXPECT_TRUE(results[i]->foreign_changes.empty())
+        << results[i]->foreign_changes[0];
   }
   std::string log = Sh(root, "git log --format=%s");
-  EXPECT_TRUE(log == "AI: write run0.txt (1 ok)\nAI: write run1.txt (1 ok)\ninit\n" ||
-              log == "AI: write run1.txt (1 ok)\nAI: write run0.txt (1 ok)\ninit\n")
+  EXPECT_TRUE(
+      log == "AI: write run0.txt (1 ok)\nAI: write run1.txt (1 ok)\ninit\n" ||
+      log == "AI: write run1.txt (1 ok)\nAI: write run0.txt (1 ok)\ninit\n")
       << log;
   EXPECT_EQ(Sh(root, "git status --porcelain"), "");
 }

@@ -37,7 +37,8 @@ void CollectTree(const std::string& dir, const std::string& rel,
   if (d == nullptr) return;
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
-    if (name == "." || name == ".." || (rel.empty() && name == ".git")) continue;
+    if (name == "." || name == ".." || (rel.empty() && name == ".git"))
+      continue;
     std::string path = dir + "/" + name;
     std::string key = rel.empty() ? name : rel + "/" + name;
     struct stat st;
@@ -50,7 +51,8 @@ void CollectTree(const std::string& dir, const std::string& rel,
       (*out)[key] = absl::StrCat("link:", std::string(buf, n > 0 ? n : 0));
     } else {
       absl::StatusOr<std::string> bytes = core::ReadFileToString(path);
-      (*out)[key] = absl::StrCat("mode:", st.st_mode & 0777, ":", bytes.ok() ? *bytes : "?");
+      (*out)[key] = absl::StrCat("mode:", st.st_mode & 0777, ":",
+                                 bytes.ok() ? *bytes : "?");
     }
   }
   ::closedir(d);
@@ -58,7 +60,8 @@ void CollectTree(const std::string& dir, const std::string& rel,
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
-  for (absl::string_view l : absl::StrSplit(text, '\n', absl::SkipEmpty())) out.emplace_back(l);
+  for (absl::string_view l : absl::StrSplit(text, '\n', absl::SkipEmpty()))
+    out.emplace_back(l);
   return out;
 }
 
@@ -74,7 +77,8 @@ bool ContainsSubset(const json& got, const json& want) {
   if (!want.is_object()) return got == want;
   if (!got.is_object()) return false;
   for (auto it = want.begin(); it != want.end(); ++it) {
-    if (!got.contains(it.key()) || !ContainsSubset(got[it.key()], it.value())) return false;
+    if (!got.contains(it.key()) || !ContainsSubset(got[it.key()], it.value()))
+      return false;
   }
   return true;
 }
@@ -102,7 +106,9 @@ class Scenario {
   }
 
  private:
-  std::string Abs(const std::string& rel) const { return rel == "." ? root_ : root_ + "/" + rel; }
+  std::string Abs(const std::string& rel) const {
+    return rel == "." ? root_ : root_ + "/" + rel;
+  }
 
   std::string Git(const std::string& args) {
     int code = 0;
@@ -114,9 +120,13 @@ class Scenario {
   void RunStep(const json& step) {
     if (step.contains("sh")) return Shell(step);
     if (step.contains("write")) {
-      ASSERT_TRUE(core::CreateDirectories(Abs(step["write"]).substr(
-                      0, Abs(step["write"]).rfind('/'))).ok());
-      ASSERT_TRUE(core::WriteFileAtomic(Abs(step["write"]), step["content"].get<std::string>()).ok());
+      ASSERT_TRUE(
+          core::CreateDirectories(
+              Abs(step["write"]).substr(0, Abs(step["write"]).rfind('/')))
+              .ok());
+      ASSERT_TRUE(core::WriteFileAtomic(Abs(step["write"]),
+                                        step["content"].get<std::string>())
+                      .ok());
       return;
     }
     if (step.contains("begin")) return Begin(step);
@@ -125,34 +135,45 @@ class Scenario {
     if (step.contains("action")) return Action(step);
     if (step.contains("log")) return ExpectLog(step);
     if (step.contains("status")) {
-      EXPECT_EQ(Lines(Git("status --porcelain")), step["status"].get<std::vector<std::string>>());
+      EXPECT_EQ(Lines(Git("status --porcelain")),
+                step["status"].get<std::vector<std::string>>());
       return;
     }
     if (step.contains("show")) {
-      std::vector<std::string> files =
-          Lines(Git("show --name-only --format= " + step["show"].get<std::string>()));
+      std::vector<std::string> files = Lines(
+          Git("show --name-only --format= " + step["show"].get<std::string>()));
       std::sort(files.begin(), files.end());
       EXPECT_EQ(files, step["files"].get<std::vector<std::string>>());
       return;
     }
     if (step.contains("message")) {
-      std::string msg = Git("log -1 --format=%B " + step["message"].get<std::string>());
-      for (const std::string& s : step.value("contains", std::vector<std::string>{})) {
-        EXPECT_TRUE(absl::StrContains(msg, s)) << "message lacks '" << s << "':\n" << msg;
+      std::string msg =
+          Git("log -1 --format=%B " + step["message"].get<std::string>());
+      for (const std::string& s :
+           step.value("contains", std::vector<std::string>{})) {
+        EXPECT_TRUE(absl::StrContains(msg, s))
+            << "message lacks '" << s << "':\n"
+            << msg;
       }
-      for (const std::string& s : step.value("lacks", std::vector<std::string>{})) {
-        EXPECT_FALSE(absl::StrContains(msg, s)) << "message has '" << s << "':\n" << msg;
+      for (const std::string& s :
+           step.value("lacks", std::vector<std::string>{})) {
+        EXPECT_FALSE(absl::StrContains(msg, s))
+            << "message has '" << s << "':\n"
+            << msg;
       }
       return;
     }
     if (step.contains("head")) {
       int code = 0;
-      std::string branch = RunShell(repo_, "git symbolic-ref --short -q HEAD", &code);
-      EXPECT_EQ(code == 0 ? Lines(branch).at(0) : "detached", step["head"].get<std::string>());
+      std::string branch =
+          RunShell(repo_, "git symbolic-ref --short -q HEAD", &code);
+      EXPECT_EQ(code == 0 ? Lines(branch).at(0) : "detached",
+                step["head"].get<std::string>());
       return;
     }
     if (step.contains("file")) {
-      absl::StatusOr<std::string> got = core::ReadFileToString(Abs(step["file"]));
+      absl::StatusOr<std::string> got =
+          core::ReadFileToString(Abs(step["file"]));
       if (step.value("absent", false)) {
         EXPECT_FALSE(got.ok()) << step["file"] << " exists";
       } else {
@@ -195,24 +216,32 @@ class Scenario {
   void Begin(const json& step) {
     GitOptions options;
     options.mode = ParseMode(step["begin"].value("mode", std::string("auto")));
-    if (step["begin"].contains("author")) options.author_name = step["begin"]["author"];
-    absl::StatusOr<std::unique_ptr<BatchTransaction>> tx = BeginBatch(root_, options);
+    if (step["begin"].contains("author"))
+      options.author_name = step["begin"]["author"];
+    absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
+        BeginBatch(root_, options);
     if (step.contains("error")) {
       ASSERT_FALSE(tx.ok()) << "BeginBatch succeeded";
-      EXPECT_TRUE(absl::StrContains(tx.status().message(), step["error"].get<std::string>()))
+      EXPECT_TRUE(absl::StrContains(tx.status().message(),
+                                    step["error"].get<std::string>()))
           << tx.status();
       return;
     }
     ASSERT_TRUE(tx.ok()) << tx.status();
     tx_ = std::move(*tx);
-    if (step.contains("active")) EXPECT_EQ(tx_->active(), step["active"].get<bool>());
+    if (step.contains("active")) {
+      EXPECT_EQ(tx_->active(), step["active"].get<bool>());
+    }
     if (step.contains("snapshot")) {
-      EXPECT_EQ(tx_->snapshot_commit().has_value(), step["snapshot"].get<bool>());
+      EXPECT_EQ(tx_->snapshot_commit().has_value(),
+                step["snapshot"].get<bool>());
     }
     if (step.contains("note")) {
       std::string notes;
-      for (const std::string& n : tx_->notes()) absl::StrAppend(&notes, n, "\n");
-      EXPECT_TRUE(absl::StrContains(notes, step["note"].get<std::string>())) << notes;
+      for (const std::string& n : tx_->notes())
+        absl::StrAppend(&notes, n, "\n");
+      EXPECT_TRUE(absl::StrContains(notes, step["note"].get<std::string>()))
+          << notes;
     }
   }
 
@@ -221,11 +250,13 @@ class Scenario {
     std::vector<ActionRecord> records;
     for (const json& r : step["finish"]) {
       ActionRecord rec;
-      rec.block_id = r.value("block", std::string("b") + std::to_string(records.size() + 1));
+      rec.block_id = r.value(
+          "block", std::string("b") + std::to_string(records.size() + 1));
       rec.action = r["action"];
       rec.target = r.contains("target") ? Abs(r["target"]) : "";
       rec.success = r.value("ok", true);
-      for (const std::string& t : r.value("touched", std::vector<std::string>{})) {
+      for (const std::string& t :
+           r.value("touched", std::vector<std::string>{})) {
         rec.touched_paths.push_back(Abs(t));
       }
       rec.touches_anything = r.value("anything", false);
@@ -234,19 +265,26 @@ class Scenario {
     absl::StatusOr<BatchCommitResult> result = tx_->Finish(records);
     if (step.contains("error")) {
       ASSERT_FALSE(result.ok()) << "Finish succeeded";
-      EXPECT_TRUE(absl::StrContains(result.status().message(), step["error"].get<std::string>()))
+      EXPECT_TRUE(absl::StrContains(result.status().message(),
+                                    step["error"].get<std::string>()))
           << result.status();
       return;
     }
     ASSERT_TRUE(result.ok()) << result.status();
     if (step.contains("commit")) {
-      EXPECT_EQ(result->commit_id.has_value(), step["commit"].get<bool>()) << result->summary;
-      if (result->commit_id) EXPECT_EQ(*result->commit_id, Lines(Git("rev-parse HEAD")).at(0));
+      EXPECT_EQ(result->commit_id.has_value(), step["commit"].get<bool>())
+          << result->summary;
+      if (result->commit_id) {
+        EXPECT_EQ(*result->commit_id, Lines(Git("rev-parse HEAD")).at(0));
+      }
     }
-    if (step.contains("summary")) EXPECT_EQ(result->summary, step["summary"].get<std::string>());
+    if (step.contains("summary")) {
+      EXPECT_EQ(result->summary, step["summary"].get<std::string>());
+    }
     if (step.contains("foreign")) {
       std::vector<std::string> want;
-      for (const std::string& f : step["foreign"]) want.push_back(Abs(f));
+      for (const json& f : step["foreign"])
+        want.push_back(Abs(f.get<std::string>()));
       EXPECT_EQ(result->foreign_changes, want);
     }
   }
@@ -255,24 +293,31 @@ class Scenario {
     std::ostringstream out, err;
     GitOptions options;
     if (step.contains("mode")) options.mode = ParseMode(step["mode"]);
-    int code = RunGitCommand(step["command"], step.value("args", std::vector<std::string>{}),
+    int code = RunGitCommand(step["command"],
+                             step.value("args", std::vector<std::string>{}),
                              root_, options, out, err);
-    EXPECT_EQ(code, step.value("exit", 0)) << "out: " << out.str() << "\nerr: " << err.str();
+    EXPECT_EQ(code, step.value("exit", 0))
+        << "out: " << out.str() << "\nerr: " << err.str();
     if (step.contains("out")) {
-      EXPECT_TRUE(absl::StrContains(out.str(), step["out"].get<std::string>())) << out.str();
+      EXPECT_TRUE(absl::StrContains(out.str(), step["out"].get<std::string>()))
+          << out.str();
     }
     if (step.contains("out_lacks")) {
-      EXPECT_FALSE(absl::StrContains(out.str(), step["out_lacks"].get<std::string>())) << out.str();
+      EXPECT_FALSE(
+          absl::StrContains(out.str(), step["out_lacks"].get<std::string>()))
+          << out.str();
     }
     if (step.contains("err")) {
-      EXPECT_TRUE(absl::StrContains(err.str(), step["err"].get<std::string>())) << err.str();
+      EXPECT_TRUE(absl::StrContains(err.str(), step["err"].get<std::string>()))
+          << err.str();
     }
   }
 
   void Action(const json& step) {
     core::Action action;
     action.name = step["action"];
-    if (step.contains("params")) action.params = core::Json::parse(step["params"].dump());
+    if (step.contains("params"))
+      action.params = core::Json::parse(step["params"].dump());
     absl::StatusOr<core::PathPolicy> policy = core::MakePathPolicy(root_, {});
     ASSERT_TRUE(policy.ok()) << policy.status();
     core::ExecContext ctx;
@@ -280,7 +325,8 @@ class Scenario {
     core::ActionOutcome outcome = ExecuteGitAction(action, ctx);
     EXPECT_EQ(outcome.success, step.value("success", true)) << outcome.error;
     if (step.contains("error")) {
-      EXPECT_TRUE(absl::StrContains(outcome.error, step["error"].get<std::string>()))
+      EXPECT_TRUE(
+          absl::StrContains(outcome.error, step["error"].get<std::string>()))
           << outcome.error;
     }
     if (step.contains("data")) {
@@ -290,12 +336,15 @@ class Scenario {
   }
 
   void ExpectLog(const json& step) {
-    std::vector<std::string> subjects = Lines(Git("log --first-parent --format=%s"));
+    std::vector<std::string> subjects =
+        Lines(Git("log --first-parent --format=%s"));
     std::vector<std::string> want = step["log"].get<std::vector<std::string>>();
-    ASSERT_EQ(subjects.size(), want.size()) << Git("log --first-parent --format=%s");
+    ASSERT_EQ(subjects.size(), want.size())
+        << Git("log --first-parent --format=%s");
     for (size_t i = 0; i < want.size(); ++i) {
       EXPECT_TRUE(std::regex_match(subjects[i], std::regex(want[i])))
-          << "commit " << i << ": '" << subjects[i] << "' !~ '" << want[i] << "'";
+          << "commit " << i << ": '" << subjects[i] << "' !~ '" << want[i]
+          << "'";
     }
   }
 
@@ -332,7 +381,9 @@ std::vector<nlohmann::json> LoadScenarios(const std::string& file) {
   return doc["cases"].get<std::vector<nlohmann::json>>();
 }
 
-std::string ScenarioName(const nlohmann::json& scenario) { return scenario["name"]; }
+std::string ScenarioName(const nlohmann::json& scenario) {
+  return scenario["name"];
+}
 
 void RunScenario(const nlohmann::json& scenario) {
   IsolateGitEnvironment();
@@ -349,7 +400,8 @@ std::string MakeTempDir() {
   return dir ? std::string(dir) : std::string();
 }
 
-std::string RunShell(const std::string& dir, const std::string& cmd, int* exit_code) {
+std::string RunShell(const std::string& dir, const std::string& cmd,
+                     int* exit_code) {
   std::string full = absl::StrCat("cd '", dir, "' && { ", cmd, "\n} 2>&1");
   FILE* p = ::popen(full.c_str(), "r");
   std::string out;

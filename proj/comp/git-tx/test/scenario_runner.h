@@ -2,8 +2,8 @@
 // repository each: shell set-up with the git CLI, then BeginBatch / Finish /
 // RunGitCommand / ExecuteGitAction steps with their expectations.
 //
-// A scenario file is {"cases": [{"name": "...", "root": "sub"?, "steps": [...]}]}.
-// Steps (each an object; keys besides the verb are its expectations):
+// A scenario file is {"cases": [{"name": "...", "root": "sub"?, "steps":
+// [...]}]}. Steps (each an object; keys besides the verb are its expectations):
 //   {"sh": "cmd"}                     /bin/sh -c in the repository; must exit 0
 //                                     unless "exit" says otherwise
 //   {"write": "rel/path", "content": "..."}   write a file under the root
@@ -11,11 +11,14 @@
 //    "active"?: bool, "note"?: "substring"}
 //   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?}],
 //    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel]}
-//   {"command": "undo", "args"?: [...], "mode"?: "off", "exit": 0, "out"?: "substr",
+//   {"command": "undo", "args"?: [...], "mode"?: "off", "exit": 0, "out"?:
+//   "substr",
 //    "out_lacks"?: "substr", "err"?: "substr"}
-//   {"action": "git_squash", "params"?: {...}, "success": bool, "error"?: "substr",
+//   {"action": "git_squash", "params"?: {...}, "success": bool, "error"?:
+//   "substr",
 //    "data"?: {subset}}
-//   {"log": ["regex", ...]}           subjects of `git log --first-parent` (full match)
+//   {"log": ["regex", ...]}           subjects of `git log --first-parent`
+//   (full match)
 //   {"status": ["porcelain line", ...]}  `git status --porcelain` (exact)
 //   {"show": "rev", "files": [...]}   files changed by a commit
 //   {"message": "rev", "contains": [...], "lacks"?: [...]}
@@ -50,7 +53,8 @@ void RunScenario(const nlohmann::json& scenario);
 std::string MakeTempDir();
 
 // Output of `/bin/sh -c cmd` run in `dir`; *exit_code gets its status.
-std::string RunShell(const std::string& dir, const std::string& cmd, int* exit_code);
+std::string RunShell(const std::string& dir, const std::string& cmd,
+                     int* exit_code);
 
 }  // namespace clada::git_tx::testing
 

@@ -9,10 +9,11 @@ class SquashScenario : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(SquashScenario, Holds) { RunScenario(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Cases, SquashScenario, ::testing::ValuesIn(LoadScenarios("squash.json")),
-                         [](const ::testing::TestParamInfo<nlohmann::json>& info) {
-                           return ScenarioName(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SquashScenario, ::testing::ValuesIn(LoadScenarios("squash.json")),
+    [](const ::testing::TestParamInfo<nlohmann::json>& info) {
+      return ScenarioName(info.param);
+    });
 
 }  // namespace
 }  // namespace clada::git_tx::testing

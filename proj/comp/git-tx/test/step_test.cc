@@ -9,10 +9,11 @@ class StepScenario : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(StepScenario, Holds) { RunScenario(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Cases, StepScenario, ::testing::ValuesIn(LoadScenarios("step.json")),
-                         [](const ::testing::TestParamInfo<nlohmann::json>& info) {
-                           return ScenarioName(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, StepScenario, ::testing::ValuesIn(LoadScenarios("step.json")),
+    [](const ::testing::TestParamInfo<nlohmann::json>& info) {
+      return ScenarioName(info.param);
+    });
 
 }  // namespace
 }  // namespace clada::git_tx::testing

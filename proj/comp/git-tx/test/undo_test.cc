@@ -9,10 +9,11 @@ class UndoScenario : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(UndoScenario, Holds) { RunScenario(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Cases, UndoScenario, ::testing::ValuesIn(LoadScenarios("undo.json")),
-                         [](const ::testing::TestParamInfo<nlohmann::json>& info) {
-                           return ScenarioName(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, UndoScenario, ::testing::ValuesIn(LoadScenarios("undo.json")),
+    [](const ::testing::TestParamInfo<nlohmann::json>& info) {
+      return ScenarioName(info.param);
+    });
 
 }  // namespace
 }  // namespace clada::git_tx::testing

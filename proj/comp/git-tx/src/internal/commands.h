@@ -24,7 +24,7 @@ namespace clada::git_tx::internal {
 struct UndoResult {
   std::string undone_commit;  // 40-hex id of the AI commit taken back
   std::string undone_subject;
-  std::string head_commit;    // 40-hex id HEAD points to now
+  std::string head_commit;  // 40-hex id HEAD points to now
   std::string head_subject;
 };
 
@@ -35,7 +35,7 @@ struct UndoResult {
 absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root);
 
 struct StepResult {
-  std::string commit;   // 40-hex id the work tree shows now
+  std::string commit;  // 40-hex id the work tree shows now
   std::string subject;
   bool at_tip = false;  // back on the branch tip, branch re-attached
   std::string branch;   // short branch name
@@ -47,7 +47,8 @@ struct StepResult {
 // One commit back along the first-parent history. From the branch tip the
 // user's uncommitted changes (untracked included, ignored files never) are
 // stashed first; further steps refuse while anything is changed.
-absl::StatusOr<StepResult> StepBack(const std::string& working_root, const GitOptions& options);
+absl::StatusOr<StepResult> StepBack(const std::string& working_root,
+                                    const GitOptions& options);
 
 // One commit forward; arriving at the tip re-attaches the branch and
 // restores the stash (index included). A conflict while restoring is not an
@@ -62,19 +63,19 @@ absl::StatusOr<SquashMode> ParseSquashMode(absl::string_view name);
 
 struct SquashRequest {
   SquashMode mode = SquashMode::kAutoAi;
-  int64_t hours = 0;          // kHours: committed within the last N hours
-  int64_t days = 0;           // kDays: committed within the last N days
-  std::string msg_target;     // kMsgContains: message contains this text
+  int64_t hours = 0;       // kHours: committed within the last N hours
+  int64_t days = 0;        // kDays: committed within the last N days
+  std::string msg_target;  // kMsgContains: message contains this text
   std::optional<std::string> message;  // subject of the squashed commit
   bool contiguous_only = false;  // only the newest unbroken run of matches
   bool force = false;            // rewrite commits on remote-tracking branches
 };
 
 struct SquashResult {
-  std::string new_head;                // 40-hex
-  std::string squash_commit;           // 40-hex id of the combined commit
-  std::vector<std::string> squashed;   // 40-hex ids, oldest first
-  int replayed = 0;                    // unselected commits rewritten on top
+  std::string new_head;               // 40-hex
+  std::string squash_commit;          // 40-hex id of the combined commit
+  std::vector<std::string> squashed;  // 40-hex ids, oldest first
+  int replayed = 0;                   // unselected commits rewritten on top
 };
 
 // Combines the selected commits of the current branch's first-parent
@@ -91,7 +92,8 @@ struct SquashResult {
 // --contiguous-only), and commits reachable from a remote-tracking branch
 // unless `force`.
 absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
-                                           const SquashRequest& request, const GitOptions& options);
+                                           const SquashRequest& request,
+                                           const GitOptions& options);
 
 struct BatchLogEntry {
   std::string commit;  // 40-hex
@@ -102,8 +104,8 @@ struct BatchLogEntry {
 
 // The newest `limit` clada commits on HEAD's first-parent history, newest
 // first. An unborn branch gives an empty list.
-absl::StatusOr<std::vector<BatchLogEntry>> ListRecentBatches(const std::string& working_root,
-                                                             int limit);
+absl::StatusOr<std::vector<BatchLogEntry>> ListRecentBatches(
+    const std::string& working_root, int limit);
 
 }  // namespace clada::git_tx::internal
 

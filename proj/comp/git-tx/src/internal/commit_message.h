@@ -2,7 +2,8 @@
 //
 // Example:
 //   BuildBatchMessage(records, {"notes.txt"}, "/home/me/proj")
-//   // "AI: write src/a.ts, edit src/b.ts (2 ok, 1 failed)\n\nActions:\n- ok ..."
+//   // "AI: write src/a.ts, edit src/b.ts (2 ok, 1 failed)\n\nActions:\n- ok
+//   ..."
 #ifndef CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_COMMIT_MESSAGE_H_
 #define CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_COMMIT_MESSAGE_H_
 
@@ -24,13 +25,15 @@ std::string DisplayTarget(absl::string_view target, absl::string_view workdir);
 // Subject line: "AI: " + the successful changing actions as "verb target"
 // (deduplicated, at most ~60 characters then "and N more") + "(N ok[, M
 // failed])".
-std::string BuildBatchSubject(const std::vector<ActionRecord>& records, absl::string_view workdir);
+std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
+                              absl::string_view workdir);
 
 // Full message: subject, a blank line, every record as
 // "- ok|failed <action> <target> (block <id>)", then the paths left
 // uncommitted (`foreign`, repo-relative) if any.
 std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
-                              const std::vector<std::string>& foreign, absl::string_view workdir);
+                              const std::vector<std::string>& foreign,
+                              absl::string_view workdir);
 
 }  // namespace clada::git_tx::internal
 

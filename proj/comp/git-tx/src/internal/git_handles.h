@@ -8,8 +8,8 @@
 // Example:
 //   RETURN_IF_ERROR(EnsureLibgit2());
 //   git_repository* raw = nullptr;
-//   RETURN_IF_ERROR(GitStatus(git_repository_open(&raw, path), "open repository"));
-//   RepositoryPtr repo(raw);
+//   RETURN_IF_ERROR(GitStatus(git_repository_open(&raw, path), "open
+//   repository")); RepositoryPtr repo(raw);
 #ifndef CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_GIT_HANDLES_H_
 #define CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_GIT_HANDLES_H_
 
@@ -29,19 +29,36 @@ struct GitDeleter {
   void operator()(T* p) const { Free(p); }
 };
 
-using RepositoryPtr = std::unique_ptr<git_repository, GitDeleter<git_repository, git_repository_free>>;
-using IndexPtr = std::unique_ptr<git_index, GitDeleter<git_index, git_index_free>>;
-using CommitPtr = std::unique_ptr<git_commit, GitDeleter<git_commit, git_commit_free>>;
+using RepositoryPtr =
+    std::unique_ptr<git_repository,
+                    GitDeleter<git_repository, git_repository_free>>;
+using IndexPtr =
+    std::unique_ptr<git_index, GitDeleter<git_index, git_index_free>>;
+using CommitPtr =
+    std::unique_ptr<git_commit, GitDeleter<git_commit, git_commit_free>>;
 using TreePtr = std::unique_ptr<git_tree, GitDeleter<git_tree, git_tree_free>>;
-using TreeEntryPtr = std::unique_ptr<git_tree_entry, GitDeleter<git_tree_entry, git_tree_entry_free>>;
-using ObjectPtr = std::unique_ptr<git_object, GitDeleter<git_object, git_object_free>>;
-using ReferencePtr = std::unique_ptr<git_reference, GitDeleter<git_reference, git_reference_free>>;
-using ReferenceIteratorPtr =
-    std::unique_ptr<git_reference_iterator, GitDeleter<git_reference_iterator, git_reference_iterator_free>>;
-using SignaturePtr = std::unique_ptr<git_signature, GitDeleter<git_signature, git_signature_free>>;
-using StatusListPtr = std::unique_ptr<git_status_list, GitDeleter<git_status_list, git_status_list_free>>;
-using RevwalkPtr = std::unique_ptr<git_revwalk, GitDeleter<git_revwalk, git_revwalk_free>>;
-using TreebuilderPtr = std::unique_ptr<git_treebuilder, GitDeleter<git_treebuilder, git_treebuilder_free>>;
+using TreeEntryPtr =
+    std::unique_ptr<git_tree_entry,
+                    GitDeleter<git_tree_entry, git_tree_entry_free>>;
+using ObjectPtr =
+    std::unique_ptr<git_object, GitDeleter<git_object, git_object_free>>;
+using ReferencePtr =
+    std::unique_ptr<git_reference,
+                    GitDeleter<git_reference, git_reference_free>>;
+using ReferenceIteratorPtr = std::unique_ptr<
+    git_reference_iterator,
+    GitDeleter<git_reference_iterator, git_reference_iterator_free>>;
+using SignaturePtr =
+    std::unique_ptr<git_signature,
+                    GitDeleter<git_signature, git_signature_free>>;
+using StatusListPtr =
+    std::unique_ptr<git_status_list,
+                    GitDeleter<git_status_list, git_status_list_free>>;
+using RevwalkPtr =
+    std::unique_ptr<git_revwalk, GitDeleter<git_revwalk, git_revwalk_free>>;
+using TreebuilderPtr =
+    std::unique_ptr<git_treebuilder,
+                    GitDeleter<git_treebuilder, git_treebuilder_free>>;
 
 // Initialises libgit2 once per process (never shut down: the library is
 // reference counted and other components may use it too).

@@ -35,15 +35,18 @@ std::optional<std::string> RealPath(const std::string& path) {
 std::string InProgressAdvice(int state) {
   switch (state) {
     case GIT_REPOSITORY_STATE_MERGE:
-      return "a merge is in progress: finish it with `git commit` or abort it with "
+      return "a merge is in progress: finish it with `git commit` or abort it "
+             "with "
              "`git merge --abort`";
     case GIT_REPOSITORY_STATE_REVERT:
     case GIT_REPOSITORY_STATE_REVERT_SEQUENCE:
-      return "a revert is in progress: finish it with `git revert --continue` or abort it "
+      return "a revert is in progress: finish it with `git revert --continue` "
+             "or abort it "
              "with `git revert --abort`";
     case GIT_REPOSITORY_STATE_CHERRYPICK:
     case GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE:
-      return "a cherry-pick is in progress: finish it with `git cherry-pick --continue` or "
+      return "a cherry-pick is in progress: finish it with `git cherry-pick "
+             "--continue` or "
              "abort it with `git cherry-pick --abort`";
     case GIT_REPOSITORY_STATE_BISECT:
       return "a bisect is in progress: end it with `git bisect reset`";
@@ -51,13 +54,16 @@ std::string InProgressAdvice(int state) {
     case GIT_REPOSITORY_STATE_REBASE_INTERACTIVE:
     case GIT_REPOSITORY_STATE_REBASE_MERGE:
     case GIT_REPOSITORY_STATE_APPLY_MAILBOX_OR_REBASE:
-      return "a rebase is in progress (HEAD is detached in the middle of it): finish it with "
+      return "a rebase is in progress (HEAD is detached in the middle of it): "
+             "finish it with "
              "`git rebase --continue` or abort it with `git rebase --abort`";
     case GIT_REPOSITORY_STATE_APPLY_MAILBOX:
-      return "`git am` is in progress: finish it with `git am --continue` or abort it with "
+      return "`git am` is in progress: finish it with `git am --continue` or "
+             "abort it with "
              "`git am --abort`";
     default:
-      return absl::StrCat("git operation ", state, " is in progress: finish or abort it");
+      return absl::StrCat("git operation ", state,
+                          " is in progress: finish or abort it");
   }
 }
 
@@ -65,29 +71,43 @@ std::string StatusCode(unsigned int s) {
   if (s & GIT_STATUS_CONFLICTED) return "U";
   if (s == GIT_STATUS_WT_NEW) return "??";
   std::string code;
-  if (s & GIT_STATUS_INDEX_NEW) code += 'A';
-  else if (s & GIT_STATUS_INDEX_MODIFIED) code += 'M';
-  else if (s & GIT_STATUS_INDEX_DELETED) code += 'D';
-  else if (s & GIT_STATUS_INDEX_RENAMED) code += 'R';
-  else if (s & GIT_STATUS_INDEX_TYPECHANGE) code += 'T';
-  if (s & GIT_STATUS_WT_NEW) code += '?';
-  else if (s & GIT_STATUS_WT_MODIFIED) code += 'M';
-  else if (s & GIT_STATUS_WT_DELETED) code += 'D';
-  else if (s & GIT_STATUS_WT_TYPECHANGE) code += 'T';
-  else if (s & GIT_STATUS_WT_RENAMED) code += 'R';
-  else if (s & GIT_STATUS_WT_UNREADABLE) code += '!';
+  if (s & GIT_STATUS_INDEX_NEW)
+    code += 'A';
+  else if (s & GIT_STATUS_INDEX_MODIFIED)
+    code += 'M';
+  else if (s & GIT_STATUS_INDEX_DELETED)
+    code += 'D';
+  else if (s & GIT_STATUS_INDEX_RENAMED)
+    code += 'R';
+  else if (s & GIT_STATUS_INDEX_TYPECHANGE)
+    code += 'T';
+  if (s & GIT_STATUS_WT_NEW)
+    code += '?';
+  else if (s & GIT_STATUS_WT_MODIFIED)
+    code += 'M';
+  else if (s & GIT_STATUS_WT_DELETED)
+    code += 'D';
+  else if (s & GIT_STATUS_WT_TYPECHANGE)
+    code += 'T';
+  else if (s & GIT_STATUS_WT_RENAMED)
+    code += 'R';
+  else if (s & GIT_STATUS_WT_UNREADABLE)
+    code += '!';
   return code.empty() ? "M" : code;
 }
 
 std::string FormatTime(int64_t seconds, int offset_minutes) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%S%Ez", absl::FromUnixSeconds(seconds),
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%S%Ez",
+                          absl::FromUnixSeconds(seconds),
                           absl::FixedTimeZone(offset_minutes * 60));
 }
 
-absl::StatusOr<git_oid> ParseOid(const std::string& hex, absl::string_view field) {
+absl::StatusOr<git_oid> ParseOid(const std::string& hex,
+                                 absl::string_view field) {
   git_oid oid;
   if (git_oid_fromstr(&oid, hex.c_str()) < 0 || hex.size() != GIT_OID_HEXSZ) {
-    return absl::InternalError(absl::StrCat("malformed ", field, " '", hex, "'"));
+    return absl::InternalError(
+        absl::StrCat("malformed ", field, " '", hex, "'"));
   }
   return oid;
 }
@@ -98,20 +118,22 @@ absl::StatusOr<std::string> CanonicalRoot(const std::string& working_root) {
   std::optional<std::string> real = RealPath(working_root);
   struct stat st;
   if (!real || ::stat(real->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("working root '", working_root, "' is not an existing directory"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "working root '", working_root, "' is not an existing directory"));
   }
   return *real;
 }
 
-absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(const std::string& canonical_root) {
+absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(
+    const std::string& canonical_root) {
   RETURN_IF_ERROR(EnsureLibgit2());
   git_repository* raw = nullptr;
   int rc = git_repository_open_ext(&raw, canonical_root.c_str(), 0, nullptr);
   if (rc == GIT_ENOTFOUND) return std::optional<WorkTree>();
   RETURN_IF_ERROR(GitStatus(
-      rc, absl::StrCat("open the git repository around '", canonical_root,
-                       "' (it may be corrupt: run `git status` there to see why)")));
+      rc, absl::StrCat(
+              "open the git repository around '", canonical_root,
+              "' (it may be corrupt: run `git status` there to see why)")));
   WorkTree wt;
   wt.repo.reset(raw);
   if (git_repository_is_bare(raw)) return std::optional<WorkTree>();
@@ -119,7 +141,8 @@ absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(const std::string& canonica
   if (workdir == nullptr) return std::optional<WorkTree>();
   std::optional<std::string> real_workdir = RealPath(workdir);
   if (!real_workdir) {
-    return absl::InternalError(absl::StrCat("cannot resolve the work tree '", workdir, "'"));
+    return absl::InternalError(
+        absl::StrCat("cannot resolve the work tree '", workdir, "'"));
   }
   wt.workdir = StripTrailingSlash(*real_workdir);
   wt.gitdir = StripTrailingSlash(git_repository_path(raw));
@@ -144,8 +167,9 @@ absl::StatusOr<WorkTree> OpenRequiredWorkTree(const std::string& working_root) {
   ASSIGN_OR_RETURN(std::string root, CanonicalRoot(working_root));
   ASSIGN_OR_RETURN(std::optional<WorkTree> wt, OpenWorkTree(root));
   if (!wt) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "not inside a git work tree: '", root, "'; run `git init` there first"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("not inside a git work tree: '", root,
+                     "'; run `git init` there first"));
   }
   return std::move(*wt);
 }
@@ -154,20 +178,24 @@ absl::Status CheckNoGitOperationInProgress(const WorkTree& wt) {
   int state = git_repository_state(wt.repo.get());
   if (state < 0) return GitStatus(state, "read the repository state");
   if (state != GIT_REPOSITORY_STATE_NONE) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "refusing to run in '", wt.workdir, "': ", InProgressAdvice(state),
-        ", then run clada again"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing to run in '", wt.workdir,
+                     "': ", InProgressAdvice(state), ", then run clada again"));
   }
   std::string lock = wt.gitdir + "/index.lock";
   struct stat st;
   if (::lstat(lock.c_str(), &st) == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "'", lock, "' exists: another git process is using this repository, or one crashed. "
-        "Wait for it to finish; if no git process is running, delete that file and run clada "
-        "again"));
+    return absl::UnavailableError(
+        absl::StrCat("'", lock,
+                     "' exists: another git process is using this repository, "
+                     "or one crashed. "
+                     "Wait for it to finish; if no git process is running, "
+                     "delete that file and run clada "
+                     "again"));
   }
   git_index* index = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_repository_index(&index, wt.repo.get()), "open the index"));
+  RETURN_IF_ERROR(
+      GitStatus(git_repository_index(&index, wt.repo.get()), "open the index"));
   IndexPtr owned(index);
   if (git_index_has_conflicts(index)) {
     std::vector<std::string> paths;
@@ -182,22 +210,26 @@ absl::Status CheckNoGitOperationInProgress(const WorkTree& wt) {
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "unresolved conflicts in the index (", absl::StrJoin(paths, ", "),
-        "): resolve them and `git add` the files, or `git reset` them, then run clada again"));
+        "): resolve them and `git add` the files, or `git reset` them, then "
+        "run clada again"));
   }
   return absl::OkStatus();
 }
 
 std::string LockRelPath(const WorkTree& wt) {
-  return wt.root_rel.empty() ? ".clada/lock" : absl::StrCat(wt.root_rel, "/.clada/lock");
+  return wt.root_rel.empty() ? ".clada/lock"
+                             : absl::StrCat(wt.root_rel, "/.clada/lock");
 }
 
 absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
   git_status_options opts;
-  RETURN_IF_ERROR(GitStatus(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION),
-                            "initialise status options"));
+  RETURN_IF_ERROR(
+      GitStatus(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION),
+                "initialise status options"));
   opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-  opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-               GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNREADABLE;
+  opts.flags =
+      GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+      GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNREADABLE;
   git_status_list* raw = nullptr;
   RETURN_IF_ERROR(GitStatus(git_status_list_new(&raw, wt.repo.get(), &opts),
                             "read the work tree status"));
@@ -208,37 +240,46 @@ absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const git_status_entry* e = git_status_byindex(raw, i);
-    if (e == nullptr || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED)) {
+    if (e == nullptr || e->status == GIT_STATUS_CURRENT ||
+        (e->status & GIT_STATUS_IGNORED)) {
       continue;
     }
-    const git_diff_delta* d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+    const git_diff_delta* d =
+        e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
     if (d == nullptr) continue;
     const char* path = d->new_file.path ? d->new_file.path : d->old_file.path;
     if (path == nullptr || lock == path) continue;
     out.push_back({path, e->status});
   }
   std::sort(out.begin(), out.end(),
-            [](const ChangedPath& a, const ChangedPath& b) { return a.path < b.path; });
+            [](const ChangedPath& a, const ChangedPath& b) {
+              return a.path < b.path;
+            });
   return out;
 }
 
-std::string DescribeChanges(const std::vector<ChangedPath>& changed, size_t max) {
+std::string DescribeChanges(const std::vector<ChangedPath>& changed,
+                            size_t max) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < changed.size() && i < max; ++i) {
-    parts.push_back(absl::StrCat(StatusCode(changed[i].status), " ", changed[i].path));
+    parts.push_back(
+        absl::StrCat(StatusCode(changed[i].status), " ", changed[i].path));
   }
   std::string out = absl::StrJoin(parts, ", ");
-  if (changed.size() > max) absl::StrAppend(&out, " and ", changed.size() - max, " more");
+  if (changed.size() > max)
+    absl::StrAppend(&out, " and ", changed.size() - max, " more");
   return out;
 }
 
 absl::StatusOr<SignaturePtr> MakeSignature(const GitOptions& options) {
   RETURN_IF_ERROR(EnsureLibgit2());
   git_signature* sig = nullptr;
-  int rc = git_signature_now(&sig, options.author_name.c_str(), options.author_email.c_str());
+  int rc = git_signature_now(&sig, options.author_name.c_str(),
+                             options.author_email.c_str());
   if (rc < 0) {
-    absl::Status s = GitStatus(rc, absl::StrCat("author '", options.author_name, " <",
-                                                options.author_email, ">'"));
+    absl::Status s =
+        GitStatus(rc, absl::StrCat("author '", options.author_name, " <",
+                                   options.author_email, ">'"));
     return absl::InvalidArgumentError(
         absl::StrCat(s.message(), "; pass a non-empty --git-author name"));
   }
@@ -248,16 +289,19 @@ absl::StatusOr<SignaturePtr> MakeSignature(const GitOptions& options) {
 absl::StatusOr<CommitPtr> HeadCommit(git_repository* repo) {
   int unborn = git_repository_head_unborn(repo);
   if (unborn < 0) {
-    return GitStatus(unborn, "read HEAD (the repository may be corrupt: run `git fsck`)");
+    return GitStatus(
+        unborn, "read HEAD (the repository may be corrupt: run `git fsck`)");
   }
   if (unborn == 1) return CommitPtr();
   git_object* obj = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_revparse_single(&obj, repo, "HEAD^{commit}"),
-                            "read the HEAD commit (the repository may be corrupt: run `git fsck`)"));
+  RETURN_IF_ERROR(GitStatus(
+      git_revparse_single(&obj, repo, "HEAD^{commit}"),
+      "read the HEAD commit (the repository may be corrupt: run `git fsck`)"));
   return CommitPtr(reinterpret_cast<git_commit*>(obj));
 }
 
-absl::StatusOr<CommitPtr> LookupCommit(git_repository* repo, const git_oid& oid) {
+absl::StatusOr<CommitPtr> LookupCommit(git_repository* repo,
+                                       const git_oid& oid) {
   git_commit* c = nullptr;
   RETURN_IF_ERROR(GitStatus(git_commit_lookup(&c, repo, &oid),
                             absl::StrCat("look up commit ", OidHex(oid))));
@@ -267,8 +311,9 @@ absl::StatusOr<CommitPtr> LookupCommit(git_repository* repo, const git_oid& oid)
 absl::StatusOr<CommitPtr> FirstParent(const git_commit* commit) {
   if (git_commit_parentcount(commit) == 0) return CommitPtr();
   git_commit* p = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_commit_parent(&p, commit, 0),
-                            absl::StrCat("read the parent of ", ShortOid(*git_commit_id(commit)))));
+  RETURN_IF_ERROR(GitStatus(
+      git_commit_parent(&p, commit, 0),
+      absl::StrCat("read the parent of ", ShortOid(*git_commit_id(commit)))));
   return CommitPtr(p);
 }
 
@@ -288,25 +333,31 @@ bool IsSnapshotCommit(const git_commit* commit) {
 }
 
 std::string IsoTimeNow() {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%S%Ez", absl::Now(), absl::LocalTimeZone());
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%S%Ez", absl::Now(),
+                          absl::LocalTimeZone());
 }
 
 std::string IsoCommitTime(const git_commit* commit) {
   return FormatTime(git_commit_time(commit), git_commit_time_offset(commit));
 }
 
-std::string StepStatePath(const WorkTree& wt) { return wt.gitdir + "/clada-step.json"; }
+std::string StepStatePath(const WorkTree& wt) {
+  return wt.gitdir + "/clada-step.json";
+}
 
 absl::StatusOr<std::optional<StepState>> LoadStepState(const WorkTree& wt) {
   const std::string path = StepStatePath(wt);
   absl::StatusOr<std::string> text = core::ReadFileToString(path, 1 << 20);
   if (absl::IsNotFound(text.status())) return std::optional<StepState>();
   if (!text.ok()) return text.status();
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j =
+      nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&] {
-    return absl::InternalError(absl::StrCat(
-        "'", path, "' (clada step-back state) is malformed; if the work tree is where you want "
-        "it, delete that file"));
+    return absl::InternalError(
+        absl::StrCat("'", path,
+                     "' (clada step-back state) is malformed; if the work tree "
+                     "is where you want "
+                     "it, delete that file"));
   };
   if (!j.is_object() || !j["branch"].is_string() || !j["tip"].is_string() ||
       !j["position"].is_string()) {
@@ -315,12 +366,14 @@ absl::StatusOr<std::optional<StepState>> LoadStepState(const WorkTree& wt) {
   StepState s;
   s.branch = j["branch"].get<std::string>();
   absl::StatusOr<git_oid> tip = ParseOid(j["tip"].get<std::string>(), "tip");
-  absl::StatusOr<git_oid> pos = ParseOid(j["position"].get<std::string>(), "position");
+  absl::StatusOr<git_oid> pos =
+      ParseOid(j["position"].get<std::string>(), "position");
   if (!tip.ok() || !pos.ok()) return bad();
   s.tip = *tip;
   s.position = *pos;
   if (j.contains("stash") && j["stash"].is_string()) {
-    absl::StatusOr<git_oid> stash = ParseOid(j["stash"].get<std::string>(), "stash");
+    absl::StatusOr<git_oid> stash =
+        ParseOid(j["stash"].get<std::string>(), "stash");
     if (!stash.ok()) return bad();
     s.stash = *stash;
   }
@@ -355,7 +408,8 @@ absl::StatusOr<bool> IsSteppedBack(const WorkTree& wt, const StepState& state) {
   if (detached < 0) return GitStatus(detached, "read HEAD");
   if (detached == 0) return false;
   git_oid head;
-  RETURN_IF_ERROR(GitStatus(git_reference_name_to_id(&head, wt.repo.get(), "HEAD"), "read HEAD"));
+  RETURN_IF_ERROR(GitStatus(
+      git_reference_name_to_id(&head, wt.repo.get(), "HEAD"), "read HEAD"));
   return git_oid_equal(&head, &state.position) != 0;
 }
 
@@ -366,21 +420,24 @@ absl::Status CheckNotSteppedBack(const WorkTree& wt) {
   if (!stepped) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "the work tree shows an earlier commit (", ShortOid(state->position),
-      ") after `clada step-back`; run `clada step-forward` until it is back at the tip of ",
+      ") after `clada step-back`; run `clada step-forward` until it is back at "
+      "the tip of ",
       state->branch, ", then try again"));
 }
 
-absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(git_repository* repo,
-                                                                  const git_oid& oid) {
+absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(
+    git_repository* repo, const git_oid& oid) {
   git_reference_iterator* raw = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_reference_iterator_glob_new(&raw, repo, "refs/remotes/*"),
-                            "list remote-tracking branches"));
+  RETURN_IF_ERROR(
+      GitStatus(git_reference_iterator_glob_new(&raw, repo, "refs/remotes/*"),
+                "list remote-tracking branches"));
   ReferenceIteratorPtr it(raw);
   git_reference* ref = nullptr;
   while (git_reference_next(&ref, raw) == 0) {
     ReferencePtr owned(ref);
     git_reference* resolved = nullptr;
-    if (git_reference_resolve(&resolved, ref) < 0) continue;  // dangling origin/HEAD
+    if (git_reference_resolve(&resolved, ref) < 0)
+      continue;  // dangling origin/HEAD
     ReferencePtr owned_resolved(resolved);
     const git_oid* target = git_reference_target(resolved);
     if (target == nullptr) continue;
@@ -392,26 +449,33 @@ absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(git_repository
   return std::optional<std::string>();
 }
 
-absl::Status CheckoutCommitSafely(git_repository* repo, const git_commit* target) {
+absl::Status CheckoutCommitSafely(git_repository* repo,
+                                  const git_commit* target) {
   git_checkout_options opts;
-  RETURN_IF_ERROR(GitStatus(git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION),
-                            "initialise checkout options"));
+  RETURN_IF_ERROR(
+      GitStatus(git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION),
+                "initialise checkout options"));
   std::vector<std::string> conflicts;
-  opts.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
+  opts.checkout_strategy =
+      GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
   opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
   opts.notify_cb = CollectCheckoutConflict;
   opts.notify_payload = &conflicts;
-  int rc = git_checkout_tree(repo, reinterpret_cast<const git_object*>(target), &opts);
+  int rc = git_checkout_tree(repo, reinterpret_cast<const git_object*>(target),
+                             &opts);
   if (rc == GIT_ECONFLICT || (rc < 0 && !conflicts.empty())) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "conflicts: ", absl::StrJoin(conflicts, ", "),
-        " would be overwritten by checking out ", ShortOid(*git_commit_id(target))));
+    return absl::FailedPreconditionError(
+        absl::StrCat("conflicts: ", absl::StrJoin(conflicts, ", "),
+                     " would be overwritten by checking out ",
+                     ShortOid(*git_commit_id(target))));
   }
-  return GitStatus(rc, absl::StrCat("check out ", ShortOid(*git_commit_id(target))));
+  return GitStatus(
+      rc, absl::StrCat("check out ", ShortOid(*git_commit_id(target))));
 }
 
-int CollectCheckoutConflict(git_checkout_notify_t why, const char* path, const git_diff_file*,
-                            const git_diff_file*, const git_diff_file*, void* payload) {
+int CollectCheckoutConflict(git_checkout_notify_t why, const char* path,
+                            const git_diff_file*, const git_diff_file*,
+                            const git_diff_file*, void* payload) {
   if (why == GIT_CHECKOUT_NOTIFY_CONFLICT && path != nullptr) {
     static_cast<std::vector<std::string>*>(payload)->push_back(path);
   }

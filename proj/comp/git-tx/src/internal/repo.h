@@ -39,7 +39,8 @@ absl::StatusOr<std::string> CanonicalRoot(const std::string& working_root);
 // Returns nullopt when there is none (no repository, a bare one, or the root
 // lies inside the .git directory). Errors: Internal for a repository that
 // exists but cannot be opened (corrupt config, bad HEAD, ...).
-absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(const std::string& canonical_root);
+absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(
+    const std::string& canonical_root);
 
 // OpenWorkTree for commands that need git.
 // Errors: InvalidArgument (bad root), FailedPrecondition ("not inside a git
@@ -70,7 +71,8 @@ absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt);
 
 // "M a.txt, ?? b/c.txt, D d.txt" (porcelain-style codes), at most `max`
 // entries then "and N more".
-std::string DescribeChanges(const std::vector<ChangedPath>& changed, size_t max = 10);
+std::string DescribeChanges(const std::vector<ChangedPath>& changed,
+                            size_t max = 10);
 
 // Author/committer "now" from the options.
 // Errors: InvalidArgument for an empty or malformed name/email.
@@ -80,7 +82,8 @@ absl::StatusOr<SignaturePtr> MakeSignature(const GitOptions& options);
 absl::StatusOr<CommitPtr> HeadCommit(git_repository* repo);
 
 // The commit with id `oid`. Errors: NotFound, Internal.
-absl::StatusOr<CommitPtr> LookupCommit(git_repository* repo, const git_oid& oid);
+absl::StatusOr<CommitPtr> LookupCommit(git_repository* repo,
+                                       const git_oid& oid);
 
 // The first parent of `commit`, or nullptr for a root commit.
 absl::StatusOr<CommitPtr> FirstParent(const git_commit* commit);
@@ -101,10 +104,10 @@ std::string IsoCommitTime(const git_commit* commit);
 
 // Where `clada step-back` left the work tree; kept in the git directory.
 struct StepState {
-  std::string branch;               // full ref name, e.g. "refs/heads/main"
-  git_oid tip;                      // branch tip when the first step was taken
-  git_oid position;                 // commit the work tree shows now
-  std::optional<git_oid> stash;     // the stash holding the user's changes
+  std::string branch;            // full ref name, e.g. "refs/heads/main"
+  git_oid tip;                   // branch tip when the first step was taken
+  git_oid position;              // commit the work tree shows now
+  std::optional<git_oid> stash;  // the stash holding the user's changes
   std::vector<std::string> stashed_files;
 };
 
@@ -126,19 +129,21 @@ absl::Status CheckNotSteppedBack(const WorkTree& wt);
 
 // Shorthand name of a remote-tracking branch (refs/remotes/*) from which
 // `oid` is reachable, or nullopt.
-absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(git_repository* repo,
-                                                                  const git_oid& oid);
+absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(
+    git_repository* repo, const git_oid& oid);
 
 // Checks out `target`'s tree with GIT_CHECKOUT_SAFE, never overwriting
 // ignored files, and updates the index. HEAD is not moved.
 // Errors: FailedPrecondition listing the conflicting paths (nothing is
 // changed then); Internal for other failures.
-absl::Status CheckoutCommitSafely(git_repository* repo, const git_commit* target);
+absl::Status CheckoutCommitSafely(git_repository* repo,
+                                  const git_commit* target);
 
 // git_checkout_notify_cb appending each conflicting path to the
 // std::vector<std::string> passed as payload.
-int CollectCheckoutConflict(git_checkout_notify_t why, const char* path, const git_diff_file*,
-                            const git_diff_file*, const git_diff_file*, void* payload);
+int CollectCheckoutConflict(git_checkout_notify_t why, const char* path,
+                            const git_diff_file*, const git_diff_file*,
+                            const git_diff_file*, void* payload);
 
 // Joins a repo-relative path to the work tree.
 std::string WorkdirPath(const WorkTree& wt, absl::string_view rel);
