@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -55,12 +56,19 @@ enum Class : uint8_t { kPlain = 0, kSpace = 1, kHigh = 2 };
 struct Tables {
   std::array<uint8_t, 256> cls{};
   std::array<char, 256> lower{};
+  std::array<char, 256> folded{};     // kAll on ASCII: lower case, spaces as ' '
+  std::array<uint8_t, 256> is_space{};
   Tables() {
     for (int c = 0; c < 256; ++c) {
       cls[c] = c >= 0x80 ? kHigh : kPlain;
       lower[c] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+      folded[c] = lower[c];
     }
-    for (unsigned char c : {' ', '\t', '\v', '\f'}) cls[c] = kSpace;
+    for (unsigned char c : {' ', '\t', '\v', '\f'}) {
+      cls[c] = kSpace;
+      folded[c] = ' ';
+      is_space[c] = 1;
+    }
   }
 };
 const Tables& T() {
@@ -105,9 +113,10 @@ Mapped MapUnicode(const unsigned char* p, const unsigned char* end) {
 }
 
 // Appends a whitespace run as it is (Unicode spaces as " " under kPunct).
-char* EmitRun(const unsigned char* p, const unsigned char* end, unsigned flags, char* w) {
+template <unsigned F>
+char* EmitRun(const unsigned char* p, const unsigned char* end, char* w) {
   while (p < end) {
-    if (*p >= 0x80 && (flags & kPunct)) {
+    if (*p >= 0x80 && (F & kPunct)) {
       Mapped m = MapUnicode(p, end);
       if (m.length > 0 && m.space) {
         *w++ = ' ';
@@ -120,7 +129,24 @@ char* EmitRun(const unsigned char* p, const unsigned char* end, unsigned flags, 
   return w;
 }
 
-NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps) {
+// Length of the whitespace character at p (ASCII, or a Unicode space under
+// kPunct), 0 when p is not whitespace.
+template <unsigned F>
+inline int SpaceAt(const Tables& t, const unsigned char* p, const unsigned char* end) {
+  uint8_t cls = t.cls[*p];
+  if (cls == kSpace) return 1;
+  if ((F & kPunct) && cls == kHigh) {
+    Mapped m = MapUnicode(p, end);
+    if (m.length > 0 && m.space) return m.length;
+  }
+  return 0;
+}
+
+// Normalises line by line with the normalisations in F. One template,
+// instantiated per flag set, so the whole-file pass (all flags) runs a tight
+// loop and every variant follows the same rules.
+template <unsigned F>
+NormalizedText NormalizeT(absl::string_view input, bool with_maps) {
   const Tables& t = T();
   NormalizedText out;
   out.text.resize(input.size() + 1);
@@ -139,67 +165,82 @@ NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps
     const unsigned char* end = nl == nullptr ? input_end : nl;
     const unsigned char* next = nl == nullptr ? input_end : nl + 1;
     more = nl != nullptr;
-    if ((flags & kEol) && end > line && end[-1] == '\r') --end;
+    if ((F & kEol) && end > line && end[-1] == '\r') --end;
 
     char* line_begin_w = w;
     if (!first_out_line) *w++ = '\n';
     char* content_w = w;
     bool seen = false;
-    const unsigned char* run_start = nullptr;  // pending whitespace run
-    const unsigned char* run_end = nullptr;
     const unsigned char* p = line;
+    if (F == kAll) {
+      // Branchless for ASCII lines: every byte is written mapped, and w
+      // advances except for a space after a space. Leading spaces were
+      // skipped and a trailing one is dropped after. A line with a
+      // non-ASCII byte is redone by the general loop below.
+      const unsigned char* q = p;
+      while (q < end && t.is_space[*q]) ++q;
+      char* wq = w;
+      unsigned last_space = 1;
+      unsigned high = 0;
+      for (; q < end; ++q) {
+        unsigned char c = *q;
+        unsigned sp = t.is_space[c];
+        *wq = t.folded[c];
+        wq += 1 - (sp & last_space);
+        last_space = sp;
+        high |= c;
+      }
+      if (!(high & 0x80)) {
+        if (wq > w && wq[-1] == ' ') --wq;
+        seen = wq > w;
+        w = wq;
+        p = end;
+      }
+    }
     while (p < end) {
-      unsigned char c = *p;
-      uint8_t cls = t.cls[c];
-      int len = 1;
-      const char* repl = nullptr;
-      bool space = cls == kSpace;
-      if (cls == kHigh && (flags & kPunct)) {
+      // Plain bytes: the hot loop.
+      while (p < end && t.cls[*p] == kPlain) {
+        *w++ = (F & kCase) ? t.lower[*p] : static_cast<char>(*p);
+        ++p;
+        seen = true;
+      }
+      if (p >= end) break;
+      int space = SpaceAt<F>(t, p, end);
+      if (space > 0) {
+        const unsigned char* run = p;
+        p += space;
+        while (p < end && (space = SpaceAt<F>(t, p, end)) > 0) p += space;
+        bool trailing = p >= end;
+        if (!seen) {
+          // Leading (or the whole line, when also trailing).
+          if (!(F & kIndent) && !(trailing && (F & kTrailing))) w = EmitRun<F>(run, p, w);
+        } else if (trailing) {
+          if (!(F & kTrailing)) w = EmitRun<F>(run, p, w);
+        } else if (F & kInnerSpace) {
+          *w++ = ' ';
+        } else {
+          w = EmitRun<F>(run, p, w);
+        }
+        continue;
+      }
+      // A non-ASCII byte: mapped punctuation, a removed zero-width
+      // character, or copied as it is.
+      if (F & kPunct) {
         Mapped m = MapUnicode(p, end);
         if (m.length > 0) {
-          len = m.length;
-          space = m.space;
-          repl = m.ascii;
-        }
-      }
-      if (space) {
-        if (run_start == nullptr) run_start = p;
-        p += len;
-        run_end = p;
-        continue;
-      }
-      if (repl != nullptr && *repl == '\0') {  // removed (zero width)
-        p += len;
-        continue;
-      }
-      if (run_start != nullptr) {
-        if (seen) {
-          if (flags & kInnerSpace) {
-            *w++ = ' ';
-          } else {
-            w = EmitRun(run_start, run_end, flags, w);
+          for (const char* r = m.ascii; *r; ++r) {
+            *w++ = *r;
+            seen = true;
           }
-        } else if (!(flags & kIndent)) {
-          w = EmitRun(run_start, run_end, flags, w);
+          p += m.length;
+          continue;
         }
-        run_start = nullptr;
       }
+      *w++ = static_cast<char>(*p++);
       seen = true;
-      if (repl != nullptr) {
-        for (const char* r = repl; *r; ++r) *w++ = *r;
-      } else if (flags & kCase) {
-        *w++ = t.lower[c];
-      } else {
-        *w++ = static_cast<char>(c);
-      }
-      p += len;
     }
-    if (run_start != nullptr && !(flags & kTrailing) && (seen || !(flags & kIndent))) {
-      w = EmitRun(run_start, run_end, flags, w);
-    }
-    bool blank = !seen;
-    if (blank && (flags & kBlank)) {
-      w = line_begin_w;  // drop the line
+    if (!seen && (F & kBlank)) {
+      w = line_begin_w;  // drop the blank line
     } else {
       if (with_maps) {
         out.line_start.push_back(static_cast<uint32_t>(content_w - wbegin));
@@ -212,6 +253,21 @@ NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps
   }
   out.text.resize(static_cast<size_t>(w - wbegin));
   return out;
+}
+
+NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps) {
+  switch (flags) {
+    case kAll: return NormalizeT<kAll>(input, with_maps);
+    case kAll & ~kEol: return NormalizeT<kAll & ~kEol>(input, with_maps);
+    case kAll & ~kTrailing: return NormalizeT<kAll & ~kTrailing>(input, with_maps);
+    case kAll & ~kIndent: return NormalizeT<kAll & ~kIndent>(input, with_maps);
+    case kAll & ~kInnerSpace: return NormalizeT<kAll & ~kInnerSpace>(input, with_maps);
+    case kAll & ~kBlank: return NormalizeT<kAll & ~kBlank>(input, with_maps);
+    case kAll & ~kPunct: return NormalizeT<kAll & ~kPunct>(input, with_maps);
+    case kAll & ~kCase: return NormalizeT<kAll & ~kCase>(input, with_maps);
+    default: break;
+  }
+  abort();  // only the sets above are used
 }
 
 // Index of the normalised line holding `offset`.
@@ -244,7 +300,7 @@ std::vector<absl::string_view> OriginalLines(absl::string_view text, size_t firs
 
 int64_t CountLines(absl::string_view text) {
   if (text.empty()) return 0;
-  int64_t n = std::count(text.begin(), text.end(), '\n');
+  int64_t n = CountNewlines(text);
   return text.back() == '\n' ? n : n + 1;
 }
 
@@ -443,7 +499,8 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
   size_t hit = FindText(file.text, want.text);
   if (hit != kNpos) {
     d.kind = MissKind::kNormalized;
-    d.normalized_matches = static_cast<int64_t>(FindAllText(file.text, want.text).size());
+    d.normalized_matches =
+        1 + static_cast<int64_t>(FindAllText(absl::string_view(file.text).substr(hit + want.text.size()), want.text).size());
     size_t a = LineIndexOf(file, hit);
     size_t b = LineIndexOf(file, hit + want.text.size() - 1);
     d.first_line = file.orig_line[a];
@@ -482,7 +539,7 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
   }
   std::stable_sort(words.begin(), words.end(),
                    [](absl::string_view x, absl::string_view y) { return x.size() > y.size(); });
-  if (words.size() > 8) words.resize(8);
+  if (words.size() > 3) words.resize(3);
   constexpr size_t kMaxHitsPerWord = 2000;
   absl::flat_hash_map<int64_t, uint32_t> votes;
   std::vector<int64_t> aligned;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
@@ -25,6 +27,10 @@ struct NormSpan {
 // `copy` in `norm`: the edit's result is already there.
 bool AllInsideCopies(absl::string_view norm, const std::vector<NormSpan>& spans, absl::string_view copy) {
   if (copy.empty() || spans.empty()) return false;
+  // A span can lie inside a copy only if the copy is at least as long.
+  size_t longest = 0;
+  for (const NormSpan& s : spans) longest = std::max(longest, s.end - s.begin);
+  if (copy.size() < longest) return false;
   std::vector<size_t> copies = FindAllText(norm, copy);
   size_t j = 0;
   for (const NormSpan& s : spans) {
@@ -61,7 +67,7 @@ EditResult Replace(const BreakNormalizedText& t, const std::vector<NormSpan>& sp
   }
   r.content = ApplySplices(t.original(), splices, new_text);
   r.replacements = static_cast<int64_t>(spans.size());
-  r.lines = LineNumbersOf(t.norm(), starts);
+  if (!starts.empty()) r.lines = LineNumbersOf(t.norm(), {starts[0]});
   return r;
 }
 
@@ -171,6 +177,26 @@ std::vector<size_t> FindAllText(absl::string_view hay, absl::string_view needle)
   return out;
 }
 
+int64_t CountNewlines(absl::string_view text) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  int64_t n = 0;
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL;
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    uint64_t x = w ^ (kOnes * '\n');  // zero bytes where w has '\n'
+    // High bit set exactly in the zero bytes of x; the multiply sums them
+    // into the top byte (no popcnt instruction needed).
+    uint64_t zero = ~(((x & kLow7) + kLow7) | x | kLow7);
+    n += static_cast<int64_t>(((zero >> 7) * kOnes) >> 56);
+    p += 8;
+  }
+  for (; p < end; ++p) n += *p == '\n';
+  return n;
+}
+
 std::vector<int64_t> LineNumbersOf(absl::string_view text, const std::vector<size_t>& offsets) {
   std::vector<int64_t> lines;
   lines.reserve(offsets.size());
@@ -179,7 +205,7 @@ std::vector<int64_t> LineNumbersOf(absl::string_view text, const std::vector<siz
   for (size_t o : offsets) {
     o = std::min(o, text.size());
     if (o > pos) {
-      line += std::count(text.begin() + pos, text.begin() + o, '\n');
+      line += CountNewlines(text.substr(pos, o - pos));
       pos = o;
     }
     lines.push_back(line);
@@ -247,7 +273,8 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
   }
   std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
   if (hits.size() == 1) {
-    if (AllInsideCopies(t.norm(), spans, new_n) && FindAllText(t.norm(), new_n).size() == 1) {
+    if (absl::StrContains(new_n, old_n) && AllInsideCopies(t.norm(), spans, new_n) &&
+        FindAllText(t.norm(), new_n).size() == 1) {
       return AlreadyApplied(content);
     }
     return Replace(t, spans, new_text);
@@ -287,7 +314,7 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
     return MissError("old_text", label, content, old_text);
   }
   std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
-  if (AllInsideCopies(t.norm(), spans, new_n)) return AlreadyApplied(content);
+  if (absl::StrContains(new_n, old_n) && AllInsideCopies(t.norm(), spans, new_n)) return AlreadyApplied(content);
   if (count.has_value() && static_cast<size_t>(*count) != hits.size()) {
     std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
     return absl::FailedPreconditionError(absl::StrCat(
@@ -349,7 +376,9 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
                                             "', but old_text_end was not found after it; nothing was changed. ",
                                             d.message));
   }
-  if (AllInsideCopies(norm, ranges, new_n)) return AlreadyApplied(content);
+  if (absl::StrContains(new_n, start_n) && absl::StrContains(new_n, end_n) && AllInsideCopies(norm, ranges, new_n)) {
+    return AlreadyApplied(content);
+  }
   if (ranges.size() != static_cast<size_t>(count)) {
     std::vector<size_t> bounds;
     for (const NormSpan& r : ranges) {
@@ -389,7 +418,7 @@ EditResult AppendText(absl::string_view content, absl::string_view addition) {
 absl::Status CheckUtf8Text(absl::string_view content, absl::string_view label) {
   auto line_and_column = [&](size_t offset) {
     absl::string_view before = content.substr(0, offset);
-    int64_t line = std::count(before.begin(), before.end(), '\n') + 1;
+    int64_t line = CountNewlines(before) + 1;
     size_t last_nl = before.rfind('\n');
     size_t column = last_nl == kNpos ? offset + 1 : offset - last_nl;
     return absl::StrCat("line ", line, ", byte ", column);

@@ -72,6 +72,9 @@ size_t FindText(absl::string_view hay, absl::string_view needle, size_t from = 0
 // to right.
 std::vector<size_t> FindAllText(absl::string_view hay, absl::string_view needle);
 
+// How many "\n" bytes `text` holds (eight bytes at a time).
+int64_t CountNewlines(absl::string_view text);
+
 // 1-based line numbers of ascending `offsets` in `text`.
 std::vector<int64_t> LineNumbersOf(absl::string_view text, const std::vector<size_t>& offsets);
 
@@ -95,7 +98,7 @@ struct EditResult {
   std::string content;        // the whole new text (unchanged when already_applied)
   int64_t replacements = 0;
   bool already_applied = false;  // the edit's result is already in the text
-  std::vector<int64_t> lines;    // first line of each replaced span
+  std::vector<int64_t> lines;    // line where the first replaced span starts
   std::vector<std::string> warnings;
 };
 

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cerrno>
 #include <functional>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 #include "re2/re2.h"
 
@@ -46,9 +48,15 @@ void Walk(const std::string& root, const GitIgnore& ignore, const std::function<
   struct Pending {
     std::string path;
     std::string rel;
+    std::shared_ptr<const IgnoreNameFilter> filter;  // rules in effect above this directory
+  };
+  struct Entry {
+    std::string name;
+    EntryKind kind;
   };
   std::vector<Pending> stack;
-  stack.push_back({root, ""});
+  stack.push_back({root, "", ignore.FilterAbove(root)});
+  std::vector<Entry> entries;
   while (!stack.empty()) {
     Pending dir = std::move(stack.back());
     stack.pop_back();
@@ -59,45 +67,49 @@ void Walk(const std::string& root, const GitIgnore& ignore, const std::function<
       ::close(fd);
       continue;
     }
+    entries.clear();
+    bool has_gitignore = false;
     while (struct dirent* e = ::readdir(d)) {
       absl::string_view name = e->d_name;
       if (name == "." || name == ".." || IsSkippedName(name)) continue;
-      EntryKind kind = EntryKind::kOther;
       unsigned char type = e->d_type;
       if (type == DT_UNKNOWN) {
         struct stat st;
         if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
       }
-      if (type == DT_DIR) kind = EntryKind::kDir;
-      if (type == DT_REG) kind = EntryKind::kFile;
-      if (type == DT_LNK) kind = EntryKind::kLink;
-      std::string path = Join(dir.path, name);
-      std::string rel = dir.rel.empty() ? std::string(name) : absl::StrCat(dir.rel, "/", name);
-      if (ignore.active() && ignore.IsIgnored(path, kind == EntryKind::kDir)) continue;
-      if (kind == EntryKind::kDir) {
-        if (descend(rel)) stack.push_back({std::move(path), std::move(rel)});
-      } else {
-        visit({std::move(path), std::move(rel), kind});
-      }
+      EntryKind kind = type == DT_DIR   ? EntryKind::kDir
+                       : type == DT_REG ? EntryKind::kFile
+                       : type == DT_LNK ? EntryKind::kLink
+                                        : EntryKind::kOther;
+      if (name == ".gitignore") has_gitignore = true;
+      entries.push_back({std::string(name), kind});
     }
     ::closedir(d);
+    std::shared_ptr<const IgnoreNameFilter> filter = dir.filter;
+    if (has_gitignore && filter != nullptr) filter = filter->WithFile(Join(dir.path, ".gitignore"));
+    for (Entry& e : entries) {
+      std::string path = Join(dir.path, e.name);
+      if (ignore.active() && ignore.IsIgnored(path, e.kind == EntryKind::kDir, filter.get())) continue;
+      std::string rel = dir.rel.empty() ? std::move(e.name) : absl::StrCat(dir.rel, "/", e.name);
+      if (e.kind == EntryKind::kDir) {
+        if (descend(rel)) stack.push_back({std::move(path), std::move(rel), filter});
+      } else {
+        visit({std::move(path), std::move(rel), e.kind});
+      }
+    }
   }
-}
-
-absl::string_view BaseName(absl::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == absl::string_view::npos ? path : path.substr(slash + 1);
 }
 
 bool HasRegexSyntax(absl::string_view pattern) {
   return pattern.find_first_of("\\^$.|?*+()[]{}") != absl::string_view::npos;
 }
 
-// Reads a regular file into `buf`; false when it cannot be read.
+// Reads the regular file `name` of directory `dirfd` into `buf`, without
+// following a symlink.
 enum class ReadResult { kOk, kLarge, kUnreadable };
-ReadResult ReadWhole(const std::string& path, int64_t max_bytes, std::string* buf) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+ReadResult ReadWhole(int dirfd, const char* name, int64_t max_bytes, std::string* buf) {
+  int fd = ::openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return ReadResult::kUnreadable;
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -109,7 +121,7 @@ ReadResult ReadWhole(const std::string& path, int64_t max_bytes, std::string* bu
     return ReadResult::kLarge;
   }
   size_t want = static_cast<size_t>(st.st_size);
-  buf->resize(want);
+  if (buf->size() < want) buf->resize(want);
   size_t got = 0;
   while (got < want) {
     ssize_t n = ::read(fd, buf->data() + got, want - got);
@@ -121,11 +133,6 @@ ReadResult ReadWhole(const std::string& path, int64_t max_bytes, std::string* bu
   buf->resize(got);
   return ReadResult::kOk;
 }
-
-struct FileHits {
-  std::vector<std::pair<int64_t, std::string>> lines;
-  int64_t count = 0;
-};
 
 std::string CleanLine(absl::string_view line, size_t max_bytes) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -245,7 +252,7 @@ int64_t GrepQuery::SearchText(absl::string_view text, std::vector<std::pair<int6
     bool ok = true;
     if (!is_literal_ && me > line_end) ok = RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *re_);  // spans lines: check the line alone
     if (ok) {
-      line_no += std::count(data + counted_to, data + line_begin, '\n');
+      line_no += CountNewlines(text.substr(counted_to, line_begin - counted_to));
       counted_to = line_begin;
       ++count;
       if (out != nullptr) out->emplace_back(line_no, line);
@@ -255,76 +262,207 @@ int64_t GrepQuery::SearchText(absl::string_view text, std::vector<std::pair<int6
   return count;
 }
 
+namespace {
+
+// Orders matches by path, then line.
+struct MatchLess {
+  bool operator()(const GrepMatch& a, const GrepMatch& b) const {
+    return a.path != b.path ? a.path < b.path : a.line_number < b.line_number;
+  }
+};
+
+// One grep: workers take directories from a shared queue, list them, queue
+// their subdirectories and search their files (opened relative to the
+// directory). Each worker keeps the first max_matches matches in path order
+// in a bounded heap, so memory stays bounded whatever the pattern.
+class ParallelGrep {
+ public:
+  ParallelGrep(const GrepQuery& query, const GlobPattern* include, const GitIgnore& ignore,
+               const SearchLimits& limits)
+      : query_(query), include_(include), ignore_(ignore), limits_(limits) {}
+
+  GrepOutcome RunOnTree(const std::string& root, int threads) {
+    queue_.push_back({root, "", ignore_.FilterAbove(root)});
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back([this] { Work(); });
+    Work();
+    for (std::thread& t : pool) t.join();
+    return Merge();
+  }
+
+  GrepOutcome RunOnFile(const std::string& path) {
+    size_t slash = path.rfind('/');
+    std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+    int dirfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    Worker w;
+    if (dirfd >= 0) {
+      SearchFile(dirfd, path.substr(slash + 1), path, &w);
+      ::close(dirfd);
+    } else {
+      ++w.out.unreadable;
+    }
+    workers_.push_back(std::move(w));
+    return Merge();
+  }
+
+ private:
+  struct Pending {
+    std::string path;
+    std::string rel;
+    std::shared_ptr<const IgnoreNameFilter> filter;
+  };
+  struct Worker {
+    GrepOutcome out;  // counters; matches unused
+    std::vector<GrepMatch> heap;  // max-heap by MatchLess, at most max_matches
+    std::string buf;
+    std::vector<std::pair<int64_t, absl::string_view>> found;
+  };
+
+  void Work() {
+    Worker w;
+    while (true) {
+      Pending dir;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty() || active_ == 0; });
+        if (queue_.empty()) break;  // and nobody is listing: done
+        dir = std::move(queue_.back());
+        queue_.pop_back();
+        ++active_;
+      }
+      ListAndSearch(dir, &w);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --active_;
+      }
+      cv_.notify_all();
+    }
+    cv_.notify_all();
+    std::lock_guard<std::mutex> lock(mu_);
+    workers_.push_back(std::move(w));
+  }
+
+  void ListAndSearch(const Pending& dir, Worker* w) {
+    int fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    int list_fd = ::dup(fd);
+    DIR* d = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
+    if (d == nullptr) {
+      if (list_fd >= 0) ::close(list_fd);
+      ::close(fd);
+      return;
+    }
+    std::vector<std::pair<std::string, unsigned char>> entries;
+    bool has_gitignore = false;
+    while (struct dirent* e = ::readdir(d)) {
+      absl::string_view name = e->d_name;
+      if (name == "." || name == ".." || IsSkippedName(name)) continue;
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+      }
+      if (type != DT_DIR && type != DT_REG) continue;  // symlinks and specials are never searched
+      if (name == ".gitignore") has_gitignore = true;
+      entries.emplace_back(std::string(name), type);
+    }
+    ::closedir(d);
+    std::shared_ptr<const IgnoreNameFilter> filter = dir.filter;
+    if (has_gitignore && filter != nullptr) filter = filter->WithFile(Join(dir.path, ".gitignore"));
+    std::vector<Pending> subdirs;
+    for (auto& [name, type] : entries) {
+      std::string path = Join(dir.path, name);
+      if (ignore_.active() && ignore_.IsIgnored(path, type == DT_DIR, filter.get())) continue;
+      std::string rel = dir.rel.empty() ? name : absl::StrCat(dir.rel, "/", name);
+      if (type == DT_DIR) {
+        if (include_ == nullptr || include_->NameOnly() || include_->CouldMatchBelow(rel)) {
+          subdirs.push_back({std::move(path), std::move(rel), filter});
+        }
+        continue;
+      }
+      if (include_ != nullptr && !include_->Matches(include_->NameOnly() ? absl::string_view(name) : rel)) continue;
+      SearchFile(fd, name, path, w);
+    }
+    ::close(fd);
+    if (!subdirs.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (Pending& p : subdirs) queue_.push_back(std::move(p));
+      }
+      cv_.notify_all();
+    }
+  }
+
+  void SearchFile(int dirfd, const std::string& name, const std::string& path, Worker* w) {
+    ReadResult r = ReadWhole(dirfd, name.c_str(), limits_.max_file_bytes, &w->buf);
+    if (r == ReadResult::kLarge) {
+      ++w->out.large_skipped;
+      return;
+    }
+    if (r == ReadResult::kUnreadable) {
+      ++w->out.unreadable;
+      return;
+    }
+    if (memchr(w->buf.data(), '\0', w->buf.size()) != nullptr) {
+      ++w->out.binary_skipped;
+      return;
+    }
+    ++w->out.files_searched;
+    w->found.clear();
+    w->out.total_matches += query_.SearchText(w->buf, &w->found);
+    MatchLess less;
+    for (const auto& [line_no, line] : w->found) {
+      if (limits_.max_matches == 0) break;
+      if (w->heap.size() >= limits_.max_matches) {
+        // Later lines of this file, and this file's path, only sort later.
+        const GrepMatch& worst = w->heap.front();
+        if (!(path < worst.path || (path == worst.path && line_no < worst.line_number))) break;
+        std::pop_heap(w->heap.begin(), w->heap.end(), less);
+        w->heap.pop_back();
+      }
+      w->heap.push_back({path, line_no, CleanLine(line, limits_.max_line_bytes)});
+      std::push_heap(w->heap.begin(), w->heap.end(), less);
+    }
+  }
+
+  GrepOutcome Merge() {
+    GrepOutcome out;
+    for (Worker& w : workers_) {
+      out.total_matches += w.out.total_matches;
+      out.files_searched += w.out.files_searched;
+      out.binary_skipped += w.out.binary_skipped;
+      out.large_skipped += w.out.large_skipped;
+      out.unreadable += w.out.unreadable;
+      for (GrepMatch& m : w.heap) out.matches.push_back(std::move(m));
+    }
+    std::sort(out.matches.begin(), out.matches.end(), MatchLess());
+    if (out.matches.size() > limits_.max_matches) out.matches.resize(limits_.max_matches);
+    out.truncated = out.total_matches > static_cast<int64_t>(out.matches.size());
+    return out;
+  }
+
+  const GrepQuery& query_;
+  const GlobPattern* include_;
+  const GitIgnore& ignore_;
+  const SearchLimits& limits_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Pending> queue_;
+  int active_ = 0;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace
+
 absl::StatusOr<GrepOutcome> Grep(const std::string& root, const GrepQuery& query, const GlobPattern* include,
                                  const GitIgnore& ignore, const SearchLimits& limits) {
   struct stat st;
   if (::stat(root.c_str(), &st) != 0) return core::ErrnoStatus(errno, "cannot search", root);
-  std::vector<std::string> files;
-  if (S_ISDIR(st.st_mode)) {
-    Walk(
-        root, ignore, [](absl::string_view) { return true; },
-        [&](WalkEntry&& e) {
-          if (e.kind != EntryKind::kFile) return;
-          if (include != nullptr && !include->Matches(include->NameOnly() ? BaseName(e.rel) : e.rel)) return;
-          files.push_back(std::move(e.path));
-        });
-    std::sort(files.begin(), files.end());
-  } else {
-    files.push_back(root);
-  }
-
-  GrepOutcome out;
-  std::vector<FileHits> hits(files.size());
-  std::vector<char> status(files.size(), 0);  // 0 ok, 1 binary, 2 large, 3 unreadable
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    std::string buf;
-    std::vector<std::pair<int64_t, absl::string_view>> found;
-    while (true) {
-      size_t i = next.fetch_add(1);
-      if (i >= files.size()) break;
-      ReadResult r = ReadWhole(files[i], limits.max_file_bytes, &buf);
-      if (r != ReadResult::kOk) {
-        status[i] = r == ReadResult::kLarge ? 2 : 3;
-        continue;
-      }
-      if (memchr(buf.data(), '\0', buf.size()) != nullptr) {
-        status[i] = 1;
-        continue;
-      }
-      found.clear();
-      hits[i].count = query.SearchText(buf, &found);
-      size_t keep = std::min(found.size(), limits.max_matches);
-      hits[i].lines.reserve(keep);
-      for (size_t k = 0; k < keep; ++k) {
-        hits[i].lines.emplace_back(found[k].first, CleanLine(found[k].second, limits.max_line_bytes));
-      }
-    }
-  };
+  ParallelGrep grep(query, include, ignore, limits);
+  if (!S_ISDIR(st.st_mode)) return grep.RunOnFile(root);
   int threads = limits.threads > 0 ? limits.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, std::min<int>(threads, 16));
-  if (files.size() < 64) threads = 1;
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-
-  for (size_t i = 0; i < files.size(); ++i) {
-    switch (status[i]) {
-      case 1: ++out.binary_skipped; continue;
-      case 2: ++out.large_skipped; continue;
-      case 3: ++out.unreadable; continue;
-      default: break;
-    }
-    ++out.files_searched;
-    out.total_matches += hits[i].count;
-    for (auto& [line_no, line] : hits[i].lines) {
-      if (out.matches.size() >= limits.max_matches) break;
-      out.matches.push_back({files[i], line_no, std::move(line)});
-    }
-  }
-  out.truncated = out.total_matches > static_cast<int64_t>(out.matches.size());
-  return out;
+  return grep.RunOnTree(root, std::max(1, std::min(threads, 16)));
 }
 
 absl::StatusOr<GlobOutcome> Glob(const std::string& base, const GlobPattern& pattern, const GitIgnore& ignore,
