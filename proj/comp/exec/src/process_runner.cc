@@ -273,29 +273,8 @@ class SignalWatch {
   int caught_ = 0;
 };
 
-}  // namespace
-
-std::string SignalName(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
-  if (abbrev == nullptr) return absl::StrCat("signal ", sig);
-  return absl::StrCat("SIG", abbrev);
-}
-
-std::optional<PidAllocation> ReadPidAllocation() {
-  PidAllocation a;
-  int64_t last = 0;
-  if (!ReadLoadavg(&a.tasks, &last)) return std::nullopt;
-  const std::string stat = ReadProcFile("/proc/stat");
-  const size_t at = stat.find("\nprocesses ");
-  if (at == std::string::npos) return std::nullopt;
-  const size_t start = at + 11;
-  const size_t end = stat.find('\n', start);
-  if (!absl::SimpleAtoi(absl::string_view(stat).substr(start, end - start), &a.forks)) return std::nullopt;
-  return a;
-}
-
-int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader,
-                        std::optional<PidAllocation> before) {
+int KillMarked(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader,
+               const std::optional<PidAllocation>& before) {
   if (marker.empty()) return 0;
   const pid_t self = ::getpid();
   // A /proc mounted for another pid namespace names other processes by
@@ -375,6 +354,62 @@ int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait
   // would stay zombies; reap them. For anyone else waitpid says ECHILD.
   for (pid_t pid : victims) ::waitpid(pid, nullptr, WNOHANG);
   return static_cast<int>(victims.size());
+}
+
+// True once the leader has exited; it stays a zombie (WNOWAIT), so its pid
+// and its group id cannot be reused until Reap().
+bool LeaderHasExited(pid_t pid) {
+  siginfo_t info = {};
+  int rc;
+  do {
+    rc = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  } while (rc < 0 && errno == EINTR);
+  return rc == 0 && info.si_pid == pid;
+}
+
+// The wait status of the exited leader, which it reaps.
+int Reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+// Once the leader has exited (and before it is reaped, so that its group id
+// is still its own): every live process carrying the marker, group members
+// and processes that left the group alike, then the group again for
+// members that cleared their environment. Returns how many carried the
+// marker.
+int KillLeftovers(absl::string_view marker, pid_t leader, const std::optional<PidAllocation>& before) {
+  const int killed = KillMarked(marker, std::chrono::seconds(2), leader, before);
+  ::kill(-leader, SIGKILL);
+  return killed;
+}
+
+}  // namespace
+
+std::string SignalName(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  if (abbrev == nullptr) return absl::StrCat("signal ", sig);
+  return absl::StrCat("SIG", abbrev);
+}
+
+std::optional<PidAllocation> ReadPidAllocation() {
+  PidAllocation a;
+  int64_t last = 0;
+  if (!ReadLoadavg(&a.tasks, &last)) return std::nullopt;
+  const std::string stat = ReadProcFile("/proc/stat");
+  const size_t at = stat.find("\nprocesses ");
+  if (at == std::string::npos) return std::nullopt;
+  const size_t start = at + 11;
+  const size_t end = stat.find('\n', start);
+  if (!absl::SimpleAtoi(absl::string_view(stat).substr(start, end - start), &a.forks)) return std::nullopt;
+  return a;
+}
+
+int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader,
+                        std::optional<PidAllocation> before) {
+  return KillMarked(marker, wait_limit, leader, before);
 }
 
 absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
@@ -485,7 +520,13 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     }
     int ready = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (ready < 0 && errno != EINTR) {
-      return absl::InternalError(absl::StrCat("poll failed: ", ::strerror(errno)));
+      const int err = errno;
+      if (!leader_done) {
+        ::kill(-pid, SIGKILL);
+        KillLeftovers(spec.marker, pid, before);
+        Reap(pid);
+      }
+      return absl::InternalError(absl::StrCat("poll failed: ", ::strerror(err)));
     }
     if (ready > 0) {
       if (sig_i >= 0 && fds[sig_i].revents != 0) {
@@ -502,30 +543,18 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
       }
     }
     const bool maybe_exited = !pidfd.valid() || (pid_i >= 0 && ready > 0 && fds[pid_i].revents != 0);
-    if (!leader_done && maybe_exited) {
-      int status = 0;
-      pid_t w;
-      do {
-        w = ::waitpid(pid, &status, WNOHANG);
-      } while (w < 0 && errno == EINTR);
-      if (w == pid) {
-        leader_done = true;
-        now = Clock::now();
-        result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count();
-        if (WIFEXITED(status)) {
-          result.exited = true;
-          result.exit_code = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
-          result.term_signal = WTERMSIG(status);
-        }
-        // Everything still alive that carries the marker: group members and
-        // processes that left the group. Then the group again, for members
-        // that cleared their environment (a group outlives its leader while
-        // members remain, so its id cannot have been reused yet).
-        result.leftovers_killed = KillMarkedProcesses(spec.marker, std::chrono::seconds(2), pid, before);
-        ::kill(-pid, SIGKILL);
-        drain_deadline = Clock::now() + spec.drain_limit;
+    if (!leader_done && maybe_exited && LeaderHasExited(pid)) {
+      leader_done = true;
+      result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      result.leftovers_killed = KillLeftovers(spec.marker, pid, before);
+      const int status = Reap(pid);
+      if (WIFEXITED(status)) {
+        result.exited = true;
+        result.exit_code = WEXITSTATUS(status);
+      } else if (WIFSIGNALED(status)) {
+        result.term_signal = WTERMSIG(status);
       }
+      drain_deadline = Clock::now() + spec.drain_limit;
     }
   }
   result.stdout_bytes = out_buf.total_bytes();
