@@ -1,0 +1,32 @@
+// libFuzzer target for ParseShamResponse: parse, validate and transform
+// arbitrary text, then render every action and error as JSON.
+//
+//   bazel build --config=fuzz //proj/comp/sham-action-parser:parse_sham_response_fuzz
+//   tools/fuzz.sh parse_sham_response_fuzz 60
+//
+// Besides crashes and sanitizer reports it checks invariants: every action
+// names a schema action, and every error has a type the API promises.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace clada::sham_action_parser;
+  absl::string_view text(reinterpret_cast<const char*>(data), size);
+  ActionParseResult result = ParseShamResponse(text);
+  for (const clada::core::Action& action : result.actions) {
+    if (FindAction(action.name) == nullptr) std::abort();
+    (void)ActionToJson(action).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::strict);
+  }
+  for (const ActionParseError& error : result.errors) {
+    if (error.error_type != "syntax" && error.error_type != "validation" && error.error_type != "type") {
+      std::abort();
+    }
+    (void)ActionParseErrorToJson(error).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  }
+  if (static_cast<size_t>(result.total_blocks) < result.actions.size()) std::abort();
+  return 0;
+}

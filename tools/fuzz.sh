@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for a bounded time from a seed
+# corpus made of the project's test-data. Exits non-zero on any crash; the
+# crashing input is left in $out/<target>/ (add it to the test-data once fixed).
+#
+#   tools/fuzz.sh [SECONDS] [TARGET...]      default: 60 s, every target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  targets=(
+    //proj/comp/sham-parser:sham_parser_fuzz
+    //proj/comp/sham-action-parser:parse_sham_response_fuzz
+    //proj/comp/fs-ops:text_edit_fuzz
+  )
+fi
+
+bazel build --config=fuzz "${targets[@]}"
+bin_dir=$(bazel info --config=fuzz bazel-bin 2>/dev/null)
+out=${FUZZ_OUT:-$(mktemp -d /tmp/clada-fuzz.XXXXXX)}
+
+# Seeds: every answer-shaped input in the test-data (conformance cases,
+# execute and security cases, action-parser cases, fs-ops cases).
+python3 tools/fuzz_seeds.py "$out/seeds"
+
+status=0
+for t in "${targets[@]}"; do
+  name=${t##*:}
+  bin=$bin_dir/$(echo "${t#//}" | tr ':' '/')
+  mkdir -p "$out/$name/corpus"
+  cp -n "$out/seeds/"* "$out/$name/corpus/" 2>/dev/null || true
+  echo "== $name: ${seconds}s"
+  if ! (cd "$out/$name" && "$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 corpus >log.txt 2>&1); then
+    status=1
+    echo "FAILED: $name crashed; see $out/$name/log.txt and the crash-* file there"
+    tail -30 "$out/$name/log.txt"
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/$name/log.txt" | sed "s/^/  $name /" || true
+done
+exit "$status"

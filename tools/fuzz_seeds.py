@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Writes fuzzing seeds into DIR: one file per answer-shaped test input."""
+import glob
+import hashlib
+import json
+import os
+import re
+import sys
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+seeds = []
+
+for path in glob.glob("../shared/conformance/nesl/*.jsonl"):
+    with open(path, encoding="utf-8") as f:
+        seeds += [json.loads(line)["input"] for line in f if line.strip()]
+
+fence = re.compile(r"^(`{3,})[^\n]*\n(.*?)\n\1$", re.S | re.M)
+for path in glob.glob("proj/test-data/**/*.md", recursive=True) + glob.glob(
+        "proj/comp/*/test-data/**/*.md", recursive=True):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    seeds += [m.group(2) for m in fence.finditer(text) if "#!" in m.group(2)]
+
+def strings(node):
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, list):
+        for item in node:
+            yield from strings(item)
+    elif isinstance(node, dict):
+        for item in node.values():
+            yield from strings(item)
+
+for path in glob.glob("proj/comp/*/test-data/**/*.json", recursive=True):
+    try:
+        with open(path, encoding="utf-8") as f:
+            seeds += [s for s in strings(json.load(f)) if len(s) > 8]
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        pass
+
+for seed in seeds:
+    data = seed.encode("utf-8", "surrogatepass")
+    name = hashlib.sha1(data).hexdigest()
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+print(f"fuzz seeds: {len(seeds)} inputs in {out}", file=sys.stderr)
