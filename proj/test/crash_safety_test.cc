@@ -126,6 +126,8 @@ TEST(CrashSafety, EveryFileWhollyOldOrNewAfterSigkill) {
   bool in_history = Sh(absl::StrCat("cd ", root, " && git log --all -p -- user.txt | grep -q \"the user's own edit\"")) == 0;
   EXPECT_TRUE(in_tree || in_history);
   EXPECT_EQ(Sh(absl::StrCat("cd ", root, " && git fsck --no-progress >/dev/null 2>&1")), 0);
+  // Temp files a kill left behind are never committed as the user's work.
+  EXPECT_NE(Sh(absl::StrCat("cd ", root, " && git log --all --name-only --format= | grep -q clada-tmp")), 0);
   // A later run still works. A kill inside a git commit can leave git's own
   // `.git/index.lock` behind; clada must then refuse with a message that
   // says what to do, and work once the user has done it.

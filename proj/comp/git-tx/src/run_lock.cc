@@ -22,27 +22,6 @@ namespace clada::git_tx {
 namespace {
 
 constexpr absl::Duration kPollInterval = absl::Milliseconds(20);
-constexpr char kGitignore[] =
-    "# clada's run lock is not part of the project.\n"
-    "lock\n"
-    ".gitignore\n";
-
-// Writes `.clada/.gitignore` unless one exists (the user's is left alone).
-absl::Status EnsureGitignore(const std::string& dir) {
-  const std::string path = dir + "/.gitignore";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno == EEXIST) return absl::OkStatus();
-    return core::ErrnoStatus(errno, "create", path);
-  }
-  ssize_t n = ::write(fd, kGitignore, sizeof(kGitignore) - 1);
-  int err = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(sizeof(kGitignore) - 1))
-    return core::ErrnoStatus(err, "write", path);
-  return absl::OkStatus();
-}
-
 std::string HolderPid(int fd) {
   char buf[32] = {};
   ssize_t n = ::pread(fd, buf, sizeof(buf) - 1, 0);
@@ -62,8 +41,7 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
                                             "' is not an existing directory"));
   }
   const std::string dir = working_root + "/.clada";
-  RETURN_IF_ERROR(core::CreateDirectories(dir));
-  RETURN_IF_ERROR(EnsureGitignore(dir));
+  RETURN_IF_ERROR(core::CreateStateDirectory(dir));
   std::string path = dir + "/lock";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return core::ErrnoStatus(errno, "open the run lock", path);

@@ -221,6 +221,14 @@ std::string LockRelPath(const WorkTree& wt) {
                              : absl::StrCat(wt.root_rel, "/.clada/lock");
 }
 
+// A temp file of core::WriteFileAtomic (`.<name>.clada-tmp-<pid>-<n>`) that a
+// killed clada left behind: never the user's work, never committed.
+static bool IsLeftoverTempFile(absl::string_view path) {
+  size_t slash = path.rfind('/');
+  absl::string_view base = slash == absl::string_view::npos ? path : path.substr(slash + 1);
+  return absl::StartsWith(base, ".") && absl::StrContains(base, ".clada-tmp-");
+}
+
 absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
   git_status_options opts;
   RETURN_IF_ERROR(
@@ -249,6 +257,7 @@ absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
     if (d == nullptr) continue;
     const char* path = d->new_file.path ? d->new_file.path : d->old_file.path;
     if (path == nullptr || lock == path) continue;
+    if ((e->status & GIT_STATUS_WT_NEW) && IsLeftoverTempFile(path)) continue;
     out.push_back({path, e->status});
   }
   std::sort(out.begin(), out.end(),
