@@ -8,6 +8,7 @@ packages=(
   g++ pkg-config git
   libabsl-dev nlohmann-json3-dev libgit2-dev libyaml-cpp-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev python3
 )
 
 missing=()

@@ -1,16 +1,38 @@
 #!/usr/bin/env bash
-# Runs every test: installs missing dependencies, then `bazel test //...`.
-# Ends with one line `N passed, M failed`, counted from Bazel's test summary.
+# Runs every test: installs missing dependencies, then
+#   1. bazel test //...                      (the whole suite)
+#   2. bazel test --config=asan //...        (again under ASan + UBSan, clang-14)
+#   3. tools/fuzz.sh                         (each libFuzzer target for $FUZZ_SECONDS, default 60)
+# Ends with one line `N passed, M failed`, counted from Bazel's test
+# summaries (a fuzz target that finds a crash counts as one failed test).
+# `tools/test.sh --quick` runs stage 1 only.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/ensure-deps.sh || exit 2
 
+quick=0
+if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
+
 log=$(mktemp)
-bazel test //... "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+status=0
+run_stage() {
+  echo "=== $*"
+  "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  if [[ $rc -ne 0 ]]; then status=1; fi
+  return "$rc"
+}
+
+run_stage bazel test //... "$@"
+if [[ $quick -eq 0 ]]; then
+  # The load test's memory bound is for the real binary, not an ASan build.
+  run_stage bazel test --config=asan --test_tag_filters=-no_asan //... "$@"
+  run_stage tools/fuzz.sh "${FUZZ_SECONDS:-60}"
+fi
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
 failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|NO STATUS|INCOMPLETE)' "$log")
+failed=$((failed + $(grep -c '^FAILED: .* crashed' "$log")))
 # A build failure leaves tests unrun: count it as a failure, never as a pass.
 if [[ $status -ne 0 && $failed -eq 0 ]]; then failed=1; fi
 rm -f "$log"
