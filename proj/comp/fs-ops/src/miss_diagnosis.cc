@@ -1,5 +1,6 @@
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
 
+#include <emmintrin.h>
 #include <string.h>
 
 #include <algorithm>
@@ -46,6 +47,7 @@ constexpr FlagName kFlagNames[] = {
 // A text normalised line by line; normalised lines are joined with "\n".
 struct NormalizedText {
   std::string text;
+  int64_t total_lines = 0;            // lines of the original (editor count)
   std::vector<uint32_t> line_start;   // offset of each normalised line in `text`
   std::vector<uint32_t> orig_line;    // its 1-based line in the original
   std::vector<uint32_t> orig_offset;  // offset of that original line
@@ -58,6 +60,9 @@ struct Tables {
   std::array<char, 256> lower{};
   std::array<char, 256> folded{};     // kAll on ASCII: lower case, spaces as ' '
   std::array<uint8_t, 256> is_space{};
+  // folded | is_space << 8 | (c >= 0x80) << 9: one load per byte in the
+  // whole-file pass.
+  std::array<uint16_t, 256> packed{};
   Tables() {
     for (int c = 0; c < 256; ++c) {
       cls[c] = c >= 0x80 ? kHigh : kPlain;
@@ -68,6 +73,10 @@ struct Tables {
       cls[c] = kSpace;
       folded[c] = ' ';
       is_space[c] = 1;
+    }
+    for (int c = 0; c < 256; ++c) {
+      packed[c] = static_cast<uint16_t>(static_cast<unsigned char>(folded[c]) | is_space[c] << 8 |
+                                        (c >= 0x80 ? 1 : 0) << 9);
     }
   }
 };
@@ -181,16 +190,40 @@ NormalizedText NormalizeT(absl::string_view input, bool with_maps) {
       while (q < end && t.is_space[*q]) ++q;
       char* wq = w;
       unsigned last_space = 1;
-      unsigned high = 0;
+      unsigned all = 0;
+      // 16 bytes at a time while they are ASCII with no double space:
+      // lower-case, spaces to ' ', stored as they are.
+      const __m128i kSpace = _mm_set1_epi8(' ');
+      const __m128i kTab = _mm_set1_epi8('\t');
+      const __m128i kVt = _mm_set1_epi8('\v');
+      const __m128i kFf = _mm_set1_epi8('\f');
+      const __m128i kBeforeA = _mm_set1_epi8('A' - 1);
+      const __m128i kAfterZ = _mm_set1_epi8('Z' + 1);
+      const __m128i kCaseBit = _mm_set1_epi8(0x20);
+      while (end - q >= 16) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+        __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, kSpace), _mm_cmpeq_epi8(v, kTab)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, kVt), _mm_cmpeq_epi8(v, kFf)));
+        unsigned spm = static_cast<unsigned>(_mm_movemask_epi8(sp));
+        unsigned high = static_cast<unsigned>(_mm_movemask_epi8(v));
+        if (high != 0 || (spm & ((spm << 1) | last_space)) != 0) break;
+        __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(v, kBeforeA), _mm_cmplt_epi8(v, kAfterZ));
+        v = _mm_add_epi8(v, _mm_and_si128(upper, kCaseBit));
+        v = _mm_or_si128(_mm_andnot_si128(sp, v), _mm_and_si128(sp, kSpace));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(wq), v);
+        wq += 16;
+        q += 16;
+        last_space = spm >> 15;
+      }
       for (; q < end; ++q) {
-        unsigned char c = *q;
-        unsigned sp = t.is_space[c];
-        *wq = t.folded[c];
+        unsigned e = t.packed[*q];
+        unsigned sp = (e >> 8) & 1;
+        *wq = static_cast<char>(e);
         wq += 1 - (sp & last_space);
         last_space = sp;
-        high |= c;
+        all |= e;
       }
-      if (!(high & 0x80)) {
+      if (!(all & 0x200)) {
         if (wq > w && wq[-1] == ' ') --wq;
         seen = wq > w;
         w = wq;
@@ -252,6 +285,7 @@ NormalizedText NormalizeT(absl::string_view input, bool with_maps) {
     line = next;
   }
   out.text.resize(static_cast<size_t>(w - wbegin));
+  out.total_lines = input.empty() || input.back() == '\n' ? line_no - 1 : line_no;
   return out;
 }
 
@@ -268,6 +302,42 @@ NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps
     default: break;
   }
   abort();  // only the sets above are used
+}
+
+// Offset of `needle` in `hay` at or after `from`, or npos. SSE2 filter on
+// the needle's first and last bytes, 16 positions at a time, then a compare
+// (W. Mula's method): several times faster than glibc's memmem on the
+// repetitive text of normalised source. Needles over 64 bytes go to memmem
+// (two-way, linear), so the worst case stays bounded.
+size_t FastFind(absl::string_view hay, absl::string_view needle, size_t from = 0) {
+  size_t n = needle.size();
+  if (n < 2 || n > 64 || from > hay.size() || hay.size() - from < n + 16) return FindText(hay, needle, from);
+  const char* h = hay.data();
+  const __m128i first = _mm_set1_epi8(needle[0]);
+  const __m128i last = _mm_set1_epi8(needle[n - 1]);
+  size_t i = from;
+  size_t limit = hay.size() - n - 15;  // blocks of 16 candidate starts
+  for (; i < limit; i += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i + n - 1));
+    unsigned mask = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+    while (mask != 0) {
+      unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
+      if (memcmp(h + i + bit + 1, needle.data() + 1, n - 2) == 0) return i + bit;
+      mask &= mask - 1;
+    }
+  }
+  return FindText(hay, needle, i);
+}
+
+size_t FastCount(absl::string_view hay, absl::string_view needle, size_t from) {
+  size_t count = 0;
+  if (needle.empty()) return 0;
+  for (size_t at = FastFind(hay, needle, from); at != kNpos; at = FastFind(hay, needle, at + needle.size())) {
+    ++count;
+  }
+  return count;
 }
 
 // Index of the normalised line holding `offset`.
@@ -298,11 +368,6 @@ std::vector<absl::string_view> OriginalLines(absl::string_view text, size_t firs
   return lines;
 }
 
-int64_t CountLines(absl::string_view text) {
-  if (text.empty()) return 0;
-  int64_t n = CountNewlines(text);
-  return text.back() == '\n' ? n : n + 1;
-}
 
 std::string LineSpan(int64_t a, int64_t b) {
   return a == b ? absl::StrCat("line ", a) : absl::StrCat("lines ", a, "-", b);
@@ -489,18 +554,17 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     return d;
   }
   if (file.line_start.empty()) {
-    d.message = absl::StrCat("The file is empty or holds only whitespace (", CountLines(text),
+    d.message = absl::StrCat("The file is empty or holds only whitespace (", file.total_lines,
                              " lines); read it again with file_read before editing.");
     return d;
   }
 
   // 1. A match once line endings, whitespace, Unicode punctuation and case
   //    are normalised.
-  size_t hit = FindText(file.text, want.text);
+  size_t hit = FastFind(file.text, want.text);
   if (hit != kNpos) {
     d.kind = MissKind::kNormalized;
-    d.normalized_matches =
-        1 + static_cast<int64_t>(FindAllText(absl::string_view(file.text).substr(hit + want.text.size()), want.text).size());
+    d.normalized_matches = 1 + static_cast<int64_t>(FastCount(file.text, want.text, hit + want.text.size()));
     size_t a = LineIndexOf(file, hit);
     size_t b = LineIndexOf(file, hit + want.text.size() - 1);
     d.first_line = file.orig_line[a];
@@ -550,7 +614,7 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     size_t pos = 0;
     bool common = false;
     while (true) {
-      size_t at = FindText(file.text, w, pos);
+      size_t at = FastFind(file.text, w, pos);
       if (at == kNpos) break;
       pos = at + w.size();
       bool left_ok = at == 0 || !IsWordByte(static_cast<unsigned char>(file.text[at - 1]));
@@ -602,7 +666,7 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     }
   }
 
-  d.message = absl::StrCat("No similar text is in the file (", CountLines(text), " lines). Read it again (file_read ",
+  d.message = absl::StrCat("No similar text is in the file (", file.total_lines, " lines). Read it again (file_read ",
                            "or file_read_numbered) and copy ", what,
                            " exactly, including indentation, or check that the path names the file you mean.");
   return d;
