@@ -193,11 +193,35 @@ absl::StatusOr<std::string> ReadLimited(const Call& call, const std::string& pat
         for_edit ? "rewrite it whole with file_write, or edit it with a command via exec"
                  : "search it with grep, or read part of it with a command via exec"));
   }
-  absl::StatusOr<std::string> text = core::ReadFileToString(path, limit);
-  if (!text.ok()) {
-    return absl::Status(text.status().code(),
-                        absl::StrCat("cannot read '", call.Display(path), "': ", text.status().message()));
+  // Read here rather than with core::ReadFileToString so that a large
+  // buffer can take huge pages (see internal::ReserveLarge).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return core::ErrnoStatus(errno, "cannot open", call.Display(path));
+  std::string text;
+  internal::ReserveLarge(&text, static_cast<size_t>(st.st_size));
+  text.resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  char probe[4096];  // past the fstat size: EOF, or the file grew meanwhile
+  while (true) {
+    bool full = got == text.size();
+    ssize_t n = full ? ::read(fd, probe, sizeof probe) : ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return core::ErrnoStatus(err, "cannot read", call.Display(path));
+    }
+    if (n == 0) break;
+    if (full) text.append(probe, static_cast<size_t>(n));
+    got += static_cast<size_t>(n);
+    if (limit >= 0 && static_cast<int64_t>(got) > limit) {
+      ::close(fd);
+      return absl::FailedPreconditionError(absl::StrCat("'", call.Display(path), "' grew over the limit of ",
+                                                        LimitText(limit), " while being read; try again"));
+    }
   }
+  ::close(fd);
+  text.resize(got);
   return text;
 }
 

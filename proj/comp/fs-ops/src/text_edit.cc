@@ -1,6 +1,7 @@
 #include "proj/comp/fs-ops/src/text_edit.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -86,6 +87,20 @@ std::vector<NormSpan> SpansOf(const std::vector<size_t>& offsets, size_t length)
 }
 
 }  // namespace
+
+void ReserveLarge(std::string* s, size_t bytes) {
+  constexpr uintptr_t kHuge = 2 * 1024 * 1024;
+  if (bytes < 2 * kHuge) {
+    s->reserve(bytes);
+    return;
+  }
+  // One huge page more, so that the aligned part covers all of `bytes`.
+  s->reserve(bytes + kHuge);
+  // The 2 MB-aligned part of the fresh allocation (not touched yet).
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(s->data()) + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(s->data()) + bytes + kHuge - 1) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 LineEndings CountLineEndings(absl::string_view text) {
   LineEndings e;
@@ -236,7 +251,7 @@ std::string ApplySplices(absl::string_view text, const std::vector<Splice>& span
   size_t removed = 0;
   for (const Splice& s : spans) removed += s.end - s.begin;
   std::string out;
-  out.reserve(text.size() - removed + spans.size() * (new_text.size() + new_text.size() / 8));
+  ReserveLarge(&out, text.size() - removed + spans.size() * (new_text.size() + new_text.size() / 8));
   size_t prev = 0;
   for (const Splice& s : spans) {
     out.append(text.data() + prev, s.begin - prev);
