@@ -84,9 +84,7 @@ class Call {
 
   // Canonical path for `path`, following symlinks (the policy checks where
   // they lead).
-  absl::StatusOr<std::string> Resolve(absl::string_view path) const {
-    return core::ResolvePath(ctx_.paths, path);
-  }
+  absl::StatusOr<std::string> Resolve(absl::string_view path) const { return core::ResolvePath(ctx_.paths, path); }
 
   // Canonical path naming `path` itself: a symlink as the final component
   // is not followed (file_delete and file_move act on the link, as rm and mv
@@ -105,8 +103,7 @@ class Call {
           if (::lstat(candidate.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
             if (name == ".git" || name == ".ssh") {
               return absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", candidate,
-                                                              "', which is refused because it is a ", name,
-                                                              " entry"));
+                                                              "', which is refused because it is a ", name, " entry"));
             }
             return candidate;
           }
@@ -154,18 +151,17 @@ absl::Status RequireFile(const Call& call, const std::string& path, absl::string
   if (::stat(path.c_str(), st) != 0) {
     int err = errno;
     if (err == ENOENT || err == ENOTDIR) {
-      return absl::NotFoundError(absl::StrCat(what, " '", call.Display(path),
-                                              "' does not exist. Check the path with ls or glob",
-                                              call.name() == "file_read" || call.name() == "files_read" ||
-                                                      call.name() == "file_read_numbered"
-                                                  ? ""
-                                                  : ", or create the file with file_write"));
+      return absl::NotFoundError(
+          absl::StrCat(what, " '", call.Display(path), "' does not exist. Check the path with ls or glob",
+                       call.name() == "file_read" || call.name() == "files_read" || call.name() == "file_read_numbered"
+                           ? ""
+                           : ", or create the file with file_write"));
     }
     return core::ErrnoStatus(err, "cannot access", call.Display(path));
   }
   if (S_ISDIR(st->st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat(what, " '", call.Display(path),
-                                                      "' is a directory, not a file; use ls to list it"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " '", call.Display(path), "' is a directory, not a file; use ls to list it"));
   }
   if (!S_ISREG(st->st_mode)) {
     return absl::FailedPreconditionError(
@@ -187,11 +183,11 @@ absl::StatusOr<std::string> ReadLimited(const Call& call, const std::string& pat
   RETURN_IF_ERROR(RequireFile(call, path, what, &st));
   int64_t limit = call.ctx().limits.max_file_bytes;
   if (limit >= 0 && st.st_size > limit) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", call.Display(path), "' is ", st.st_size, " bytes, over the limit of ", LimitText(limit), " for ",
-        for_edit ? "editing" : "reading", " files; ",
-        for_edit ? "rewrite it whole with file_write, or edit it with a command via exec"
-                 : "search it with grep, or read part of it with a command via exec"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", call.Display(path), "' is ", st.st_size, " bytes, over the limit of ", LimitText(limit),
+                     " for ", for_edit ? "editing" : "reading", " files; ",
+                     for_edit ? "rewrite it whole with file_write, or edit it with a command via exec"
+                              : "search it with grep, or read part of it with a command via exec"));
   }
   // Read here rather than with core::ReadFileToString so that a large
   // buffer can take huge pages (see internal::ReserveLarge).
@@ -250,8 +246,8 @@ absl::StatusOr<TextFile> ReadForView(const Call& call, const std::string& path, 
   const void* nul = memchr(text.data(), '\0', text.size());
   if (nul != nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "'", call.Display(path), "' is a binary file (NUL byte at offset ",
-        static_cast<const char*>(nul) - text.data(), "), not text; it is not shown. Use ls to see its size"));
+        "'", call.Display(path), "' is a binary file (NUL byte at offset ", static_cast<const char*>(nul) - text.data(),
+        "), not text; it is not shown. Use ls to see its size"));
   }
   size_t bad = 0;
   if (!internal::IsValidUtf8(text, &bad)) {
@@ -264,8 +260,8 @@ absl::StatusOr<TextFile> ReadForView(const Call& call, const std::string& path, 
 }
 
 absl::Status WriteText(const Call& call, const std::string& path, bool bom, absl::string_view body) {
-  absl::Status s = bom ? core::WriteFileAtomic(path, absl::StrCat(internal::kUtf8Bom, body))
-                       : core::WriteFileAtomic(path, body);
+  absl::Status s =
+      bom ? core::WriteFileAtomic(path, absl::StrCat(internal::kUtf8Bom, body)) : core::WriteFileAtomic(path, body);
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("cannot write '", call.Display(path), "': ", s.message()));
   }
@@ -276,8 +272,8 @@ absl::Status MakeParents(const Call& call, const std::string& path) {
   std::string parent = Parent(path);
   absl::Status s = core::CreateDirectories(parent);
   if (!s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("cannot create the parent directory '", call.Display(parent),
-                                               "' of '", call.Display(path), "': ", s.message()));
+    return absl::Status(s.code(), absl::StrCat("cannot create the parent directory '", call.Display(parent), "' of '",
+                                               call.Display(path), "': ", s.message()));
   }
   return absl::OkStatus();
 }
@@ -311,14 +307,13 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   struct stat st;
   bool existed = ::stat(path.c_str(), &st) == 0;
   if (existed && S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat("'", call.Display(path),
-                                                      "' is a directory; give a file path inside it"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", call.Display(path), "' is a directory; give a file path inside it"));
   }
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, content));
-  Json data = {{"path", call.Display(path)},
-               {"bytesWritten", static_cast<int64_t>(content.size())},
-               {"created", !existed}};
+  Json data = {
+      {"path", call.Display(path)}, {"bytesWritten", static_cast<int64_t>(content.size())}, {"created", !existed}};
   return Touched(ActionOutcome::Ok(std::move(data)), {path});
 }
 
@@ -331,9 +326,8 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   if (!Exists(path)) {
     RETURN_IF_ERROR(MakeParents(call, path));
     RETURN_IF_ERROR(WriteText(call, path, false, content));
-    Json data = {{"path", call.Display(path)},
-                 {"bytesAppended", static_cast<int64_t>(content.size())},
-                 {"created", true}};
+    Json data = {
+        {"path", call.Display(path)}, {"bytesAppended", static_cast<int64_t>(content.size())}, {"created", true}};
     return Touched(ActionOutcome::Ok(std::move(data)), {path});
   }
   ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
@@ -414,8 +408,8 @@ absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
   out.data.erase("replacements_made");
   out.data.erase("line");
   out.data["lines_replaced"] = range.last - range.first + 1;
-  out.data["lines"] = range.first == range.last ? absl::StrCat(range.first)
-                                                : absl::StrCat(range.first, "-", range.last);
+  out.data["lines"] =
+      range.first == range.last ? absl::StrCat(range.first) : absl::StrCat(range.first, "-", range.last);
   return out;
 }
 
@@ -514,8 +508,8 @@ absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
   std::vector<std::string> warnings;
   for (const std::string& param : params) {
     absl::StatusOr<std::string> path = call.Resolve(param);
-    absl::StatusOr<TextFile> f = path.ok() ? ReadForView(call, *path, &warnings)
-                                           : absl::StatusOr<TextFile>(path.status());
+    absl::StatusOr<TextFile> f =
+        path.ok() ? ReadForView(call, *path, &warnings) : absl::StatusOr<TextFile>(path.status());
     if (!f.ok()) {
       if (f.status().code() == absl::StatusCode::kNotFound) {
         missing.push_back(absl::StrCat("'", path.ok() ? call.Display(*path) : param, "'"));
@@ -595,8 +589,8 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
         absl::StrCat("old_path and new_path are the same file ('", call.Display(from), "'); nothing to move"));
   }
   if (S_ISDIR(src.st_mode) && core::IsWithin(to, from)) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot move directory '", call.Display(from), "' into itself ('",
-                                                   call.Display(to), "')"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot move directory '", call.Display(from), "' into itself ('", call.Display(to), "')"));
   }
   struct stat dst;
   bool overwrote = false;
@@ -732,8 +726,8 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   }
   for (const std::string& root : call.ctx().paths.allowed_roots) {
     if (core::IsWithin(root, path)) {
-      return absl::PermissionDeniedError(absl::StrCat("'", call.Display(path), "' is ",
-                                                      root == path ? "" : "above ", "an allowed root ('", root,
+      return absl::PermissionDeniedError(absl::StrCat("'", call.Display(path), "' is ", root == path ? "" : "above ",
+                                                      "an allowed root ('", root,
                                                       "'); clada does not delete its own roots"));
     }
   }
@@ -742,10 +736,11 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
       int err = errno;
       if (err == ENOTEMPTY || err == EEXIST) {
         auto [names, count] = SomeEntries(path, 5);
-        return absl::FailedPreconditionError(absl::StrCat(
-            "'", call.Display(path), "' is not empty (", count, count == 1 ? " entry: " : " entries, e.g. ",
-            absl::StrJoin(names, ", "), "); delete its contents first, or set recursive = true to delete it with "
-                                        "everything inside"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("'", call.Display(path), "' is not empty (", count,
+                         count == 1 ? " entry: " : " entries, e.g. ", absl::StrJoin(names, ", "),
+                         "); delete its contents first, or set recursive = true to delete it with "
+                         "everything inside"));
       }
       return core::ErrnoStatus(err, "cannot delete directory", call.Display(path));
     }
@@ -753,9 +748,9 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   }
   std::string protected_entry = FindProtected(path);
   if (!protected_entry.empty()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
-        "' (git internals or keys), which actions may not delete; nothing was deleted"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
+                     "' (git internals or keys), which actions may not delete; nothing was deleted"));
   }
   std::vector<std::string> removed;
   absl::Status s = RemoveTree(call, path, &removed);
@@ -831,9 +826,8 @@ absl::StatusOr<ActionOutcome> Grep(const Call& call) {
   for (internal::GrepMatch& m : g->matches) {
     matches.push_back({{"file", call.Display(m.path)}, {"line_number", m.line_number}, {"line", std::move(m.line)}});
   }
-  Json data = {{"matches", std::move(matches)},
-               {"total_matches", g->total_matches},
-               {"files_searched", g->files_searched}};
+  Json data = {
+      {"matches", std::move(matches)}, {"total_matches", g->total_matches}, {"files_searched", g->files_searched}};
   ActionOutcome out;
   if (g->truncated) {
     data["truncated"] = true;
@@ -843,8 +837,8 @@ absl::StatusOr<ActionOutcome> Grep(const Call& call) {
   if (g->binary_skipped > 0) data["binary_files_skipped"] = g->binary_skipped;
   if (g->large_skipped > 0) {
     data["large_files_skipped"] = g->large_skipped;
-    out.warnings.push_back(absl::StrCat(g->large_skipped, " file(s) over ", LimitText(limits.max_file_bytes),
-                                        " were not searched"));
+    out.warnings.push_back(
+        absl::StrCat(g->large_skipped, " file(s) over ", LimitText(limits.max_file_bytes), " were not searched"));
   }
   if (!S_ISDIR(st.st_mode) && g->binary_skipped > 0) {
     out.warnings.push_back(absl::StrCat("'", call.Display(path), "' is a binary file; it was not searched"));
@@ -876,8 +870,8 @@ absl::StatusOr<ActionOutcome> GlobAction(const Call& call) {
   ActionOutcome out = ActionOutcome::Ok(std::move(data));
   if (g.truncated) {
     out.data["truncated"] = true;
-    out.warnings.push_back(absl::StrCat("showing the first ", g.paths.size(), " of ", g.total,
-                                        " matching files; narrow the pattern"));
+    out.warnings.push_back(
+        absl::StrCat("showing the first ", g.paths.size(), " of ", g.total, " matching files; narrow the pattern"));
   }
   return out;
 }

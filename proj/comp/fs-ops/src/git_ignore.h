@@ -79,8 +79,8 @@ class GitIgnore {
 
  private:
   GitRepositoryPtr repo_;
-  mutable std::mutex mu_;  // one libgit2 call at a time on repo_
-  std::string workdir_;  // canonical, without a trailing "/"
+  mutable std::mutex mu_;                                  // one libgit2 call at a time on repo_
+  std::string workdir_;                                    // canonical, without a trailing "/"
   std::shared_ptr<const IgnoreNameFilter> global_filter_;  // info/exclude, core.excludesFile
 };
 

@@ -61,8 +61,7 @@ absl::StatusOr<LineRange> ParseLineRange(absl::string_view spec) {
   absl::StatusOr<int64_t> b = ParseNumber(spec, s.substr(dash + 1));
   if (!b.ok()) return b.status();
   if (*b < *a) {
-    return BadSpec(spec, absl::StrCat("ends before it starts (write the smaller number first: \"", *b, "-", *a,
-                                      "\")"));
+    return BadSpec(spec, absl::StrCat("ends before it starts (write the smaller number first: \"", *b, "-", *a, "\")"));
   }
   r.first = *a;
   r.last = *b;
@@ -123,9 +122,9 @@ absl::StatusOr<EditResult> ReplaceLines(absl::string_view text, LineRange range,
   if (range.first > t.size() || range.last > t.size()) {
     std::string hint = t.size() == 0 ? " Use file_write or file_append to give it content."
                                      : " Read it with file_read_numbered to see the current line numbers.";
-    return absl::FailedPreconditionError(
-        absl::StrCat(RangeText(range), range.first == range.last ? " is" : " are", " out of range: ",
-                     LinesOf(label, t.size()), "; nothing was changed.", hint));
+    return absl::FailedPreconditionError(absl::StrCat(RangeText(range), range.first == range.last ? " is" : " are",
+                                                      " out of range: ", LinesOf(label, t.size()),
+                                                      "; nothing was changed.", hint));
   }
   size_t first = static_cast<size_t>(range.first - 1);
   size_t last = static_cast<size_t>(range.last - 1);

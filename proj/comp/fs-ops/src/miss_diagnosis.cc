@@ -23,13 +23,13 @@ constexpr size_t kNpos = absl::string_view::npos;
 // Normalisations, each of which can be switched off to learn whether it was
 // needed for a match.
 enum NormFlag : unsigned {
-  kEol = 1,          // drop the "\r" of "\r\n"
-  kTrailing = 2,     // drop trailing whitespace
-  kIndent = 4,       // drop leading whitespace
-  kInnerSpace = 8,   // collapse inner whitespace runs to one space
-  kBlank = 16,       // drop blank lines
-  kPunct = 32,       // Unicode quotes, dashes, ellipsis, spaces -> ASCII
-  kCase = 64,        // ASCII letters to lower case
+  kEol = 1,         // drop the "\r" of "\r\n"
+  kTrailing = 2,    // drop trailing whitespace
+  kIndent = 4,      // drop leading whitespace
+  kInnerSpace = 8,  // collapse inner whitespace runs to one space
+  kBlank = 16,      // drop blank lines
+  kPunct = 32,      // Unicode quotes, dashes, ellipsis, spaces -> ASCII
+  kCase = 64,       // ASCII letters to lower case
   kAll = 127,
 };
 
@@ -38,10 +38,8 @@ struct FlagName {
   const char* name;
 };
 constexpr FlagName kFlagNames[] = {
-    {kEol, "line endings"},        {kTrailing, "trailing whitespace"},
-    {kIndent, "indentation"},      {kInnerSpace, "whitespace"},
-    {kBlank, "blank lines"},       {kPunct, "unicode punctuation"},
-    {kCase, "letter case"},
+    {kEol, "line endings"},  {kTrailing, "trailing whitespace"}, {kIndent, "indentation"}, {kInnerSpace, "whitespace"},
+    {kBlank, "blank lines"}, {kPunct, "unicode punctuation"},    {kCase, "letter case"},
 };
 
 // A text normalised line by line; normalised lines are joined with "\n".
@@ -58,7 +56,7 @@ enum Class : uint8_t { kPlain = 0, kSpace = 1, kHigh = 2 };
 struct Tables {
   std::array<uint8_t, 256> cls{};
   std::array<char, 256> lower{};
-  std::array<char, 256> folded{};     // kAll on ASCII: lower case, spaces as ' '
+  std::array<char, 256> folded{};  // kAll on ASCII: lower case, spaces as ' '
   std::array<uint8_t, 256> is_space{};
   // folded | is_space << 8 | (c >= 0x80) << 9: one load per byte in the
   // whole-file pass.
@@ -75,8 +73,8 @@ struct Tables {
       is_space[c] = 1;
     }
     for (int c = 0; c < 256; ++c) {
-      packed[c] = static_cast<uint16_t>(static_cast<unsigned char>(folded[c]) | is_space[c] << 8 |
-                                        (c >= 0x80 ? 1 : 0) << 9);
+      packed[c] =
+          static_cast<uint16_t>(static_cast<unsigned char>(folded[c]) | is_space[c] << 8 | (c >= 0x80 ? 1 : 0) << 9);
     }
   }
 };
@@ -87,8 +85,8 @@ const Tables& T() {
 
 // What a non-ASCII sequence becomes under kPunct.
 struct Mapped {
-  int length = 0;        // bytes consumed (0: not special)
-  bool space = false;    // a Unicode space
+  int length = 0;          // bytes consumed (0: not special)
+  bool space = false;      // a Unicode space
   const char* ascii = "";  // replacement ("" with length > 0: removed)
 };
 
@@ -291,15 +289,24 @@ NormalizedText NormalizeT(absl::string_view input, bool with_maps) {
 
 NormalizedText Normalize(absl::string_view input, unsigned flags, bool with_maps) {
   switch (flags) {
-    case kAll: return NormalizeT<kAll>(input, with_maps);
-    case kAll & ~kEol: return NormalizeT<kAll & ~kEol>(input, with_maps);
-    case kAll & ~kTrailing: return NormalizeT<kAll & ~kTrailing>(input, with_maps);
-    case kAll & ~kIndent: return NormalizeT<kAll & ~kIndent>(input, with_maps);
-    case kAll & ~kInnerSpace: return NormalizeT<kAll & ~kInnerSpace>(input, with_maps);
-    case kAll & ~kBlank: return NormalizeT<kAll & ~kBlank>(input, with_maps);
-    case kAll & ~kPunct: return NormalizeT<kAll & ~kPunct>(input, with_maps);
-    case kAll & ~kCase: return NormalizeT<kAll & ~kCase>(input, with_maps);
-    default: break;
+    case kAll:
+      return NormalizeT<kAll>(input, with_maps);
+    case kAll & ~kEol:
+      return NormalizeT<kAll & ~kEol>(input, with_maps);
+    case kAll & ~kTrailing:
+      return NormalizeT<kAll & ~kTrailing>(input, with_maps);
+    case kAll & ~kIndent:
+      return NormalizeT<kAll & ~kIndent>(input, with_maps);
+    case kAll & ~kInnerSpace:
+      return NormalizeT<kAll & ~kInnerSpace>(input, with_maps);
+    case kAll & ~kBlank:
+      return NormalizeT<kAll & ~kBlank>(input, with_maps);
+    case kAll & ~kPunct:
+      return NormalizeT<kAll & ~kPunct>(input, with_maps);
+    case kAll & ~kCase:
+      return NormalizeT<kAll & ~kCase>(input, with_maps);
+    default:
+      break;
   }
   abort();  // only the sets above are used
 }
@@ -320,8 +327,8 @@ size_t FastFind(absl::string_view hay, absl::string_view needle, size_t from = 0
   for (; i < limit; i += 16) {
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
     __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i + n - 1));
-    unsigned mask = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+    unsigned mask =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
     while (mask != 0) {
       unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
       if (memcmp(h + i + bit + 1, needle.data() + 1, n - 2) == 0) return i + bit;
@@ -367,7 +374,6 @@ std::vector<absl::string_view> OriginalLines(absl::string_view text, size_t firs
   }
   return lines;
 }
-
 
 std::string LineSpan(int64_t a, int64_t b) {
   return a == b ? absl::StrCat("line ", a) : absl::StrCat("lines ", a, "-", b);
@@ -457,9 +463,10 @@ Difference FirstDifference(absl::string_view text, size_t region_offset, int64_t
 std::string DifferenceText(const Difference& d, absl::string_view what) {
   if (!d.found) return "";
   std::string pad(what.size() > 4 ? what.size() - 4 : 0, ' ');
-  return absl::StrCat("First difference, at line ", d.file_line, " (escapes show tabs, \\r and look-alike "
-                      "characters):\n  file: ", pad, VisibleLine(d.file_text), "\n  ", what, ": ",
-                      VisibleLine(d.needle_text), "\n");
+  return absl::StrCat("First difference, at line ", d.file_line,
+                      " (escapes show tabs, \\r and look-alike "
+                      "characters):\n  file: ",
+                      pad, VisibleLine(d.file_text), "\n  ", what, ": ", VisibleLine(d.needle_text), "\n");
 }
 
 bool IsWordByte(unsigned char c) {
@@ -582,15 +589,13 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     }
     if (d.differences.empty()) d.differences.push_back("whitespace");
     std::vector<std::string> names(d.differences.begin(), d.differences.end());
-    std::string others =
-        d.normalized_matches > 1 ? absl::StrCat(" (and ", d.normalized_matches - 1, " other place",
-                                                d.normalized_matches > 2 ? "s" : "", ")")
-                                 : "";
+    std::string others = d.normalized_matches > 1 ? absl::StrCat(" (and ", d.normalized_matches - 1, " other place",
+                                                                 d.normalized_matches > 2 ? "s" : "", ")")
+                                                  : "";
     Difference diff = FirstDifference(text, region_begin, d.first_line, d.last_line, needle);
-    d.message = absl::StrCat("It matches ", LineSpan(d.first_line, d.last_line), others, " when ",
-                             JoinNumbers(names), names.size() == 1 ? " is" : " are", " ignored.\n",
-                             DifferenceText(diff, what), "What the file has at ",
-                             LineSpan(d.first_line, d.last_line), ":\n",
+    d.message = absl::StrCat("It matches ", LineSpan(d.first_line, d.last_line), others, " when ", JoinNumbers(names),
+                             names.size() == 1 ? " is" : " are", " ignored.\n", DifferenceText(diff, what),
+                             "What the file has at ", LineSpan(d.first_line, d.last_line), ":\n",
                              ShowLines(text, region_begin, d.first_line, d.last_line), tail);
     return d;
   }

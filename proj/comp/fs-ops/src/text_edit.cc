@@ -51,8 +51,7 @@ std::string LineList(const std::vector<int64_t>& lines) {
 absl::Status MissError(absl::string_view what, absl::string_view label, absl::string_view text,
                        absl::string_view needle) {
   MissDiagnosis d = DiagnoseMiss(text, needle, what);
-  return absl::NotFoundError(
-      absl::StrCat(what, " was not found in '", label, "'; nothing was changed. ", d.message));
+  return absl::NotFoundError(absl::StrCat(what, " was not found in '", label, "'; nothing was changed. ", d.message));
 }
 
 // Builds the result of replacing `spans` (normalised coordinates).
@@ -167,8 +166,8 @@ BreakNormalizedText::BreakNormalizedText(absl::string_view text) : original_(tex
 
 size_t BreakNormalizedText::ToOriginal(size_t norm_offset) const {
   if (!has_cr_) return norm_offset;
-  size_t before = static_cast<size_t>(std::lower_bound(removed_cr_.begin(), removed_cr_.end(), norm_offset) -
-                                      removed_cr_.begin());
+  size_t before =
+      static_cast<size_t>(std::lower_bound(removed_cr_.begin(), removed_cr_.end(), norm_offset) - removed_cr_.begin());
   return norm_offset + before;
 }
 
@@ -332,18 +331,17 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
   if (absl::StrContains(new_n, old_n) && AllInsideCopies(t.norm(), spans, new_n)) return AlreadyApplied(content);
   if (count.has_value() && static_cast<size_t>(*count) != hits.size()) {
     std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
-        hits.size() == 1 ? "" : "s", " of old_text (at line", lines.size() == 1 ? " " : "s ", LineList(lines),
-        "); nothing was changed. Set count = ", hits.size(),
-        " if every one should change, or make old_text more specific"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
+                     hits.size() == 1 ? "" : "s", " of old_text (at line", lines.size() == 1 ? " " : "s ",
+                     LineList(lines), "); nothing was changed. Set count = ", hits.size(),
+                     " if every one should change, or make old_text more specific"));
   }
   return Replace(t, spans, new_text);
 }
 
-absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start,
-                                         absl::string_view end, absl::string_view new_text, int64_t count,
-                                         absl::string_view label) {
+absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
+                                         absl::string_view new_text, int64_t count, absl::string_view label) {
   if (start.empty()) {
     return absl::InvalidArgumentError("old_text_start is empty; give the exact text the range begins with");
   }

@@ -95,12 +95,11 @@ struct Splice {
 // Replaces each span (ascending, disjoint) of `text` with `new_text` whose
 // line breaks are adapted: to the span's own break style when the span holds
 // line breaks of one style, else to the file's dominant style, else as given.
-std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans,
-                         absl::string_view new_text);
+std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text);
 
 // What a pure edit produced.
 struct EditResult {
-  std::string content;        // the whole new text (unchanged when already_applied)
+  std::string content;  // the whole new text (unchanged when already_applied)
   int64_t replacements = 0;
   bool already_applied = false;  // the edit's result is already in the text
   std::vector<int64_t> lines;    // line where the first replaced span starts
@@ -132,9 +131,8 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
 // ranges must equal `count`. Errors: InvalidArgument (empty start/end,
 // count < 1), NotFound (start absent, or no end after the first start),
 // FailedPrecondition (count mismatch; lists the ranges).
-absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start,
-                                         absl::string_view end, absl::string_view new_text,
-                                         int64_t count, absl::string_view label);
+absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
+                                         absl::string_view new_text, int64_t count, absl::string_view label);
 
 // `content` + `addition`, the addition's line breaks adapted to the file's.
 // Warns when the addition continues a last line that has no line break.

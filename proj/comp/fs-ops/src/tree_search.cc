@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <cerrno>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -250,7 +250,8 @@ int64_t GrepQuery::SearchText(absl::string_view text, std::vector<std::pair<int6
     }
     absl::string_view line = text.substr(line_begin, line_end - line_begin);
     bool ok = true;
-    if (!is_literal_ && me > line_end) ok = RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *re_);  // spans lines: check the line alone
+    if (!is_literal_ && me > line_end)
+      ok = RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *re_);  // spans lines: check the line alone
     if (ok) {
       line_no += CountNewlines(text.substr(counted_to, line_begin - counted_to));
       counted_to = line_begin;
@@ -277,8 +278,7 @@ struct MatchLess {
 // in a bounded heap, so memory stays bounded whatever the pattern.
 class ParallelGrep {
  public:
-  ParallelGrep(const GrepQuery& query, const GlobPattern* include, const GitIgnore& ignore,
-               const SearchLimits& limits)
+  ParallelGrep(const GrepQuery& query, const GlobPattern* include, const GitIgnore& ignore, const SearchLimits& limits)
       : query_(query), include_(include), ignore_(ignore), limits_(limits) {}
 
   GrepOutcome RunOnTree(const std::string& root, int threads) {
@@ -312,7 +312,7 @@ class ParallelGrep {
     std::shared_ptr<const IgnoreNameFilter> filter;
   };
   struct Worker {
-    GrepOutcome out;  // counters; matches unused
+    GrepOutcome out;              // counters; matches unused
     std::vector<GrepMatch> heap;  // max-heap by MatchLess, at most max_matches
     std::string buf;
     std::vector<std::pair<int64_t, absl::string_view>> found;

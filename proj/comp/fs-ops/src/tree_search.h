@@ -34,8 +34,8 @@ struct SearchLimits {
 
 struct ListedEntry {
   std::string name;
-  std::string type;  // file | directory | symlink | other
-  int64_t size = 0;  // bytes; 0 for directories
+  std::string type;      // file | directory | symlink | other
+  int64_t size = 0;      // bytes; 0 for directories
   std::string modified;  // ISO 8601 UTC, e.g. "2026-01-02T03:04:05Z"
   std::string target;    // symlinks: where the link points
 };

@@ -129,10 +129,18 @@ std::string Unescape(absl::string_view s) {
     }
     char n = s[++i];
     switch (n) {
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case '\\': out.push_back('\\'); break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case '\\':
+        out.push_back('\\');
+        break;
       case 'x': {
         int v = 0;
         absl::SimpleHexAtoi(s.substr(i + 1, 2), &v);
@@ -140,7 +148,9 @@ std::string Unescape(absl::string_view s) {
         i += 2;
         break;
       }
-      default: out.push_back('\\'); out.push_back(n);
+      default:
+        out.push_back('\\');
+        out.push_back(n);
     }
   }
   return out;
@@ -152,12 +162,18 @@ std::string Content(const Fence& f, size_t first_flag) {
   int64_t size = -1;
   for (size_t i = first_flag; i < f.info.size(); ++i) {
     const std::string& flag = f.info[i];
-    if (flag == "noeol") noeol = true;
-    else if (flag == "crlf") crlf = true;
-    else if (flag == "bom") bom = true;
-    else if (flag == "escaped") escaped = true;
-    else if (absl::StartsWith(flag, "size=")) EXPECT_TRUE(absl::SimpleAtoi(flag.substr(5), &size));
-    else ADD_FAILURE() << "unknown flag " << flag;
+    if (flag == "noeol")
+      noeol = true;
+    else if (flag == "crlf")
+      crlf = true;
+    else if (flag == "bom")
+      bom = true;
+    else if (flag == "escaped")
+      escaped = true;
+    else if (absl::StartsWith(flag, "size="))
+      EXPECT_TRUE(absl::SimpleAtoi(flag.substr(5), &size));
+    else
+      ADD_FAILURE() << "unknown flag " << flag;
   }
   if (size >= 0) {
     std::string s;
@@ -271,8 +287,9 @@ void MatchJson(const Json& want, const Json& got, const std::string& where, cons
   }
   Json expected = want.is_string() ? Json(box.Subst(want.get<std::string>())) : want;
   if (expected != got) {
-    problems->push_back(absl::StrCat(where, ": expected ", expected.dump(-1, ' ', false, Json::error_handler_t::replace),
-                                     ", got ", got.dump(-1, ' ', false, Json::error_handler_t::replace)));
+    problems->push_back(absl::StrCat(where, ": expected ",
+                                     expected.dump(-1, ' ', false, Json::error_handler_t::replace), ", got ",
+                                     got.dump(-1, ' ', false, Json::error_handler_t::replace)));
   }
 }
 
@@ -364,9 +381,9 @@ TEST_P(CasesMd, Runs) {
   EXPECT_NO_THROW(out.data.dump());
 
   Json want = Json::parse(expect->body);
-  std::string report = absl::StrCat("\nerror: ", out.error, "\ndata: ",
-                                    out.data.dump(2, ' ', false, Json::error_handler_t::replace), "\nwarnings: ",
-                                    absl::StrJoin(out.warnings, " | "));
+  std::string report =
+      absl::StrCat("\nerror: ", out.error, "\ndata: ", out.data.dump(2, ' ', false, Json::error_handler_t::replace),
+                   "\nwarnings: ", absl::StrJoin(out.warnings, " | "));
   ASSERT_TRUE(want.contains("success")) << "expect needs \"success\"";
   EXPECT_EQ(out.success, want["success"].get<bool>()) << report;
   if (!out.success) {

@@ -60,8 +60,7 @@ class ReplaceLinesCase : public ::testing::TestWithParam<json> {};
 TEST_P(ReplaceLinesCase, MatchesExpectation) {
   const json& c = GetParam();
   LineRange range = *ParseLineRange(c.at("lines").get<std::string>());
-  absl::StatusOr<EditResult> r =
-      ReplaceLines(c.at("text").get<std::string>(), range, c.value("new", "x"), "f.txt");
+  absl::StatusOr<EditResult> r = ReplaceLines(c.at("text").get<std::string>(), range, c.value("new", "x"), "f.txt");
   if (c.contains("error")) {
     ExpectError(r.status(), c["error"]);
     return;

@@ -13,9 +13,12 @@ using nlohmann::json;
 
 std::string KindName(MissKind k) {
   switch (k) {
-    case MissKind::kNormalized: return "normalized";
-    case MissKind::kClose: return "close";
-    case MissKind::kNothingClose: return "nothing";
+    case MissKind::kNormalized:
+      return "normalized";
+    case MissKind::kClose:
+      return "close";
+    case MissKind::kNothingClose:
+      return "nothing";
   }
   return "?";
 }

@@ -30,7 +30,8 @@ inline std::string Bytes(const nlohmann::json& c, const std::string& key) {
   if (c.contains(key + "_hex")) {
     std::string hex = c[key + "_hex"].get<std::string>();
     std::string out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+      out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
     return out;
   }
   return c.at(key).get<std::string>();
