@@ -137,8 +137,11 @@ Assignment ParseAssignmentLine(absl::string_view line) {
   if (arrow != absl::string_view::npos && arrow == equal_pos) {
     return Fail("INVALID_VALUE", arrow, arrow + 2);
   }
+  // `key := value`: only where the first '=' is that of a `:=`. The
+  // reference flags `:=` anywhere on the line, even inside a quoted value
+  // (`code = "x := 1"`), which would make Go one-liners unwritable.
   const size_t colon_equals = line.find(":=");
-  if (colon_equals != absl::string_view::npos) {
+  if (colon_equals != absl::string_view::npos && colon_equals + 1 == equal_pos) {
     return Fail("INVALID_ASSIGNMENT_OPERATOR", colon_equals, colon_equals + 2);
   }
   if (equal_pos == absl::string_view::npos) {
