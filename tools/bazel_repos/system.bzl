@@ -60,7 +60,8 @@ def _pkg_config_libs(ctx, modules, static = False):
 
 def _pkg_config_library_impl(ctx):
     build = ['package(default_visibility = ["//visibility:public"])', ""]
-    build.append('cc_library(name = "lib", linkopts = %s)' % repr(_pkg_config_libs(ctx, ctx.attr.modules, ctx.attr.static)))
+    linkopts = ctx.attr.linkopts or _pkg_config_libs(ctx, ctx.attr.modules, ctx.attr.static)
+    build.append('cc_library(name = "lib", linkopts = %s)' % repr(linkopts))
     for name, opts in ctx.attr.extra_targets.items():
         build.append('cc_library(name = "%s", linkopts = %s, deps = [":lib"])' % (name, repr(opts)))
     ctx.file("WORKSPACE", "")
@@ -71,6 +72,7 @@ pkg_config_library = repository_rule(
     attrs = {
         "modules": attr.string_list(),
         "static": attr.bool(doc = "link the library's archives statically"),
+        "linkopts": attr.string_list(doc = "explicit link options instead of pkg-config's"),
         "extra_targets": attr.string_list_dict(doc = "target name -> raw linkopts"),
     },
     local = True,
