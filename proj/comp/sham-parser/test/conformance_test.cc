@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "proj/comp/sham-parser/src/parse_command.h"
+
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/sham-parser/src/sham_parser.h"
@@ -117,6 +119,8 @@ TEST_P(ConformanceCase, MatchesReference) {
   const Json got = ParseResultToJson(ParseBlocks(c.input));
   // Dumps compare key order too and print a readable diff.
   EXPECT_EQ(got.dump(2), c.expected.dump(2)) << "case " << c.name;
+  // `clada parse` writes the same JSON text without building the tree.
+  EXPECT_EQ(ParseResultToJsonText(ParseBlocks(c.input)), c.expected.dump(2)) << "case " << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ConformanceCase,
