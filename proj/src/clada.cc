@@ -20,16 +20,21 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// The value of the action's primary parameter, for one-line summaries.
-std::string PrimaryTarget(const core::Action& action) {
-  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
-  if (def == nullptr || def->primary_param.empty()) return "";
-  auto it = action.params.find(def->primary_param);
-  if (it == action.params.end()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
+ExecutionResult FatalResult(ExecutionResult result, std::string message) {
+  result.success = false;
+  result.fatal_error = std::move(message);
+  return result;
 }
 
 }  // namespace
+
+std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
+  if (def == nullptr || def->primary_param.empty()) return "";
+  auto it = params.find(def->primary_param);
+  if (it == params.end()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
 
 git_tx::GitOptions MakeGitOptions(const Settings& settings) {
   git_tx::GitOptions options;
@@ -45,16 +50,6 @@ git_tx::GitOptions MakeGitOptions(const Settings& settings) {
   options.author_name = author;
   return options;
 }
-
-namespace {
-
-ExecutionResult FatalResult(ExecutionResult result, std::string message) {
-  result.success = false;
-  result.fatal_error = std::move(message);
-  return result;
-}
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionNames() {
   return {{"fs-ops", fs_ops::FsOpsActionNames()},
@@ -160,7 +155,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       }
       action_ctx.limits.timeout_ms = std::min(action_ctx.limits.timeout_ms, left);
     }
-    std::string target = PrimaryTarget(action);
+    std::string target = PrimaryParamValue(action.name, action.params);
     core::ActionOutcome outcome = DispatchAction(action, action_ctx);
     ++result.executed_actions;
     // Moved, not copied: a parameter can be a 50 MB file body.

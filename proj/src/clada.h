@@ -85,6 +85,10 @@ core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecC
 // Actions each executor component implements, keyed by executor name.
 std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionNames();
 
+// The value of the schema's primary parameter of `action_name` in `params`
+// (strings as is, other values as JSON), or "" when there is none.
+std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params);
+
 // Git options from settings; git_author may be "Name <email>".
 git_tx::GitOptions MakeGitOptions(const Settings& settings);
 

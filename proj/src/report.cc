@@ -13,14 +13,10 @@ namespace {
 
 std::string JsonText(const core::Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// The value shown after the action name: the schema's primary parameter.
+// The value shown after the action name: the schema's primary parameter,
+// multi-line values (path lists, code) by their first line.
 std::string PrimaryValue(const ActionResult& r) {
-  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(r.action);
-  if (def == nullptr || def->primary_param.empty()) return "";
-  auto it = r.params.find(def->primary_param);
-  if (it == r.params.end()) return "";
-  std::string v = JsonText(*it);
-  // Multi-line values (paths lists, code) are shown by their first line.
+  std::string v = PrimaryParamValue(r.action, r.params);
   size_t nl = v.find('\n');
   if (nl != std::string::npos) v = absl::StrCat(v.substr(0, nl), " …");
   return v;
