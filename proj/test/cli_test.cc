@@ -9,31 +9,20 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/test/test_util.h"
 
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using clada::testing::ReadAll;
+using clada::testing::ShellQuote;
 
 class CliCase : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(CliCase, Behaves) {
   const nlohmann::json& c = GetParam();
-  char tmpl[] = "/tmp/clada_cli_XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
-  char* cwd = ::getcwd(nullptr, 0);
-  std::string binary = absl::StrCat(cwd, "/proj/clada");
-  ::free(cwd);
+  std::string dir = clada::testing::MakeTempDir("clada_cli_");
+  ASSERT_FALSE(dir.empty());
+  std::string binary = clada::testing::CladaBinary();
   if (c.contains("setup")) {
     for (auto& [path, content] : c["setup"].items()) {
       std::string full = absl::StrCat(dir, "/", path);

@@ -18,24 +18,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "proj/test/test_util.h"
 
 namespace {
 
 constexpr int kKills = 200;
 constexpr size_t kFileBytes = 2 << 20;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using clada::testing::ReadAll;
+using clada::testing::Sh;
 
 void WriteAll(const std::string& path, const std::string& data) {
   std::ofstream(path, std::ios::binary) << data;
 }
-
-int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
 // A large file body made of one repeated line, distinct per `tag`.
 std::string Body(char tag) {
@@ -71,12 +66,10 @@ pid_t StartClada(const std::string& binary, const std::string& root, const std::
 }
 
 TEST(CrashSafety, EveryFileWhollyOldOrNewAfterSigkill) {
-  char tmpl[] = "/tmp/clada_crash_XXXXXX";
-  std::string base = ::mkdtemp(tmpl);
+  std::string base = clada::testing::MakeTempDir("clada_crash_");
+  ASSERT_FALSE(base.empty());
   std::string root = base + "/repo";
-  char* cwd = ::getcwd(nullptr, 0);
-  std::string binary = absl::StrCat(cwd, "/proj/clada");
-  ::free(cwd);
+  std::string binary = clada::testing::CladaBinary();
 
   ASSERT_EQ(Sh(absl::StrCat("mkdir -p ", root, " && cd ", root,
                             " && git init -q && git config user.name t && git config user.email t@t")),

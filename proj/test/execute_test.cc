@@ -17,6 +17,7 @@
 #include "proj/src/clada.h"
 #include "proj/src/report.h"
 #include "proj/test/case_file.h"
+#include "proj/test/test_util.h"
 
 namespace clada {
 namespace {
@@ -26,11 +27,7 @@ using testing::CaseFile;
 
 constexpr char kNoFinalNewline[] = " (no final newline)";
 
-std::string MakeTempDir() {
-  char tmpl[] = "/tmp/clada_execute_XXXXXX";
-  char* dir = ::mkdtemp(tmpl);
-  return dir == nullptr ? "" : dir;
-}
+std::string MakeTempDir() { return testing::MakeTempDir("clada_execute_"); }
 
 struct Dirs {
   std::string root;     // the working root

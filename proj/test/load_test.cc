@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "proj/test/test_util.h"
 
 namespace {
 
@@ -21,17 +22,9 @@ struct RunStats {
   int64_t peak_rss_bytes = 0;
 };
 
-std::string Binary() {
-  char* cwd = ::getcwd(nullptr, 0);
-  std::string binary = absl::StrCat(cwd, "/proj/clada");
-  ::free(cwd);
-  return binary;
-}
+using clada::testing::Sh;
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/clada_load_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
+std::string TempDir() { return clada::testing::MakeTempDir("clada_load_"); }
 
 // Runs `clada run ANSWER --root ROOT [extra]` with output discarded.
 RunStats RunClada(const std::string& root, const std::string& answer, const std::string& extra = "") {
@@ -41,7 +34,7 @@ RunStats RunClada(const std::string& root, const std::string& answer, const std:
     ::dup2(devnull, 0);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
-    std::string b = Binary();
+    std::string b = clada::testing::CladaBinary();
     if (extra.empty()) {
       ::execl(b.c_str(), b.c_str(), "run", answer.c_str(), "--root", root.c_str(), "--quiet", nullptr);
     } else {
@@ -60,8 +53,6 @@ RunStats RunClada(const std::string& root, const std::string& answer, const std:
 }
 
 int64_t MemoryBound(int64_t input_bytes) { return 3 * input_bytes + (50 << 20); }
-
-int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
 TEST(Load, TenThousandBlocksInOneAnswer) {
   std::string dir = TempDir();
