@@ -121,16 +121,20 @@ TEST(CrashSafety, EveryFileWhollyOldOrNewAfterSigkill) {
   EXPECT_EQ(Sh(absl::StrCat("cd ", root, " && git fsck --no-progress >/dev/null 2>&1")), 0);
   // Temp files a kill left behind are never committed as the user's work.
   EXPECT_NE(Sh(absl::StrCat("cd ", root, " && git log --all --name-only --format= | grep -q clada-tmp")), 0);
-  // A later run still works. A kill inside a git commit can leave git's own
-  // `.git/index.lock` behind; clada must then refuse with a message that
-  // says what to do, and work once the user has done it.
+  // A later run still works. A kill inside a git commit can leave one of
+  // git's own lock files behind (`.git/index.lock`, or the branch's
+  // `refs/heads/<branch>.lock`); clada must then refuse with a message that
+  // names the file and says what to do, and work once the user has done it.
   std::string later = absl::StrCat("cd ", root, " && ", binary, " run ", base, "/answer_a.md --quiet 2>", base,
                                    "/later.err >/dev/null");
   int later_status = Sh(later);
   if (WIFEXITED(later_status) && WEXITSTATUS(later_status) == 2) {
     std::string err = ReadAll(base + "/later.err");
-    ASSERT_NE(err.find("index.lock"), std::string::npos) << "a fatal error must say what to do: " << err;
-    ::unlink((root + "/.git/index.lock").c_str());
+    size_t end = err.find(".lock' exists");
+    ASSERT_NE(end, std::string::npos) << "a fatal error must name the lock file and say what to do: " << err;
+    ASSERT_NE(err.find("delete that file"), std::string::npos) << err;
+    size_t begin = err.rfind('\'', end);
+    ASSERT_EQ(::unlink(err.substr(begin + 1, end + 5 - begin - 1).c_str()), 0) << err;
     later_status = Sh(later);
   }
   EXPECT_TRUE(WIFEXITED(later_status) && WEXITSTATUS(later_status) == 0)

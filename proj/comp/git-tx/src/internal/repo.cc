@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -182,16 +183,31 @@ absl::Status CheckNoGitOperationInProgress(const WorkTree& wt) {
         absl::StrCat("refusing to run in '", wt.workdir,
                      "': ", InProgressAdvice(state), ", then run clada again"));
   }
-  std::string lock = wt.gitdir + "/index.lock";
-  struct stat st;
-  if (::lstat(lock.c_str(), &st) == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("'", lock,
-                     "' exists: another git process is using this repository, "
-                     "or one crashed. "
-                     "Wait for it to finish; if no git process is running, "
-                     "delete that file and run clada "
-                     "again"));
+  // Lock files git leaves when a process dies mid-write (the index, HEAD, or
+  // the branch HEAD points to): a commit would fail on them, so say which
+  // file it is and what to do before anything runs.
+  std::vector<std::string> locks = {wt.gitdir + "/index.lock", wt.gitdir + "/HEAD.lock"};
+  git_reference* head = nullptr;
+  if (git_reference_lookup(&head, wt.repo.get(), "HEAD") == 0) {
+    if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+      const char* common = git_repository_commondir(wt.repo.get());
+      std::string dir = common != nullptr ? common : wt.gitdir + "/";
+      if (!dir.empty() && dir.back() == '/') dir.pop_back();
+      locks.push_back(absl::StrCat(dir, "/", git_reference_symbolic_target(head), ".lock"));
+    }
+    git_reference_free(head);
+  }
+  for (const std::string& lock : locks) {
+    struct stat st;
+    if (::lstat(lock.c_str(), &st) == 0) {
+      return absl::UnavailableError(
+          absl::StrCat("'", lock,
+                       "' exists: another git process is using this repository, "
+                       "or one crashed. "
+                       "Wait for it to finish; if no git process is running, "
+                       "delete that file and run clada "
+                       "again"));
+    }
   }
   git_index* index = nullptr;
   RETURN_IF_ERROR(
