@@ -100,17 +100,20 @@ std::string ReadProcFile(const char* path) {
   return text;
 }
 
-// "pid (comm) S ppid ... flags ...": the state letter and the flags field.
-bool ReadStat(pid_t pid, char* state, uint64_t* flags) {
+// "pid (comm) S ppid pgrp ... flags ...": the state letter, the process
+// group and the flags field.
+bool ReadStat(pid_t pid, char* state, uint64_t* flags, pid_t* pgrp = nullptr) {
   const std::string stat = ReadProcFile(absl::StrCat("/proc/", pid, "/stat").c_str());
   // comm may hold spaces and ')', so fields count from the last ')'.
   const size_t close = stat.rfind(')');
   if (close == std::string::npos) return false;
   std::vector<absl::string_view> fields =
       absl::StrSplit(absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
-  // fields[0] is the state (field 3), fields[6] the flags (field 9).
+  // fields[0] is the state (field 3), fields[2] the group (field 5),
+  // fields[6] the flags (field 9).
   if (fields.size() < 7 || fields[0].empty()) return false;
   *state = fields[0][0];
+  if (pgrp != nullptr && !absl::SimpleAtoi(fields[2], pgrp)) return false;
   return absl::SimpleAtoi(fields[6], flags);
 }
 
@@ -157,6 +160,24 @@ Mark ReadMark(pid_t pid, absl::string_view marker) {
     return Mark::kAbsent;
   }
   return Mark::kPending;
+}
+
+// Whether `pid` is one of the snippet's: a live member of `group` (the group
+// of a leader that is not yet reaped, so that its id is still the leader's
+// alone, and no process outside the leader's session can join it), or a
+// process whose environment carries the marker. The group decides first: a
+// process inside execve shows its new command line a moment before its new
+// environment, which ReadMark would take for a cleared environment.
+Mark ReadOwnership(pid_t pid, absl::string_view marker, pid_t group) {
+  if (group > 0) {
+    char state = 0;
+    uint64_t flags = 0;
+    pid_t pgrp = 0;
+    if (ReadStat(pid, &state, &flags, &pgrp) && pgrp == group && state != 'Z' && state != 'X') {
+      return Mark::kPresent;
+    }
+  }
+  return ReadMark(pid, marker);
 }
 
 // /proc/loadavg: "0.20 0.18 0.12 1/80 11206": tasks after the '/', then the
@@ -273,8 +294,10 @@ class SignalWatch {
   int caught_ = 0;
 };
 
+// `group`, when not 0, is the process group of an exited, unreaped leader:
+// its live members are killed whatever their environment says.
 int KillMarked(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader,
-               const std::optional<PidAllocation>& before) {
+               const std::optional<PidAllocation>& before, pid_t group) {
   if (marker.empty()) return 0;
   const pid_t self = ::getpid();
   // A /proc mounted for another pid namespace names other processes by
@@ -290,7 +313,9 @@ int KillMarked(absl::string_view marker, std::chrono::milliseconds wait_limit, p
     if (pidfd.valid()) {
       // The pid may have been reused since it was read: the pidfd pins the
       // process, so check again before signalling it.
-      if (ReadMark(pid, marker) != Mark::kPresent || PidfdSendSignal(pidfd.get(), SIGKILL) != 0) return false;
+      if (ReadOwnership(pid, marker, group) != Mark::kPresent || PidfdSendSignal(pidfd.get(), SIGKILL) != 0) {
+        return false;
+      }
       pidfds.push_back(std::move(pidfd));
     } else {
       if (::kill(pid, SIGKILL) != 0) return false;
@@ -315,7 +340,7 @@ int KillMarked(absl::string_view marker, std::chrono::milliseconds wait_limit, p
       int pid = 0;
       if (!absl::SimpleAtoi(entry->d_name, &pid) || pid <= 0 || pid == self) continue;
       if ((window && !window->Contains(pid)) || victims.count(pid) > 0) continue;
-      const Mark mark = ReadMark(pid, marker);
+      const Mark mark = ReadOwnership(pid, marker, group);
       if (mark == Mark::kPending) pending.push_back(pid);
       if (mark == Mark::kPresent && kill_if_marked(pid)) ++found;
     }
@@ -325,7 +350,7 @@ int KillMarked(absl::string_view marker, std::chrono::milliseconds wait_limit, p
       ::nanosleep(&pause, nullptr);
       std::vector<pid_t> still;
       for (pid_t pid : pending) {
-        const Mark mark = ReadMark(pid, marker);
+        const Mark mark = ReadOwnership(pid, marker, group);
         if (mark == Mark::kPending) still.push_back(pid);
         if (mark == Mark::kPresent && kill_if_marked(pid)) ++found;
       }
@@ -376,12 +401,11 @@ int Reap(pid_t pid) {
 }
 
 // Once the leader has exited (and before it is reaped, so that its group id
-// is still its own): every live process carrying the marker, group members
-// and processes that left the group alike, then the group again for
-// members that cleared their environment. Returns how many carried the
-// marker.
+// is still its own): every live member of its group and every process
+// carrying the marker that left the group, then the group again for members
+// forked during the scan. Returns how many it found.
 int KillLeftovers(absl::string_view marker, pid_t leader, const std::optional<PidAllocation>& before) {
-  const int killed = KillMarked(marker, std::chrono::seconds(2), leader, before);
+  const int killed = KillMarked(marker, std::chrono::seconds(2), leader, before, leader);
   ::kill(-leader, SIGKILL);
   return killed;
 }
@@ -409,7 +433,7 @@ std::optional<PidAllocation> ReadPidAllocation() {
 
 int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait_limit, pid_t leader,
                         std::optional<PidAllocation> before) {
-  return KillMarked(marker, wait_limit, leader, before);
+  return KillMarked(marker, wait_limit, leader, before, /*group=*/0);
 }
 
 absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
