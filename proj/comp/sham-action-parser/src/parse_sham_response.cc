@@ -163,21 +163,38 @@ std::string SyntaxMessage(const sham_parser::ParseError& e) {
   return absl::StrCat(e.message, " (line ", e.line, ", column ", e.column, ")");
 }
 
-// How to fix a syntax error, by the parser's error code.
+// The tokens of a block's marker family, told by its header line: a fix
+// must name the tokens of the dialect the block is written in.
+struct Dialect {
+  absl::string_view header;  // "#!SHAM"
+  absl::string_view end;     // "#!END_SHAM_" + ID
+  absl::string_view eot;     // "EOT_SHAM_" + ID
+};
+
+Dialect DialectOf(absl::string_view header_line) {
+  if (absl::StartsWith(header_line, "#!NESL"))
+    return {"#!NESL", "#!END_NESL_", "EOT_NESL_"};
+  if (absl::StartsWith(header_line, "#!nesl")) return {"#!nesl", "#!end_", "EOT_"};
+  return {"#!SHAM", "#!END_SHAM_", "EOT_SHAM_"};
+}
+
+// How to fix a syntax error, by the parser's error code, in the block's own
+// dialect.
 std::string SyntaxFix(const sham_parser::ParseError& e,
-                      absl::string_view block_id) {
+                      absl::string_view block_id, const Dialect& d) {
   const std::string id = block_id.empty() ? "k7m" : std::string(block_id);
   const std::string& c = e.code;
   if (c == "MALFORMED_HEADER" || c == "INVALID_BLOCK_ID") {
-    return "Start each block with a header like #!SHAM [@three-char-SHA-256: "
-           "k7m] whose ID is exactly 3 "
-           "letters or digits, and end it with #!END_SHAM_k7m";
+    return absl::StrCat("Start each block with a header like ", d.header,
+                        " [@three-char-SHA-256: k7m] whose ID is exactly 3 "
+                        "letters or digits, and end it with ",
+                        d.end, "k7m");
   }
   if (c == "DUPLICATE_KEY")
     return "Give each key once per block; the whole block was skipped";
   if (c == "MALFORMED_ASSIGNMENT" || c == "TRAILING_CONTENT") {
     return absl::StrCat(
-        "Every line inside a block is key = \"value\", key = <<'EOT_SHAM_", id,
+        "Every line inside a block is key = \"value\", key = <<'", d.eot, id,
         "' starting a heredoc, or empty; comments and text after the closing "
         "quote are not "
         "allowed; the whole block was skipped");
@@ -191,22 +208,22 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
     return "Use = between key and value; the whole block was skipped";
   if (c == "INVALID_VALUE") {
     return absl::StrCat(
-        "Put the value in double quotes, or use a heredoc <<'EOT_SHAM_", id,
+        "Put the value in double quotes, or use a heredoc <<'", d.eot, id,
         "' for text with newlines or quotes; the whole block was skipped");
   }
   if (c == "UNCLOSED_QUOTE") {
     return absl::StrCat(
         "Close the quote on the same line (write \\\" for a quote inside); for "
         "text with "
-        "newlines use a heredoc <<'EOT_SHAM_",
-        id, "'; the whole block was skipped");
+        "newlines use a heredoc <<'",
+        d.eot, id, "'; the whole block was skipped");
   }
   if (c == "UNCLOSED_HEREDOC") {
-    return absl::StrCat("End the heredoc with a line containing only EOT_SHAM_",
+    return absl::StrCat("End the heredoc with a line containing only ", d.eot,
                         id, "; the whole block was skipped");
   }
   if (c == "UNCLOSED_BLOCK" || c == "MISMATCHED_END") {
-    return absl::StrCat("End the block with the line #!END_SHAM_", id,
+    return absl::StrCat("End the block with the line ", d.end, id,
                         "; the whole block was skipped");
   }
   if (c == "input_too_large")
@@ -263,6 +280,13 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
     }
     if (!attached) unattached.push_back(&e);
   }
+  // Past the parser's error cap, later errors were dropped: a block that
+  // reaches the cap's line, or never closed, may have lost its own, so it
+  // must not run as if it were clean.
+  std::optional<int> cap_line;
+  for (const sham_parser::ParseError& e : parsed.errors) {
+    if (e.code == "too_many_errors") cap_line = e.line;
+  }
 
   // Blocks that share an ID.
   absl::flat_hash_map<std::string, std::vector<int>> id_lines;
@@ -303,7 +327,8 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
       for (size_t i = 0; i < syntax.size() && i < kMaxSyntaxErrorsPerBlock;
            ++i) {
         add_error("syntax", SyntaxMessage(*syntax[i]),
-                  SyntaxFix(*syntax[i], block.id));
+                  SyntaxFix(*syntax[i], block.id,
+                            DialectOf(lines.Line(block.start_line))));
       }
       if (syntax.size() > kMaxSyntaxErrorsPerBlock) {
         add_error("syntax",
@@ -314,6 +339,17 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
                   "Correct the errors above first; the same mistake is "
                   "probably repeated");
       }
+      continue;
+    }
+    if (cap_line.has_value() &&
+        (last_lines[k] >= *cap_line || !block.end_line.has_value())) {
+      add_error("syntax",
+                absl::StrCat("Block not checked: the answer has more than ",
+                             sham_parser::kMaxReportedErrors,
+                             " syntax errors before line ", *cap_line,
+                             ", and errors past that many are not reported"),
+                "Fix the syntax errors reported above, or send this block "
+                "again in a shorter answer");
       continue;
     }
     const std::optional<InvalidByte> invalid =
@@ -361,7 +397,7 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
                          e->line > 0 ? e->line : 1,
                          is_header ? HeaderBlockText(lines, e->line)
                                    : BlockContentForError(e->content),
-                         SyntaxFix(*e, id)});
+                         SyntaxFix(*e, id, DialectOf(e->content))});
   }
   std::stable_sort(result.errors.begin(), result.errors.end(),
                    [](const ActionParseError& a, const ActionParseError& b) {
