@@ -25,8 +25,7 @@ run_stage() {
 
 run_stage bazel test //... "$@"
 if [[ $quick -eq 0 ]]; then
-  # The load test's memory bound is for the real binary, not an ASan build.
-  run_stage bazel test --config=asan --test_tag_filters=-no_asan //... "$@"
+  run_stage bazel test --config=asan //... "$@"
   run_stage tools/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi
 
