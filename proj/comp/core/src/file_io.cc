@@ -1,6 +1,7 @@
 #include "proj/comp/core/src/file_io.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -200,10 +201,27 @@ absl::Status CreateDirectories(const std::string& dir) {
     absl::Status parent = CreateDirectories(dir.substr(0, slash));
     if (!parent.ok()) return parent;
   }
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    return ErrnoStatus(errno, "cannot create directory", dir);
+  if (::mkdir(dir.c_str(), 0777) == 0) return absl::OkStatus();
+  int err = errno;
+  if (err != EEXIST) return ErrnoStatus(err, "cannot create directory", dir);
+  // Something has the name: fine only if it is (or a symlink leads to) a
+  // directory, e.g. one created meanwhile. A dangling symlink is EEXIST too.
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("'", dir, "' exists and is not a directory"));
   }
-  return absl::OkStatus();
+  int stat_err = errno;
+  struct stat lst;
+  if (::lstat(dir.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = ::readlink(dir.c_str(), target, sizeof target - 1);
+    std::string shown = n >= 0 ? std::string(target, static_cast<size_t>(n)) : std::string("?");
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", dir, "' is a symlink to '", shown, "', which ",
+        stat_err == ELOOP ? "is a symlink loop" : stat_err == ENOENT ? "does not exist" : std::strerror(stat_err),
+        "; no directory was created (remove the link or create its target)"));
+  }
+  return ErrnoStatus(stat_err, "cannot create directory", dir);
 }
 
 absl::Status CreateStateDirectory(const std::string& dir) {

@@ -40,7 +40,12 @@ absl::Status WriteFileAtomic(const std::string& path, absl::string_view data);
 // symlink or not a directory; NotFound; PermissionDenied.
 absl::StatusOr<int> OpenDirectoryNoFollow(const std::string& dir);
 
-// Creates `dir` and its missing parents (like mkdir -p).
+// Creates `dir` and its missing parents (like mkdir -p). Succeeds when
+// `dir` is already a directory or a symlink to one.
+// Errors: FailedPrecondition when `dir` or a parent exists and is not a
+// directory, or is a symlink whose target does not exist ("'d' is a symlink
+// to 't', which does not exist; no directory was created ..."); NotFound,
+// PermissionDenied, Internal from mkdir(2).
 absl::Status CreateDirectories(const std::string& dir);
 
 // Creates clada's state directory (`<working root>/.clada`) with a

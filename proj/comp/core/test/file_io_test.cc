@@ -60,6 +60,42 @@ TEST(CreateDirectories, MakesParents) {
   EXPECT_EQ(::stat(dir.c_str(), &st), 0);
 }
 
+TEST(CreateDirectories, FollowsASymlinkToADirectory) {
+  std::string base = TempDir();
+  ASSERT_TRUE(CreateDirectories(base + "/real").ok());
+  ASSERT_EQ(::symlink((base + "/real").c_str(), (base + "/link").c_str()), 0);
+  EXPECT_TRUE(CreateDirectories(base + "/link").ok());
+  EXPECT_TRUE(CreateDirectories(base + "/link/sub").ok());
+  struct stat st;
+  EXPECT_EQ(::stat((base + "/real/sub").c_str(), &st), 0);
+}
+
+// mkdir(2) says EEXIST for a dangling symlink; that is no directory.
+TEST(CreateDirectories, RefusesADanglingSymlink) {
+  std::string base = TempDir();
+  std::string link = base + "/link";
+  ASSERT_EQ(::symlink((base + "/missing").c_str(), link.c_str()), 0);
+  for (const std::string& dir : {link, link + "/sub"}) {
+    absl::Status s = CreateDirectories(dir);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_NE(s.message().find("'" + link + "' is a symlink to '" + base + "/missing', which does not exist"),
+              std::string::npos)
+        << s;
+  }
+  struct stat st;
+  EXPECT_NE(::stat((base + "/missing").c_str(), &st), 0) << "the target is not created";
+  EXPECT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
+TEST(CreateDirectories, RefusesAFile) {
+  std::string base = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(base + "/f", "x").ok());
+  absl::Status s = CreateDirectories(base + "/f/sub");
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("exists and is not a directory"), std::string::npos) << s;
+}
+
 TEST(WriteFileAtomic, RefusesDirectorySwappedForSymlink) {
   std::string base = TempDir();
   std::string outside = TempDir();

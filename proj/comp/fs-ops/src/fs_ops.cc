@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -298,12 +299,49 @@ ActionOutcome Touched(ActionOutcome out, std::vector<std::string> paths) {
   return out;
 }
 
+// The file a write through `param` (resolved to `path`) goes to.
+// ResolvePath follows a symlink whose target exists; a dangling one (its
+// target does not exist yet) it names as itself, and writing there would
+// replace the link with a file. So its target is resolved and checked like
+// any path, as a shell's `>` follows it: inside the allowed roots it is
+// created, outside it is path_escape.
+absl::StatusOr<std::string> FollowDanglingLink(const Call& call, absl::string_view param, std::string path) {
+  constexpr int kMaxHops = 40;  // as the kernel's ELOOP limit
+  for (int hop = 0; hop < kMaxHops; ++hop) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return core::ErrnoStatus(errno, "cannot read the symlink", call.Display(path));
+    std::string target(buf, static_cast<size_t>(n));
+    std::string absolute = !target.empty() && target[0] == '/' ? target : absl::StrCat(Parent(path), "/", target);
+    absl::StatusOr<std::string> next = call.Resolve(absolute);
+    if (!next.ok()) {
+      // "path_escape: '<absolute>' resolves to ..." names the link instead.
+      std::string message(next.status().message());
+      std::string quoted = absl::StrCat("'", absolute, "'");
+      size_t at = message.find(quoted);
+      std::string link = absl::StrCat("'", param, "' (a symlink to '", target, "', which does not exist yet)");
+      if (at != std::string::npos) {
+        message.replace(at, quoted.size(), link);
+      } else {
+        absl::StrAppend(&message, " (", link, ")");
+      }
+      return absl::Status(next.status().code(), message);
+    }
+    path = *std::move(next);
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("'", param, "' is a chain of more than ", kMaxHops, " symlinks (a loop?); nothing was written"));
+}
+
 // ---------------------------------------------------------------- file_write
 
 absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string content, call.Str("content"));
-  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  ASSIGN_OR_RETURN(std::string resolved, call.Resolve(param));
+  ASSIGN_OR_RETURN(std::string path, FollowDanglingLink(call, param, std::move(resolved)));
   struct stat st;
   bool existed = ::stat(path.c_str(), &st) == 0;
   if (existed && S_ISDIR(st.st_mode)) {
@@ -322,7 +360,8 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
 absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string content, call.Str("content"));
-  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  ASSIGN_OR_RETURN(std::string resolved, call.Resolve(param));
+  ASSIGN_OR_RETURN(std::string path, FollowDanglingLink(call, param, std::move(resolved)));
   if (!Exists(path)) {
     RETURN_IF_ERROR(MakeParents(call, path));
     RETURN_IF_ERROR(WriteText(call, path, false, content));

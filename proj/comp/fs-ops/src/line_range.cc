@@ -96,8 +96,8 @@ absl::StatusOr<NumberedText> NumberLines(absl::string_view text, std::optional<L
     range = LineRange{1, t.size()};
   }
   if (range->first > t.size()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(RangeText(*range), " is out of range: ", LinesOf(label, t.size()), "."));
+    return absl::FailedPreconditionError(absl::StrCat(RangeText(*range), range->first == range->last ? " is" : " are",
+                                                      " out of range: ", LinesOf(label, t.size()), "."));
   }
   if (range->last > t.size()) {
     out.warnings.push_back(absl::StrCat("asked for ", RangeText(*range), " but ", LinesOf(label, t.size()),

@@ -325,11 +325,23 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
       size_t copies = FindAllText(t.norm(), new_n).size();
       if (count.has_value() ? copies == static_cast<size_t>(*count) : copies >= 1) return AlreadyApplied(content);
     }
-    return MissError("old_text", label, content, old_text);
+    if (!count.has_value()) return MissError("old_text", label, content, old_text);
+    MissDiagnosis d = DiagnoseMiss(content, old_text, "old_text");
+    return absl::NotFoundError(absl::StrCat("old_text was not found in '", label, "' (count mismatch: expected ",
+                                            *count, ", found 0); nothing was changed. ", d.message));
   }
   std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
-  if (absl::StrContains(new_n, old_n) && AllInsideCopies(t.norm(), spans, new_n)) return AlreadyApplied(content);
+  // Every occurrence lies inside a copy of new_text: the edit is already
+  // there. Checked only when new_text contains old_text (else impossible).
+  bool inside = absl::StrContains(new_n, old_n) && AllInsideCopies(t.norm(), spans, new_n);
   if (count.has_value() && static_cast<size_t>(*count) != hits.size()) {
+    // The count is checked first: a mismatch is an error even when the
+    // occurrences lie inside copies of new_text, unless new_text occurs
+    // exactly `count` times (new_text holds old_text more than once, and this
+    // is the state the same edit left behind).
+    if (inside && FindAllText(t.norm(), new_n).size() == static_cast<size_t>(*count)) {
+      return AlreadyApplied(content);
+    }
     std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
     return absl::FailedPreconditionError(
         absl::StrCat("count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
@@ -337,6 +349,7 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
                      LineList(lines), "); nothing was changed. Set count = ", hits.size(),
                      " if every one should change, or make old_text more specific"));
   }
+  if (inside) return AlreadyApplied(content);
   return Replace(t, spans, new_text);
 }
 
@@ -389,10 +402,11 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
                                             "', but old_text_end was not found after it; nothing was changed. ",
                                             d.message));
   }
-  if (absl::StrContains(new_n, start_n) && absl::StrContains(new_n, end_n) && AllInsideCopies(norm, ranges, new_n)) {
-    return AlreadyApplied(content);
-  }
+  // As in ReplaceEvery: the count is checked before "already applied".
+  bool inside =
+      absl::StrContains(new_n, start_n) && absl::StrContains(new_n, end_n) && AllInsideCopies(norm, ranges, new_n);
   if (ranges.size() != static_cast<size_t>(count)) {
+    if (inside && FindAllText(norm, new_n).size() == static_cast<size_t>(count)) return AlreadyApplied(content);
     std::vector<size_t> bounds;
     for (const NormSpan& r : ranges) {
       bounds.push_back(r.begin);
@@ -409,6 +423,7 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
         JoinNumbers(items), "); nothing was changed. Set count = ", ranges.size(),
         " to replace them all, or make old_text_start more specific"));
   }
+  if (inside) return AlreadyApplied(content);
   return Replace(t, ranges, new_text);
 }
 

@@ -117,18 +117,22 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
                                          absl::string_view new_text, absl::string_view label);
 
 // Replaces every occurrence. With `count`, the number found must equal it,
-// else FailedPrecondition "expected C, found A" and nothing changes. Already
-// applied when old_text is absent and new_text occurs (count, or at least
-// once without count) times, or when every occurrence lies inside a copy of
-// new_text. Errors: InvalidArgument (empty old_text, negative count),
-// NotFound, FailedPrecondition.
+// else FailedPrecondition "expected C, found A" and nothing changes; the
+// count is checked before "already applied". Already applied when old_text
+// is absent and new_text occurs (count, or at least once without count)
+// times, or when every occurrence lies inside a copy of new_text and, with
+// count, either the number found equals count or new_text occurs exactly
+// count times. Errors: InvalidArgument (empty old_text, negative count),
+// NotFound (absent; with count the message also says "expected C, found
+// 0"), FailedPrecondition.
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
                                         absl::string_view new_text, std::optional<int64_t> count,
                                         absl::string_view label);
 
 // Replaces each range that starts with `start` and ends with the first
 // `end` after it (both included); ranges do not overlap. The number of
-// ranges must equal `count`. Errors: InvalidArgument (empty start/end,
+// ranges must equal `count` (checked before "already applied", as in
+// ReplaceEvery). Errors: InvalidArgument (empty start/end,
 // count < 1), NotFound (start absent, or no end after the first start),
 // FailedPrecondition (count mismatch; lists the ranges).
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,

@@ -6,12 +6,14 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <git2.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -218,6 +220,7 @@ class Sandbox {
         FTW_DEPTH | FTW_PHYS);
   }
 
+  const std::string& base() const { return base_; }
   std::string root() const { return base_ + "/root"; }
   std::string outside() const { return base_ + "/outside"; }
 
@@ -240,6 +243,35 @@ class Sandbox {
  private:
   std::string base_;
 };
+
+// Every entry below `dir`, symlinks not followed: paths relative to `dir`,
+// directories with a trailing "/", symlinks with " -> target".
+void ListTree(const std::string& dir, const std::string& rel, std::set<std::string>* out) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> names;
+  while (struct dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(d);
+  for (const std::string& name : names) {
+    std::string path = absl::StrCat(dir, "/", name);
+    std::string shown = rel.empty() ? name : absl::StrCat(rel, "/", name);
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      out->insert(shown + "/");
+      ListTree(path, shown, out);
+    } else if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      ssize_t n = readlink(path.c_str(), target, sizeof target - 1);
+      out->insert(absl::StrCat(shown, " -> ", n >= 0 ? std::string(target, static_cast<size_t>(n)) : "?"));
+    } else {
+      out->insert(shown);
+    }
+  }
+}
 
 void WriteSetupFile(const std::string& path, const std::string& bytes) {
   size_t slash = path.rfind('/');
@@ -369,6 +401,10 @@ TEST_P(CasesMd, Runs) {
   ctx.paths = *policy;
   ctx.limits = limits;
 
+  // The sandbox before the action, for `unchanged` (root and outside).
+  std::set<std::string> entries_before;
+  ListTree(box.base(), "", &entries_before);
+
   core::ActionOutcome out;
   for (size_t i = 0; i < parsed.actions.size(); ++i) {
     ASSERT_EQ(parsed.actions[i].name, c.action) << "a case runs its file's action";
@@ -428,7 +464,18 @@ TEST_P(CasesMd, Runs) {
     const std::string& kind = f->info[0];
     if (kind == "unchanged") {
       for (const auto& [path, bytes] : setup_files) {
-        EXPECT_EQ(Show(ReadAll(path)), Show(bytes)) << path << " changed";
+        std::string now = ReadAll(path);
+        if (now != bytes) ADD_FAILURE() << path << " changed: " << Show(now) << " instead of " << Show(bytes);
+      }
+      // Nothing appeared (a leftover temp file, a half-made directory) and
+      // nothing went.
+      std::set<std::string> entries_after;
+      ListTree(box.base(), "", &entries_after);
+      for (const std::string& e : entries_after) {
+        if (entries_before.count(e) == 0) ADD_FAILURE() << "new entry after the action: " << e;
+      }
+      for (const std::string& e : entries_before) {
+        if (entries_after.count(e) == 0) ADD_FAILURE() << "entry gone after the action: " << e;
       }
       continue;
     }
