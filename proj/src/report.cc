@@ -29,14 +29,33 @@ void AppendMultiline(std::string& out, absl::string_view head, absl::string_view
   for (size_t i = 1; i < lines.size(); ++i) absl::StrAppend(&out, "    ", lines[i], "\n");
 }
 
-std::string Capped(const std::string& text, int64_t max_bytes) {
-  if (max_bytes <= 0 || static_cast<int64_t>(text.size()) <= max_bytes) return text;
-  return absl::StrCat(text.substr(0, static_cast<size_t>(max_bytes)), "\n[output truncated]");
-}
+// What one action may show in the outputs section (--max-output), shared by
+// everything it shows: what does not fit is cut, at a character boundary,
+// and marked "[output truncated]". 0 or less: no limit.
+class OutputBudget {
+ public:
+  explicit OutputBudget(int64_t max_bytes) : left_(max_bytes), unlimited_(max_bytes <= 0) {}
 
-void AppendFile(std::string& out, const std::string& path, const std::string& content, int64_t max_bytes) {
+  std::string Take(const std::string& text) {
+    if (unlimited_ || static_cast<int64_t>(text.size()) <= left_) {
+      if (!unlimited_) left_ -= static_cast<int64_t>(text.size());
+      return text;
+    }
+    size_t keep = static_cast<size_t>(left_);
+    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+    left_ = 0;
+    return absl::StrCat(text.substr(0, keep), "\n[output truncated]");
+  }
+
+ private:
+  int64_t left_;
+  bool unlimited_;
+};
+
+// A file between its START and END lines; the END line is always there.
+void AppendFile(std::string& out, const std::string& path, const std::string& content, OutputBudget& budget) {
   absl::StrAppend(&out, "=== START FILE: ", path, " ===\n");
-  std::string body = Capped(content, max_bytes);
+  std::string body = budget.Take(content);
   absl::StrAppend(&out, body);
   if (!body.empty() && body.back() != '\n') out += '\n';
   absl::StrAppend(&out, "=== END FILE: ", path, " ===\n");
@@ -48,9 +67,13 @@ std::string Str(const core::Json& data, const char* key) {
 }
 
 // The outputs of one action, shaped by what its data holds; "" if none.
+// exec's streams come already cut to the limit (head and tail kept, with
+// what was left out named), so they are shown whole.
 std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
   const core::Json& d = r.data;
+  OutputBudget budget(max_bytes);
   std::string body;
+  bool listing = false;  // cut as a whole below
   if (d.contains("stdout") || d.contains("stderr")) {  // exec
     std::string out = Str(d, "stdout"), err = Str(d, "stderr");
     absl::StrAppend(&body, "exit code: ", Str(d, "exit_code"));
@@ -58,18 +81,19 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
     if (d.contains("duration_ms")) absl::StrAppend(&body, ", ", Str(d, "duration_ms"), " ms");
     body += "\n";
     if (!out.empty()) {
-      absl::StrAppend(&body, "--- stdout ---\n", Capped(out, max_bytes));
+      absl::StrAppend(&body, "--- stdout ---\n", out);
       if (body.back() != '\n') body += '\n';
     }
     if (!err.empty()) {
-      absl::StrAppend(&body, "--- stderr ---\n", Capped(err, max_bytes));
+      absl::StrAppend(&body, "--- stderr ---\n", err);
       if (body.back() != '\n') body += '\n';
     }
   } else if (d.contains("files") && d["files"].is_array()) {  // files_read
-    for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"), max_bytes);
+    for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"), budget);
   } else if (d.contains("content") && d["content"].is_string()) {  // file_read, file_read_numbered
-    AppendFile(body, Str(d, "path"), d["content"].get<std::string>(), max_bytes);
+    AppendFile(body, Str(d, "path"), d["content"].get<std::string>(), budget);
   } else if (d.contains("entries") && d["entries"].is_array()) {  // ls, context_list
+    listing = true;
     for (const core::Json& e : d["entries"]) {
       if (e.contains("name")) {
         std::string name = Str(e, "name");
@@ -83,6 +107,7 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
     }
     if (d["entries"].empty()) body += "(empty)\n";
   } else if (d.contains("matches") && d["matches"].is_array()) {  // grep, glob
+    listing = true;
     for (const core::Json& m : d["matches"]) {
       if (m.is_object()) {
         absl::StrAppend(&body, Str(m, "file"), ":", Str(m, "line_number"), ":", Str(m, "line"), "\n");
@@ -94,7 +119,11 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
   } else {
     return "";
   }
-  return absl::StrCat("--- ", r.block_id, " ", r.action, " ", PrimaryValue(r), " ---\n", Capped(body, max_bytes));
+  if (listing) {
+    body = budget.Take(body);
+    if (body.back() != '\n') body += '\n';
+  }
+  return absl::StrCat("--- ", r.block_id, " ", r.action, " ", PrimaryValue(r), " ---\n", body);
 }
 
 struct SkippedBlock {

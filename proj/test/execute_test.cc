@@ -121,6 +121,9 @@ TEST_P(ExecuteCase, MatchesExpectations) {
   clada_options.dry_run = options.value("dryRun", false);
   if (options.contains("allow")) clada_options.settings.allow = options["allow"].get<std::vector<std::string>>();
   if (options.contains("timeoutMs")) clada_options.settings.timeout_ms = options["timeoutMs"].get<int64_t>();
+  if (options.contains("maxOutputBytes")) {
+    clada_options.settings.max_output_bytes = options["maxOutputBytes"].get<int64_t>();
+  }
   if (options.value("git", false)) {
     clada_options.settings.git = git_tx::GitOptions::Mode::kRequire;
     std::string cmd = absl::StrCat("cd '", d.root,
