@@ -253,15 +253,19 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
                std::ostream& err) {
   const Settings& settings = env.settings;
   absl::StatusOr<std::string> input = ReadInput(inv, env.base, in, settings.max_input_bytes);
-  if (!input.ok()) {
-    err << "clada: " << input.status().message() << "\n";
-    return kExitUsage;
+  ExecutionResult result;
+  if (input.ok()) {
+    CladaOptions options;
+    options.working_root = env.root;
+    options.settings = settings;
+    options.dry_run = inv.dry_run;
+    result = Clada(options).Execute(*input);
+  } else {
+    // An unreadable or oversized answer is a fatal result in the usual
+    // shape, so a caller reading --json or the report still gets one.
+    result.dry_run = inv.dry_run;
+    result.fatal_error = std::string(input.status().message());
   }
-  CladaOptions options;
-  options.working_root = env.root;
-  options.settings = settings;
-  options.dry_run = inv.dry_run;
-  ExecutionResult result = Clada(options).Execute(*input);
   if (inv.json) {
     out << ExecutionResultToJson(result).dump(2) << "\n";
   } else {
