@@ -282,9 +282,21 @@ std::atomic<bool> g_stop_listening{false};
 void StopListening(int) { g_stop_listening = true; }
 
 // `clada listen FILE [--debounce MS]`: runs newly pasted blocks exactly as
-// `clada run` does, until Ctrl-C.
-int RunListen(const std::vector<std::string>& args, const Environment& env, const core::ExecContext& ctx,
-              std::ostream& err) {
+// `clada run` does, until Ctrl-C (then exits 0). Flags of `clada run` that
+// would change what a run does or prints (--dry-run, --json) are refused
+// rather than ignored: a listener that ignored --dry-run would really run.
+int RunListen(const Invocation& inv, const Environment& env, const core::ExecContext& ctx, std::ostream& err) {
+  if (inv.dry_run) {
+    err << "clada listen: --dry-run is not supported: listen runs each new block for real; to see what an "
+           "answer would do, use `clada run --dry-run FILE`\n";
+    return kExitUsage;
+  }
+  if (inv.json) {
+    err << "clada listen: --json is not supported: listen writes its results as text into FILE and "
+        << listener::kOutputFileName << "; for JSON, use `clada run --json FILE`\n";
+    return kExitUsage;
+  }
+  const std::vector<std::string>& args = inv.sub_args;
   std::string file;
   int debounce_ms = 30;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -406,7 +418,7 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
   const std::vector<std::string>& sub_args = inv.sub_args;
   if (inv.command == "approve") return exec::RunApproveCommand(sub_args, *ctx, out, err);
   if (inv.command == "context") return context::RunContextCommand(sub_args, *ctx, out, err);
-  if (inv.command == "listen") return RunListen(sub_args, *env, *ctx, err);
+  if (inv.command == "listen") return RunListen(inv, *env, *ctx, err);
 
   return git_tx::RunGitCommand(inv.command, sub_args, env->root, MakeGitOptions(env->settings), out, err);
 }

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -91,7 +90,7 @@ class Listener {
 
   const ListenOptions& options_;
   const RunBlocksFn& run_;
-  std::string file_;  // options_.file, or the target when it is a symlink
+  std::string file_;  // options_.file (or its target when a symlink) in its canonical directory
   std::string dir_;
   std::string name_;
   std::string output_path_;
@@ -99,9 +98,9 @@ class Listener {
   Fd inotify_fd_;
   int watch_ = -1;
   ListenState state_;
-  absl::flat_hash_set<std::string> baseline_;  // keys of blocks in FILE before Listen started
-  std::optional<std::string> written_text_;    // FILE as last written back, when it held no new block
-  std::optional<std::string> waited_text_;     // FILE as read when a trailing unclosed block got its grace
+  bool process_at_start_ = false;            // FILE holds blocks saved while no listener ran
+  std::optional<std::string> written_text_;  // FILE as last written back, when it held no new block
+  std::optional<std::string> waited_text_;   // FILE as read when a trailing unclosed block got its grace
 };
 
 absl::Status Listener::Setup() {
@@ -140,6 +139,13 @@ absl::Status Listener::Setup() {
   if (::stat(file_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat("'", options_.file, "' is a directory, not a file"));
   }
+  // The state knows FILE by this path, so it must not depend on how FILE was named.
+  char canonical_dir[PATH_MAX];
+  if (::realpath(dir_.c_str(), canonical_dir) == nullptr) {
+    return core::ErrnoStatus(errno, "cannot resolve the directory of FILE", dir_);
+  }
+  dir_ = canonical_dir;
+  file_ = absl::StrCat(dir_ == "/" ? "" : dir_, "/", name_);
 
   RETURN_IF_ERROR(core::CreateStateDirectory(options_.state_dir));
   const std::string lock_path = absl::StrCat(options_.state_dir, "/", kLockFileName);
@@ -171,16 +177,31 @@ absl::Status Listener::Setup() {
     text = std::string(kNewFileText);
     created = true;
   }
-  if (text.ok()) {
-    for (const ScannedBlock& b : NewBlocks(ScanBlocks(*text))) baseline_.insert(b.key);
-  } else {
-    Log(absl::StrCat("clada listen: cannot read ", file_, " yet: ", text.status().message()));
-  }
   std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
-  if (!baseline_.empty()) {
-    absl::StrAppend(&start, " (", Plural(baseline_.size(), "block"),
-                    " already in it left alone; blocks saved from now on run)");
+  if (text.ok()) {
+    std::vector<ScannedBlock> unrun = NewBlocks(ScanBlocks(*text));
+    if (!state_.HasListenedTo(file_)) {
+      // First start on FILE: what is in it is an old chat, not a paste to run.
+      for (const ScannedBlock& b : unrun) state_.MarkRun(b.key);
+      state_.MarkListenedTo(file_);
+      absl::Status saved = SaveListenState(options_.state_dir, state_);
+      if (!saved.ok()) {
+        return absl::Status(saved.code(), absl::StrCat("cannot record the file being listened to: ", saved.message()));
+      }
+      if (!unrun.empty()) {
+        absl::StrAppend(&start, " (first start on this file: ", Plural(unrun.size(), "block"),
+                        " already in it recorded as seen, not run; blocks saved from now on run, also those saved "
+                        "while clada listen is stopped)");
+      }
+    } else if (!unrun.empty()) {
+      absl::StrAppend(&start, " (", Plural(unrun.size(), "block"), " saved while clada listen was stopped; running ",
+                      unrun.size() == 1 ? "it" : "them", " now)");
+      process_at_start_ = true;
+    }
+  } else {
+    // Not marked as listened to: the next start that can read FILE is a first start.
+    Log(absl::StrCat("clada listen: cannot read ", file_, " yet: ", text.status().message()));
   }
   Log(start);
   if (options_.on_ready) options_.on_ready();
@@ -188,11 +209,7 @@ absl::Status Listener::Setup() {
 }
 
 std::vector<ScannedBlock> Listener::NewBlocks(const std::vector<ScannedBlock>& all) const {
-  std::vector<ScannedBlock> fresh;
-  for (ScannedBlock& b : internal::FilterNewBlocks(all, state_)) {
-    if (!baseline_.contains(b.key)) fresh.push_back(std::move(b));
-  }
-  return fresh;
+  return internal::FilterNewBlocks(all, state_);
 }
 
 absl::StatusOr<Events> Listener::ReadEvents() {
@@ -228,6 +245,7 @@ absl::StatusOr<Events> Listener::ReadEvents() {
 absl::Status Listener::Loop() {
   const absl::Duration debounce = absl::Milliseconds(options_.debounce_ms);
   std::optional<absl::Time> due;  // when to read FILE
+  if (process_at_start_) due = absl::Now();
   while (true) {
     if (options_.should_stop && options_.should_stop()) return absl::OkStatus();
     int timeout_ms = kMaxPollMs;
@@ -280,6 +298,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   waited_text_.reset();
 
   for (const ScannedBlock& b : fresh) state_.MarkRun(b.key);
+  state_.MarkListenedTo(file_);  // when FILE could not be read at start
   absl::Status saved = SaveListenState(options_.state_dir, state_);
   if (!saved.ok()) {
     return absl::Status(saved.code(),

@@ -56,6 +56,9 @@ inline constexpr char kStateFileName[] = "listen-state.json";
 inline constexpr char kLockFileName[] = "listen.lock";
 // The oldest keys are forgotten beyond this many.
 inline constexpr size_t kMaxRememberedBlocks = 10000;
+// The files listened to before; the oldest are forgotten beyond this many
+// (a forgotten file's next start is a first start again).
+inline constexpr size_t kMaxRememberedFiles = 1000;
 // Written into a FILE that does not exist yet.
 inline constexpr char kNewFileText[] =
     "Paste an LLM answer below this line and save: clada runs its new blocks and puts the results "
@@ -116,8 +119,12 @@ std::string StripResultsSections(absl::string_view text);
 // and builds.
 std::string BlockKey(absl::string_view id, absl::string_view block_text);
 
-// The keys of the blocks already run, oldest first, remembered across
-// restarts in <state_dir>/listen-state.json.
+// What the listener remembers across restarts in
+// <state_dir>/listen-state.json: the keys of the blocks already run (or set
+// aside at a first start), oldest first, and the files it has listened to.
+// A file not in files() is on its first start: the blocks already in it are
+// recorded, not run. For a known file, any block not recorded is new and
+// runs, also one saved while the listener was stopped.
 class ListenState {
  public:
   bool HasRun(const std::string& key) const { return index_.contains(key); }
@@ -125,19 +132,30 @@ class ListenState {
   void MarkRun(const std::string& key);
   const std::deque<std::string>& keys() const { return keys_; }
 
+  // `file` is an absolute path, as Listen watches it.
+  bool HasListenedTo(const std::string& file) const { return file_index_.contains(file); }
+  // Adds `file` (no-op when known); forgets the oldest past kMaxRememberedFiles.
+  void MarkListenedTo(const std::string& file);
+  const std::deque<std::string>& files() const { return files_; }
+
  private:
   std::deque<std::string> keys_;
   absl::flat_hash_set<std::string> index_;
+  std::deque<std::string> files_;
+  absl::flat_hash_set<std::string> file_index_;
 };
 
-// Reads <state_dir>/listen-state.json; a missing file is an empty state.
+// Reads <state_dir>/listen-state.json; a missing file is an empty state
+// ("files" may be absent: no file known).
 // Errors: DataLoss when the file is not a listen state (the message names
-// the file and says to delete it to start afresh, which makes every block in
-// FILE new again); the ReadFileToString errors otherwise.
+// the file and says to delete it to start afresh: the next start is then a
+// first start, which sets aside the blocks in FILE); the ReadFileToString
+// errors otherwise.
 absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir);
 
 // Writes <state_dir>/listen-state.json atomically (core::WriteFileAtomic):
-// {"version": 1, "ran": [key, ...]}. The directory must exist.
+// {"version": 1, "ran": [key, ...], "files": [path, ...]}. The directory
+// must exist.
 // Errors: those of WriteFileAtomic.
 absl::Status SaveListenState(const std::string& state_dir, const ListenState& state);
 
@@ -168,19 +186,26 @@ std::string InsertSummary(absl::string_view file_text, absl::string_view section
 // completed save (IN_CLOSE_WRITE, IN_MOVED_TO or IN_CREATE of FILE's name,
 // followed by debounce_ms without another event) it reads FILE, records the
 // new blocks in the state, calls `run` once with their text, and writes the
-// results back. Blocks already in FILE when Listen starts are left alone
-// (counted in the start line of the log). A trailing block without its end
-// marker waits 300 ms for more text before it runs. A missing FILE is
-// created with kNewFileText; a symlinked FILE is resolved once, at start. Writing FILE back does not cause a run; a save
-// during a run is handled after it. Failures of one write-back (output file,
-// clipboard, FILE) are logged and listening goes on.
+// results back.
+//
+// At start: on the first start for FILE (not in the state's files()), the
+// blocks already in it are recorded without running, so an old chat does
+// not run again; on a later start, the blocks not in the state (saved while
+// no listener ran) run at once. The start line of the log says which and
+// how many. A trailing block without its end marker waits 300 ms for more
+// text before it runs. A missing FILE is created with kNewFileText; a
+// symlinked FILE is resolved once, at start, and FILE's directory made
+// canonical. Writing FILE back does not cause a run; a save during a run is
+// handled after it. Failures of one write-back (output file, clipboard,
+// FILE) are logged and listening goes on.
 //
 // Returns OK when stopped. Errors: InvalidArgument (file not absolute, empty
 // state_dir, no callback, negative debounce); NotFound (FILE's directory is
 // missing); FailedPrecondition (another listener holds the state dir, or
 // FILE's directory was removed or moved while listening); DataLoss (state
-// file unreadable); Internal (inotify failure, or the state could not be
-// saved: blocks are recorded before they run, so nothing runs unrecorded).
+// file unreadable); the error of SaveListenState when the blocks set aside
+// at a first start or about to run cannot be recorded (nothing runs
+// unrecorded); Internal (inotify failure).
 absl::Status Listen(const ListenOptions& options, const RunBlocksFn& run);
 
 }  // namespace clada::listener

@@ -16,7 +16,8 @@ std::string StatePath(const std::string& state_dir) { return absl::StrCat(state_
 
 absl::Status NotAState(const std::string& path, absl::string_view why) {
   return absl::DataLossError(absl::StrCat("'", path, "' is not a clada listen state (", why,
-                                          "); delete it to start afresh (every block in the file is then new)"));
+                                          "); delete it to start afresh (the next start is then a first start: the ",
+                                          "blocks already in the file are set aside, not run)"));
 }
 
 }  // namespace
@@ -27,6 +28,15 @@ void ListenState::MarkRun(const std::string& key) {
   while (keys_.size() > kMaxRememberedBlocks) {
     index_.erase(keys_.front());
     keys_.pop_front();
+  }
+}
+
+void ListenState::MarkListenedTo(const std::string& file) {
+  if (!file_index_.insert(file).second) return;
+  files_.push_back(file);
+  while (files_.size() > kMaxRememberedFiles) {
+    file_index_.erase(files_.front());
+    files_.pop_front();
   }
 }
 
@@ -50,6 +60,14 @@ absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
     if (!key.is_string()) return NotAState(path, "\"ran\" holds a value that is not a string");
     state.MarkRun(key.get<std::string>());
   }
+  auto files = json.find("files");  // absent in states written before files were recorded
+  if (files != json.end()) {
+    if (!files->is_array()) return NotAState(path, "\"files\" is not an array");
+    for (const nlohmann::json& file : *files) {
+      if (!file.is_string()) return NotAState(path, "\"files\" holds a value that is not a string");
+      state.MarkListenedTo(file.get<std::string>());
+    }
+  }
   return state;
 }
 
@@ -59,6 +77,9 @@ absl::Status SaveListenState(const std::string& state_dir, const ListenState& st
   nlohmann::json ran = nlohmann::json::array();
   for (const std::string& key : state.keys()) ran.push_back(key);
   json["ran"] = std::move(ran);
+  nlohmann::json files = nlohmann::json::array();
+  for (const std::string& file : state.files()) files.push_back(file);
+  json["files"] = std::move(files);
   return core::WriteFileAtomic(StatePath(state_dir), json.dump(1) + "\n");
 }
 

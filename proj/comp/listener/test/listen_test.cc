@@ -314,6 +314,12 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
     ASSERT_EQ(::mkdir((root_ + "/real").c_str(), 0755), 0);
     ASSERT_EQ(::symlink("real/answer.md", file_.c_str()), 0);
   }
+  if (c.contains("initialState")) {  // "{file}" is FILE as the listener names it (canonical)
+    ASSERT_EQ(::mkdir(options_.state_dir.c_str(), 0755), 0);
+    const std::string canonical = std::filesystem::weakly_canonical(file_).string();
+    WriteFileOrDie(options_.state_dir + "/" + kStateFileName,
+                   absl::StrReplaceAll(c.at("initialState").dump(), {{"{file}", canonical}}));
+  }
   if (!c.contains("initial")) {
     WriteFileOrDie(file_, "");
   } else if (!c.at("initial").is_null()) {
@@ -366,6 +372,9 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
   EXPECT_EQ(CountOccurrences(log, " clada listen: ran "), runs_expected) << log;
   if (c.contains("expectLog")) {
     EXPECT_TRUE(absl::StrContains(log, c.at("expectLog").get<std::string>())) << log;
+  }
+  if (c.contains("expectLogLacks")) {
+    EXPECT_FALSE(absl::StrContains(log, c.at("expectLogLacks").get<std::string>())) << log;
   }
 }
 

@@ -19,6 +19,7 @@ using testing::LoadCases;
 using testing::TempDir;
 
 std::vector<std::string> Keys(const ListenState& state) { return {state.keys().begin(), state.keys().end()}; }
+std::vector<std::string> Files(const ListenState& state) { return {state.files().begin(), state.files().end()}; }
 
 class LoadStateTest : public ::testing::TestWithParam<Json> {};
 
@@ -45,6 +46,9 @@ TEST_P(LoadStateTest, ReadsStateOrSaysWhy) {
   }
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_EQ(Keys(*state), c.at("expectKeys").get<std::vector<std::string>>());
+  if (c.contains("expectFiles")) {
+    EXPECT_EQ(Files(*state), c.at("expectFiles").get<std::vector<std::string>>());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, LoadStateTest, ::testing::ValuesIn(LoadCases("load_state.json")), CaseName);
@@ -55,12 +59,26 @@ TEST(ListenState, SaveThenLoadKeepsKeysAndOrder) {
   state.MarkRun("b2:2");
   state.MarkRun("a1:1");
   state.MarkRun("b2:2");
+  state.MarkListenedTo("/p/answer.md");
   ASSERT_TRUE(SaveListenState(dir.path(), state).ok());
   absl::StatusOr<ListenState> loaded = LoadListenState(dir.path());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(Keys(*loaded), (std::vector<std::string>{"b2:2", "a1:1"}));
   EXPECT_TRUE(loaded->HasRun("a1:1"));
   EXPECT_FALSE(loaded->HasRun("c3:3"));
+  EXPECT_EQ(Files(*loaded), (std::vector<std::string>{"/p/answer.md"}));
+  EXPECT_TRUE(loaded->HasListenedTo("/p/answer.md"));
+  EXPECT_FALSE(loaded->HasListenedTo("/p/other.md"));
+}
+
+TEST(ListenState, ForgetsTheOldestFilesBeyondTheLimit) {
+  ListenState state;
+  for (size_t i = 0; i < kMaxRememberedFiles + 1; ++i) state.MarkListenedTo("/f" + std::to_string(i));
+  state.MarkListenedTo("/f1");  // known: no change
+  EXPECT_EQ(state.files().size(), kMaxRememberedFiles);
+  EXPECT_FALSE(state.HasListenedTo("/f0"));
+  EXPECT_TRUE(state.HasListenedTo("/f1"));
+  EXPECT_EQ(state.files().front(), "/f1");
 }
 
 TEST(ListenState, ForgetsTheOldestBeyondTheLimit) {
