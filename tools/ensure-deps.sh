@@ -9,6 +9,8 @@ packages=(
   libabsl-dev nlohmann-json3-dev libgit2-dev libyaml-cpp-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev python3
+  # Interpreters of the exec action, so its per-language tests run.
+  ruby nodejs
 )
 
 missing=()
