@@ -3,7 +3,9 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
@@ -18,6 +20,25 @@ using Clock = std::chrono::steady_clock;
 
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Said plainly, because the AI commit may hold the user's own edits: with an
+// exec in the batch, nothing tells a change the code made from one an editor
+// saved while it ran.
+std::string UnattributedChangesWarning(const git_tx::BatchCommitResult& committed, const std::string& root) {
+  std::vector<std::string> shown;
+  for (const std::string& path : committed.unattributed_changes) {
+    shown.push_back(absl::StartsWith(path, root + "/") ? path.substr(root.size() + 1) : path);
+  }
+  const std::string id = committed.commit_id ? committed.commit_id->substr(0, 7) : "(none)";
+  return absl::StrCat(
+      "this batch ran exec, so changes made while it ran (an editor saving, say) cannot be told apart from "
+      "the exec's own: ",
+      shown.size(), " file(s) not written by clada's file actions were included in the AI commit ", id, ": ",
+      absl::StrJoin(shown, ", "),
+      ". An edit of yours among them is in that commit, not in a [clada:pre] snapshot, and `clada "
+      "undo` would take it back with the batch (`git show ",
+      id, "` shows it)");
 }
 
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
@@ -48,6 +69,7 @@ git_tx::GitOptions MakeGitOptions(const Settings& settings) {
     while (!author.empty() && author.back() == ' ') author.pop_back();
   }
   options.author_name = author;
+  options.lock_timeout = absl::Milliseconds(settings.lock_timeout_ms);
   return options;
 }
 
@@ -185,6 +207,9 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     } else {
       result.git.ai_commit = committed->commit_id;
       result.git.foreign_changes = committed->foreign_changes;
+      if (!committed->unattributed_changes.empty()) {
+        result.warnings.push_back(UnattributedChangesWarning(*committed, ctx->paths.working_root));
+      }
     }
   }
 

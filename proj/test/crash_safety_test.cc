@@ -1,35 +1,69 @@
 // Kills clada (SIGKILL) at random moments while it rewrites large files in
-// a git repository, many times over, and checks after every kill that each
-// file is wholly old or wholly new, that the user's own change survives (in
-// the tree or in the [clada:pre] snapshot), and that the repository is
-// consistent (`git fsck`).
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/wait.h>
+// a git repository, until at least 200 kills have ended a run, and checks
+// after every kill that:
+// - each rewritten file is wholly old or wholly new;
+// - the user's edit made just before that run (fresh bytes every time) is
+//   never lost: it is still in the work tree or in a `[clada:pre]` snapshot;
+// - every commit that run made (a `[clada:pre]` snapshot, or the `AI:`
+//   commit on top of it) holds exactly that edit, byte for byte;
+// - a lock file the kill left in `.git` stops the next run before anything
+//   runs, with a message naming the file and what to do.
+// At the end every snapshot is still in the branch history, `git fsck` is
+// clean and a normal run works.
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "proj/test/test_util.h"
 
 namespace {
 
-constexpr int kKills = 200;
+constexpr int kKillsNeeded = 200;
+// Bounds the loop: most kills land in a run; this many would mean they do not.
+constexpr int kMaxIterations = 800;
+// Every this many iterations the run is left to finish: its commits are
+// checked like the others, and its time spreads the next kills over a
+// whole run however the machine's load changes.
+constexpr int kFinishEvery = 8;
 constexpr size_t kFileBytes = 2 << 20;
 
 using clada::testing::ReadAll;
 using clada::testing::Sh;
+using clada::testing::ShellQuote;
 
-void WriteAll(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
+void WriteAll(const std::string& path, const std::string& data) { std::ofstream(path, std::ios::binary) << data; }
+
+// Standard output of `cmd` run by /bin/sh.
+std::string Capture(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = ::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 // A large file body made of one repeated line, distinct per `tag`.
@@ -45,19 +79,20 @@ std::string Answer(char tag) {
   for (std::string id : {"w1", "w2"}) {
     std::string name = absl::StrCat("big", id.substr(1), ".txt");
     absl::StrAppend(&a, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_write\"\npath = \"", name,
-                    "\"\ncontent = <<'EOT_SHAM_", id, "'\n", Body(tag), "EOT_SHAM_", id, "\n#!END_SHAM_", id,
-                    "\n\n");
+                    "\"\ncontent = <<'EOT_SHAM_", id, "'\n", Body(tag), "EOT_SHAM_", id, "\n#!END_SHAM_", id, "\n\n");
   }
   return a;
 }
 
-// Starts clada on `answer_path`; returns its pid.
-pid_t StartClada(const std::string& binary, const std::string& root, const std::string& answer_path) {
+// Starts clada on `answer_path`, stderr to `err_path`; returns its pid.
+pid_t StartClada(const std::string& binary, const std::string& root, const std::string& answer_path,
+                 const std::string& err_path) {
   pid_t pid = ::fork();
   if (pid == 0) {
     int devnull = ::open("/dev/null", O_RDWR);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
+    ::dup2(err >= 0 ? err : devnull, 2);
     ::execl(binary.c_str(), binary.c_str(), "run", answer_path.c_str(), "--root", root.c_str(), "--quiet",
             static_cast<char*>(nullptr));
     ::_exit(127);
@@ -65,14 +100,15 @@ pid_t StartClada(const std::string& binary, const std::string& root, const std::
   return pid;
 }
 
-TEST(CrashSafety, EveryFileWhollyOldOrNewAfterSigkill) {
+TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
   std::string base = clada::testing::MakeTempDir("clada_crash_");
   ASSERT_FALSE(base.empty());
   std::string root = base + "/repo";
   std::string binary = clada::testing::CladaBinary();
+  const std::string git = absl::StrCat("cd ", ShellQuote(root), " && git ");
 
   ASSERT_EQ(Sh(absl::StrCat("mkdir -p ", root, " && cd ", root,
-                            " && git init -q && git config user.name t && git config user.email t@t")),
+                            " && git init -q -b main && git config user.name t && git config user.email t@t")),
             0);
   // What a heredoc of Body(tag) writes: the body without its final newline.
   std::string a = Body('a'), b = Body('b');
@@ -80,63 +116,134 @@ TEST(CrashSafety, EveryFileWhollyOldOrNewAfterSigkill) {
   b.pop_back();
   WriteAll(root + "/big1.txt", a);
   WriteAll(root + "/big2.txt", a);
-  ASSERT_EQ(Sh(absl::StrCat("cd ", root, " && git add -A && git commit -qm init")), 0);
-  // The user's own uncommitted change, which must never be lost.
-  const std::string user_change = "the user's own edit\n";
-  WriteAll(root + "/user.txt", user_change);
+  WriteAll(root + "/user.txt", "committed before the test\n");
+  ASSERT_EQ(Sh(git + "add -A && git commit -qm init"), 0);
 
   WriteAll(base + "/answer_a.md", Answer('a'));
   WriteAll(base + "/answer_b.md", Answer('b'));
+  const std::string err_path = base + "/run.err";
+  // The lock files git-tx refuses to run over (repo.cc).
+  const std::vector<std::string> git_locks = {root + "/.git/index.lock", root + "/.git/HEAD.lock",
+                                              root + "/.git/refs/heads/main.lock"};
 
+  auto micros_since = [](std::chrono::steady_clock::time_point t0) {
+    return static_cast<int>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+  };
   // How long one full run takes, to spread the kills over it.
   auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = StartClada(binary, root, base + "/answer_b.md");
+  pid_t pid = StartClada(binary, root, base + "/answer_b.md", err_path);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a full run must succeed first";
-  int run_us = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a full run must succeed first: " << ReadAll(err_path);
+  int run_us = micros_since(t0);
 
   std::mt19937 rng(12345);
-  std::uniform_int_distribution<int> delay(0, run_us);
-  int killed_midway = 0;
-  for (int i = 0; i < kKills; ++i) {
+  int kills = 0, finished = 0, snapshots = 0, ai_commits = 0, locks_left = 0, iterations = 0;
+  std::vector<std::string> snapshot_ids;
+  for (int i = 0; i < kMaxIterations && kills < kKillsNeeded; ++i) {
+    iterations = i + 1;
+    // The user's fresh edit, different bytes every time (size too).
+    const std::string edit = absl::StrCat("user edit ", i, " ", rng(), "\n", std::string(i % 97, 'u'), "\n");
+    WriteAll(root + "/user.txt", edit);
+    const std::string before = Capture(git + "rev-parse HEAD");
+    ASSERT_EQ(before.size(), 41u) << "iteration " << i << ": " << before;
+
     const std::string& answer = (i % 2 == 0) ? "/answer_a.md" : "/answer_b.md";
-    pid = StartClada(binary, root, base + answer);
-    std::this_thread::sleep_for(std::chrono::microseconds(delay(rng)));
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    if (WIFSIGNALED(status)) ++killed_midway;
+    const bool let_finish = i % kFinishEvery == kFinishEvery - 1;
+    t0 = std::chrono::steady_clock::now();
+    pid = StartClada(binary, root, base + answer, err_path);
+    if (!let_finish) {
+      // A random moment of a run, a little past its usual end at times.
+      std::this_thread::sleep_for(std::chrono::microseconds(rng() % (run_us + run_us / 5 + 1)));
+      ::kill(pid, SIGKILL);
+    }
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    if (let_finish) run_us = micros_since(t0);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+      ++kills;
+    } else {
+      ++finished;
+      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "iteration " << i << ": a run that was not killed must succeed (status " << status
+          << "): " << ReadAll(err_path);
+    }
+
     for (const char* name : {"/big1.txt", "/big2.txt"}) {
       std::string got = ReadAll(root + name);
-      ASSERT_TRUE(got == a || got == b) << "kill " << i << ": " << name << " is torn (" << got.size() << " bytes)";
+      ASSERT_TRUE(got == a || got == b) << "iteration " << i << ": " << name << " is torn (" << got.size() << " bytes)";
+    }
+
+    // Every commit of this run holds the user's edit of this run.
+    bool in_snapshot = false;
+    for (absl::string_view line :
+         absl::StrSplit(Capture(absl::StrCat(git, "log --format='%H %s' ", before.substr(0, 40), "..HEAD")), '\n',
+                        absl::SkipEmpty())) {
+      std::string id(line.substr(0, 40));
+      bool is_snapshot = absl::StartsWith(line.substr(41), "[clada:pre]");
+      ASSERT_TRUE(is_snapshot || absl::StartsWith(line.substr(41), "AI: "))
+          << "iteration " << i << ": unexpected commit " << line;
+      std::string committed = Capture(absl::StrCat(git, "cat-file blob ", id, ":user.txt"));
+      ASSERT_EQ(committed, edit) << "iteration " << i << ": commit " << line
+                                 << " does not hold this run's user edit byte for byte";
+      if (is_snapshot) {
+        ++snapshots;
+        in_snapshot = true;
+        snapshot_ids.push_back(id);
+      } else {
+        ++ai_commits;
+      }
+    }
+    // A whole run always snapshots the edit first.
+    if (let_finish) ASSERT_TRUE(in_snapshot) << "iteration " << i << ": a finished run made no [clada:pre] snapshot";
+    // The edit is never lost: clada never writes user.txt, and a snapshot
+    // (checked above) holds it whole.
+    ASSERT_TRUE(ReadAll(root + "/user.txt") == edit || in_snapshot) << "iteration " << i << ": the user's edit is lost";
+
+    // A lock file the kill left must stop the next run before anything
+    // runs, naming the file; the user then deletes it, as told.
+    for (int tries = 0; tries < 4; ++tries) {
+      bool any = false;
+      for (const std::string& lock : git_locks) any = any || Exists(lock);
+      if (!any) break;
+      ++locks_left;
+      pid = StartClada(binary, root, base + answer, err_path);
+      ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+      std::string err = ReadAll(err_path);
+      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2)
+          << "iteration " << i << ": a run over a stale git lock must stop (status " << status << "): " << err;
+      size_t end = err.find(".lock' exists");
+      ASSERT_NE(end, std::string::npos) << "a fatal error must name the lock file and say what to do: " << err;
+      ASSERT_NE(err.find("delete that file"), std::string::npos) << err;
+      size_t begin = err.rfind('\'', end);
+      ASSERT_EQ(::unlink(err.substr(begin + 1, end + 5 - begin - 1).c_str()), 0) << err;
     }
   }
-  EXPECT_GT(killed_midway, kKills / 4) << "the kills should mostly land during runs";
+  std::cout << "crash safety: " << kills << " runs killed, " << finished << " finished first, in " << iterations
+            << " iterations (a full run takes " << run_us / 1000 << " ms); " << snapshots << " snapshots and "
+            << ai_commits << " AI commits checked; " << locks_left << " stale git lock(s) reported and removed\n";
+  ASSERT_GE(kills, kKillsNeeded) << "only " << kills << " of " << iterations << " kills landed during a run";
+  // The checks above ran on commits: they must have been there to check.
+  EXPECT_GT(snapshots, 0);
+  EXPECT_GT(ai_commits, 0);
 
-  // The user's change is in the tree or in a commit.
-  bool in_tree = ReadAll(root + "/user.txt") == user_change;
-  bool in_history = Sh(absl::StrCat("cd ", root, " && git log --all -p -- user.txt | grep -q \"the user's own edit\"")) == 0;
-  EXPECT_TRUE(in_tree || in_history);
-  EXPECT_EQ(Sh(absl::StrCat("cd ", root, " && git fsck --no-progress >/dev/null 2>&1")), 0);
+  // No snapshot was lost from the branch by a later run: grep finds no id
+  // missing from the history (exit 1).
+  if (!snapshot_ids.empty()) {
+    WriteAll(base + "/snapshots", absl::StrJoin(snapshot_ids, "\n") + "\n");
+    int missing = Sh(absl::StrCat(git, "rev-list HEAD > ", base, "/history && grep -vxFf ", base, "/history ", base,
+                                  "/snapshots > ", base, "/missing"));
+    EXPECT_TRUE(WIFEXITED(missing) && WEXITSTATUS(missing) == 1)
+        << "[clada:pre] snapshots no longer in the branch history:\n"
+        << ReadAll(base + "/missing");
+  }
+  EXPECT_EQ(Sh(git + "fsck --no-progress >/dev/null 2>&1"), 0);
   // Temp files a kill left behind are never committed as the user's work.
-  EXPECT_NE(Sh(absl::StrCat("cd ", root, " && git log --all --name-only --format= | grep -q clada-tmp")), 0);
-  // A later run still works. A kill inside a git commit can leave one of
-  // git's own lock files behind (`.git/index.lock`, or the branch's
-  // `refs/heads/<branch>.lock`); clada must then refuse with a message that
-  // names the file and says what to do, and work once the user has done it.
+  EXPECT_NE(Sh(git + "log --all --name-only --format= | grep -q clada-tmp"), 0);
+  // A later run still works.
   std::string later = absl::StrCat("cd ", root, " && ", binary, " run ", base, "/answer_a.md --quiet 2>", base,
                                    "/later.err >/dev/null");
   int later_status = Sh(later);
-  if (WIFEXITED(later_status) && WEXITSTATUS(later_status) == 2) {
-    std::string err = ReadAll(base + "/later.err");
-    size_t end = err.find(".lock' exists");
-    ASSERT_NE(end, std::string::npos) << "a fatal error must name the lock file and say what to do: " << err;
-    ASSERT_NE(err.find("delete that file"), std::string::npos) << err;
-    size_t begin = err.rfind('\'', end);
-    ASSERT_EQ(::unlink(err.substr(begin + 1, end + 5 - begin - 1).c_str()), 0) << err;
-    later_status = Sh(later);
-  }
   EXPECT_TRUE(WIFEXITED(later_status) && WEXITSTATUS(later_status) == 0)
       << "status " << later_status << ": " << ReadAll(base + "/later.err");
   EXPECT_TRUE(ReadAll(root + "/big1.txt") == a) << "the later run must have written version a";

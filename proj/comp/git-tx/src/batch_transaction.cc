@@ -448,13 +448,19 @@ absl::StatusOr<BatchCommitResult> BatchTransaction::Finish(
   std::vector<std::string> foreign_rel;
   for (const ChangedPath& c : changed) {
     if (s.left_out.count(c.path) > 0) continue;
-    if (takes_all || internal::UnderAny(c.path, prefixes)) {
+    const bool touched = internal::UnderAny(c.path, prefixes);
+    if (takes_all || touched) {
       if (internal::IsDirectoryEntry(c.path)) {
         s.notes.push_back(absl::StrCat(
             "'", c.path, "' is a nested git repository: it is not committed"));
         continue;
       }
       batch_paths.push_back(c.path);
+      // Only the exec can explain it, and so could an editor saving meanwhile.
+      if (!touched) {
+        result.unattributed_changes.push_back(
+            internal::WorkdirPath(wt, c.path));
+      }
     } else {
       foreign_rel.push_back(c.path);
       result.foreign_changes.push_back(internal::WorkdirPath(wt, c.path));
@@ -469,6 +475,7 @@ absl::StatusOr<BatchCommitResult> BatchTransaction::Finish(
   }
   if (batch_paths.empty()) {
     result.summary = "the batch changed nothing: no commit";
+    result.unattributed_changes.clear();
     return result;
   }
 
@@ -485,6 +492,7 @@ absl::StatusOr<BatchCommitResult> BatchTransaction::Finish(
                    internal::BuildBatchTree(wt, baseline, tree_changes));
   if (git_oid_equal(&tree_oid, git_tree_id(baseline))) {
     result.summary = "the batch's changes match HEAD: no commit";
+    result.unattributed_changes.clear();
     return result;
   }
   const std::string message =

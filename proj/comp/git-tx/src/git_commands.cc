@@ -223,9 +223,19 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
     return usage("git is off (--no-git), and this command needs it");
   }
 
+  // The commands that change HEAD or the work tree wait for the run lock,
+  // like `clada run`, so they never interleave with a batch in progress.
+  // `log` does not: it only reads committed history, and a user looking at
+  // it should not wait behind a long exec.
+  auto take_run_lock = [&]() {
+    return RunLock::Acquire(working_root, options.lock_timeout);
+  };
+
   if (name == "undo") {
     if (!args.empty())
       return usage(absl::StrCat("unexpected argument '", args[0], "'"));
+    absl::StatusOr<RunLock> lock = take_run_lock();
+    if (!lock.ok()) return fail(lock.status());
     absl::StatusOr<internal::UndoResult> r =
         internal::UndoLastBatch(working_root);
     if (!r.ok()) return fail(r.status());
@@ -239,6 +249,8 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
     if (!args.empty())
       return usage(absl::StrCat("unexpected argument '", args[0], "'"));
     const bool forward = name == "step-forward";
+    absl::StatusOr<RunLock> lock = take_run_lock();
+    if (!lock.ok()) return fail(lock.status());
     absl::StatusOr<StepResult> r =
         forward ? internal::StepForward(working_root)
                 : internal::StepBack(working_root, options);
@@ -253,6 +265,8 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
   if (name == "squash") {
     absl::StatusOr<SquashRequest> req = ParseSquashArgs(args);
     if (!req.ok()) return usage(std::string(req.status().message()));
+    absl::StatusOr<RunLock> lock = take_run_lock();
+    if (!lock.ok()) return fail(lock.status());
     absl::StatusOr<internal::SquashResult> r =
         internal::SquashCommits(working_root, *req, options);
     if (!r.ok()) return fail(r.status());

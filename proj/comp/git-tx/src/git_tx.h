@@ -45,6 +45,9 @@ struct GitOptions {
   Mode mode = Mode::kAuto;
   std::string author_name = "clada";  // author and committer of every commit
   std::string author_email = "clada@localhost";
+  // How long RunGitCommand waits for the run lock (`--lock-timeout`) before
+  // undo, step-back, step-forward or squash.
+  absl::Duration lock_timeout = absl::Seconds(10);
 };
 
 // One executed action, as the orchestrator reports it to Finish.
@@ -67,6 +70,12 @@ struct BatchCommitResult {
   // Canonical absolute paths changed during the batch by someone other than
   // the batch (an editor saving meanwhile): left uncommitted.
   std::vector<std::string> foreign_changes;
+  // Canonical absolute paths committed only because a record
+  // touches_anything (e.g. `exec`): under no record's touched_paths, so a
+  // change someone else made meanwhile (an editor saving) cannot be told
+  // apart from the action's own and is in the commit. Empty when nothing
+  // was committed.
+  std::vector<std::string> unattributed_changes;
   // The commit's subject ("AI: write a.txt (1 ok)"), or why there is none.
   std::string summary;
 };
@@ -175,8 +184,12 @@ class RunLock {
 //   squash        --mode auto_ai|ai_messages|hours N|days N|msg_contains TEXT
 //                 [--message M] [--contiguous-only] [--force];
 //   log           [-n N] the recent AI batches (commit, time, summary).
+// Every command but log first takes the RunLock of `working_root`, waiting
+// up to options.lock_timeout, so it never interleaves with a `clada run`;
+// log only reads committed history and does not wait.
 // Prints results on `out`, refusals and errors on `err` (one line each,
-// saying what to do). Returns 0 done, 1 refused or failed, 2 usage error.
+// saying what to do; a lock timeout is one). Returns 0 done, 1 refused or
+// failed (lock timeout included), 2 usage error.
 int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
                   const std::string& working_root, const GitOptions& options,
                   std::ostream& out, std::ostream& err);

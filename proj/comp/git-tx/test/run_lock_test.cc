@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -193,6 +194,100 @@ TEST(RunLock, ConcurrentRunsAreSerialised) {
       log == "AI: write run1.txt (1 ok)\nAI: write run0.txt (1 ok)\ninit\n")
       << log;
   EXPECT_EQ(Sh(root, "git status --porcelain"), "");
+}
+
+// While a `clada run` holds the lock (here a forked child, as in
+// AnotherProcessHoldingTheLockBlocksThisOne), the user commands that change
+// HEAD or the work tree wait for --lock-timeout, then fail with the lock
+// error and change nothing; `clada log` only reads and does not wait.
+TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
+  IsolateGitEnvironment();
+  std::string root = MakeTempDir();
+  Sh(root,
+     "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit "
+     "-qm init");
+  {  // An AI commit, so that undo and squash would have work to do.
+    absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
+        BeginBatch(root, GitOptions());
+    ASSERT_TRUE(tx.ok()) << tx.status();
+    ASSERT_TRUE(core::WriteFileAtomic(root + "/b.txt", "b\n").ok());
+    ActionRecord record;
+    record.action = "file_write";
+    record.target = root + "/b.txt";
+    record.success = true;
+    record.touched_paths = {record.target};
+    absl::StatusOr<BatchCommitResult> done = (*tx)->Finish({record});
+    ASSERT_TRUE(done.ok() && done->commit_id) << done.status();
+  }
+  const std::string head = Sh(root, "git rev-parse HEAD");
+
+  int locked[2], finish[2];
+  ASSERT_EQ(::pipe(locked), 0);
+  ASSERT_EQ(::pipe(finish), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(finish[1]);
+    ::close(locked[0]);
+    absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(5));
+    char c = lock.ok() ? 'y' : 'n';
+    (void)!::write(locked[1], &c, 1);
+    (void)!::read(finish[0], &c, 1);  // hold until the parent closes the pipe
+    ::_exit(lock.ok() ? 0 : 1);
+  }
+  ::close(finish[0]);
+  ::close(locked[1]);
+  char c = 0;
+  ASSERT_EQ(::read(locked[0], &c, 1), 1);
+  ASSERT_EQ(c, 'y');
+
+  GitOptions options;
+  options.lock_timeout = absl::Milliseconds(200);
+  const std::vector<std::vector<std::string>> commands = {
+      {"undo"},
+      {"step-back"},
+      {"step-forward"},
+      {"squash", "--mode", "ai_messages"},
+  };
+  for (const std::vector<std::string>& command : commands) {
+    std::ostringstream out, err;
+    const absl::Time start = absl::Now();
+    const std::vector<std::string> args(command.begin() + 1, command.end());
+    int code = RunGitCommand(command[0], args, root, options, out, err);
+    EXPECT_GE(absl::Now() - start, absl::Milliseconds(200))
+        << command[0] << " did not wait for the lock";
+    EXPECT_EQ(code, 1) << command[0] << ": " << err.str();
+    EXPECT_EQ(out.str(), "") << command[0];
+    EXPECT_EQ(err.str(),
+              absl::StrCat("clada ", command[0],
+                           ": another clada run is working on '", root,
+                           "' (lock '", root, "/.clada/lock' held by pid ",
+                           child,
+                           "); waited 200ms. Let it finish and run again, or "
+                           "give a longer --lock-timeout\n"));
+    EXPECT_EQ(Sh(root, "git rev-parse HEAD"), head) << command[0];
+    EXPECT_EQ(Sh(root, "git status --porcelain"), "") << command[0];
+  }
+  {  // log does not wait.
+    std::ostringstream out, err;
+    GitOptions patient;
+    patient.lock_timeout = absl::Seconds(30);
+    const absl::Time start = absl::Now();
+    EXPECT_EQ(RunGitCommand("log", {}, root, patient, out, err), 0)
+        << err.str();
+    EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+    EXPECT_TRUE(absl::StrContains(out.str(), "AI: write b.txt")) << out.str();
+  }
+
+  ::close(finish[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // Once the run is over, the same command goes ahead.
+  std::ostringstream out, err;
+  EXPECT_EQ(RunGitCommand("undo", {}, root, options, out, err), 0)
+      << err.str();
+  EXPECT_NE(Sh(root, "git rev-parse HEAD"), head);
 }
 
 }  // namespace

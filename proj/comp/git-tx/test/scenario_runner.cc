@@ -41,6 +41,9 @@ void CollectTree(const std::string& dir, const std::string& rel,
       continue;
     std::string path = dir + "/" + name;
     std::string key = rel.empty() ? name : rel + "/" + name;
+    // The run lock the commands take (hidden from git) is clada's state,
+    // not the user's tree.
+    if (key == ".clada/lock" || key == ".clada/.gitignore") continue;
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) continue;
     if (S_ISDIR(st.st_mode)) {
@@ -286,6 +289,12 @@ class Scenario {
       for (const json& f : step["foreign"])
         want.push_back(Abs(f.get<std::string>()));
       EXPECT_EQ(result->foreign_changes, want);
+    }
+    if (step.contains("unattributed")) {
+      std::vector<std::string> want;
+      for (const json& f : step["unattributed"])
+        want.push_back(Abs(f.get<std::string>()));
+      EXPECT_EQ(result->unattributed_changes, want);
     }
   }
 

@@ -10,7 +10,8 @@
 //   {"begin": {"mode": "auto|off|require"}, "error"?, "snapshot"?: bool,
 //    "active"?: bool, "note"?: "substring"}
 //   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?}],
-//    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel]}
+//    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel],
+//    "unattributed"?: [rel]}
 //   {"command": "undo", "args"?: [...], "mode"?: "off", "exit": 0, "out"?:
 //   "substr",
 //    "out_lacks"?: "substr", "err"?: "substr"}
@@ -25,6 +26,7 @@
 //   {"head": "main" | "detached"}
 //   {"file": "rel", "content": "..."} or {"file": "rel", "absent": true}
 //   {"save_tree": "name"} / {"same_tree": "name"}  every file's bytes and mode
+//                                     (but .clada/lock and .clada/.gitignore)
 #ifndef CLADA_PROJ_COMP_GIT_TX_TEST_SCENARIO_RUNNER_H_
 #define CLADA_PROJ_COMP_GIT_TX_TEST_SCENARIO_RUNNER_H_
 
