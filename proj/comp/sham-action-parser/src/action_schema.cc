@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -16,8 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proj/comp/core/src/status_macros.h"
-#include "proj/comp/sham-action-parser/src/embedded_schema.h"
-#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
+#include "proj/comp/sham-action-parser/src/action_schema.h"
 #include "proj/comp/sham-action-parser/src/text_util.h"
 #include "yaml-cpp/yaml.h"
 
@@ -366,22 +366,94 @@ absl::StatusOr<ActionSchema> ParseActionSchema(absl::string_view yaml_text) {
   }
 }
 
-const ActionSchema& LoadedSchema() {
-  static const ActionSchema* const schema = [] {
-    absl::StatusOr<ActionSchema> parsed =
-        ParseActionSchema(internal::EmbeddedSchemaYaml());
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "clada: the built-in action schema is broken: %s\n",
-                   std::string(parsed.status().message()).c_str());
-      std::abort();
+core::Json ActionSchemaToJson(const ActionSchema& schema) {
+  core::Json tools = core::Json::object();
+  for (const ActionDefinition& a : schema.actions) {
+    core::Json t = core::Json::object();
+    t["type"] = a.type;
+    t["executor"] = a.executor;
+    t["description"] = a.description;
+    t["accessibility"] = a.accessibility;
+    if (!a.user_command.empty()) t["user_command"] = a.user_command;
+    t["output_display"] = a.output_display;
+    if (!a.primary_param.empty()) t["primary_param"] = a.primary_param;
+    if (!a.aliases.empty()) t["aliases"] = a.aliases;
+    core::Json params = core::Json::object();
+    for (const ParameterDef& p : a.parameters) {
+      core::Json j = core::Json::object();
+      j["type"] = std::string(ParamTypeName(p.type));
+      j["required"] = p.required;
+      if (!p.format.empty()) j["format"] = p.format;
+      if (!p.values.empty()) j["values"] = p.values;
+      if (p.default_value.has_value()) j["default"] = *p.default_value;
+      if (!p.description.empty()) j["description"] = p.description;
+      params[p.name] = std::move(j);
     }
-    return new ActionSchema(*std::move(parsed));
-  }();
-  return *schema;
+    t["parameters"] = std::move(params);
+    t["returns"] = a.returns;
+    tools[a.name] = std::move(t);
+  }
+  return core::Json{{"SHAM_syntax_example", schema.syntax_example},
+                    {"tools", std::move(tools)}};
 }
 
-const ActionDefinition* FindAction(absl::string_view name) {
-  return LoadedSchema().Find(name);
+namespace {
+
+// Reads ActionSchemaToJson's output back; nlohmann throws on a wrong type,
+// which the caller turns into a status naming `where`.
+ActionSchema SchemaFromJsonOrThrow(const core::Json& json, std::string& where) {
+  ActionSchema schema;
+  where = "SHAM_syntax_example";
+  schema.syntax_example = json.at("SHAM_syntax_example").get<std::string>();
+  for (const auto& [name, t] : json.at("tools").items()) {
+    where = absl::StrCat("tools.", name);
+    ActionDefinition a;
+    a.name = name;
+    a.type = t.at("type").get<std::string>();
+    a.executor = t.at("executor").get<std::string>();
+    a.description = t.at("description").get<std::string>();
+    a.accessibility = t.at("accessibility").get<std::vector<std::string>>();
+    a.user_command = t.value("user_command", "");
+    a.output_display = t.at("output_display").get<std::string>();
+    a.primary_param = t.value("primary_param", "");
+    if (t.contains("aliases")) a.aliases = t.at("aliases").get<std::vector<std::string>>();
+    for (const auto& [pname, pj] : t.at("parameters").items()) {
+      where = absl::StrCat("tools.", name, ".parameters.", pname);
+      ParameterDef p;
+      p.name = pname;
+      const std::string type = pj.at("type").get<std::string>();
+      bool known = false;
+      for (ParamType candidate : {ParamType::kString, ParamType::kInteger,
+                                  ParamType::kBoolean, ParamType::kEnum}) {
+        if (ParamTypeName(candidate) == type) {
+          p.type = candidate;
+          known = true;
+        }
+      }
+      if (!known) throw std::invalid_argument("unknown type " + type);
+      p.required = pj.at("required").get<bool>();
+      p.format = pj.value("format", "");
+      if (pj.contains("values")) p.values = pj.at("values").get<std::vector<std::string>>();
+      if (pj.contains("default")) p.default_value = pj.at("default");
+      p.description = pj.value("description", "");
+      a.parameters.push_back(std::move(p));
+    }
+    a.returns = t.at("returns");
+    schema.actions.push_back(std::move(a));
+  }
+  return schema;
+}
+
+}  // namespace
+
+absl::StatusOr<ActionSchema> ActionSchemaFromJson(const core::Json& json) {
+  std::string where = "the document";
+  try {
+    return SchemaFromJsonOrThrow(json, where);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schema JSON: ", where, ": ", e.what()));
+  }
 }
 
 }  // namespace clada::sham_action_parser

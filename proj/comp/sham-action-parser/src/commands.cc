@@ -194,36 +194,6 @@ std::string RenderInstructions() {
   return text;
 }
 
-core::Json SchemaToJson() {
-  const ActionSchema& schema = LoadedSchema();
-  core::Json tools = core::Json::object();
-  for (const ActionDefinition& a : schema.actions) {
-    core::Json t = core::Json::object();
-    t["type"] = a.type;
-    t["executor"] = a.executor;
-    t["description"] = a.description;
-    t["accessibility"] = a.accessibility;
-    if (!a.user_command.empty()) t["user_command"] = a.user_command;
-    t["output_display"] = a.output_display;
-    if (!a.primary_param.empty()) t["primary_param"] = a.primary_param;
-    if (!a.aliases.empty()) t["aliases"] = a.aliases;
-    core::Json params = core::Json::object();
-    for (const ParameterDef& p : a.parameters) {
-      core::Json j = core::Json::object();
-      j["type"] = std::string(ParamTypeName(p.type));
-      j["required"] = p.required;
-      if (!p.format.empty()) j["format"] = p.format;
-      if (!p.values.empty()) j["values"] = p.values;
-      if (p.default_value.has_value()) j["default"] = *p.default_value;
-      if (!p.description.empty()) j["description"] = p.description;
-      params[p.name] = std::move(j);
-    }
-    t["parameters"] = std::move(params);
-    t["returns"] = a.returns;
-    tools[a.name] = std::move(t);
-  }
-  return core::Json{{"SHAM_syntax_example", schema.syntax_example},
-                    {"tools", std::move(tools)}};
-}
+core::Json SchemaToJson() { return ActionSchemaToJson(LoadedSchema()); }
 
 }  // namespace clada::sham_action_parser

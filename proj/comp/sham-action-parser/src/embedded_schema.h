@@ -1,5 +1,6 @@
 // unified-design.yaml as compiled into the binary by the `embedded_schema`
-// genrule (see BUILD.bazel); no file is read at run time.
+// genrule (see BUILD.bazel): checked by ParseActionSchema at build time and
+// stored as ActionSchemaToJson's JSON; no file is read at run time.
 #ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_EMBEDDED_SCHEMA_H_
 #define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_EMBEDDED_SCHEMA_H_
 
@@ -7,8 +8,8 @@
 
 namespace clada::sham_action_parser::internal {
 
-// The exact bytes of unified-design.yaml; static storage.
-absl::string_view EmbeddedSchemaYaml();
+// The schema as JSON (ActionSchemaToJson); static storage.
+absl::string_view EmbeddedSchemaJson();
 
 }  // namespace clada::sham_action_parser::internal
 

@@ -18,66 +18,19 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/sham-action-parser/src/action_schema.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
 
 namespace clada::sham_action_parser {
 
 // ---------------------------------------------------------------------------
-// The schema (unified-design.yaml)
+// The schema (unified-design.yaml): types in action_schema.h
 
-enum class ParamType { kString, kInteger, kBoolean, kEnum };
-
-// "string", "integer", "boolean", "enum".
-absl::string_view ParamTypeName(ParamType type);
-
-// One parameter of an action.
-struct ParameterDef {
-  std::string name;
-  ParamType type = ParamType::kString;
-  bool required = false;
-  std::string format;  // "", "path", "multiline_paths" or "line_range"
-  std::vector<std::string> values;          // allowed values of an enum
-  std::optional<core::Json> default_value;  // typed like the parameter
-  std::string description;
-};
-
-// One action. `parameters` keep the order of the YAML.
-struct ActionDefinition {
-  std::string name;
-  std::string type;      // read | write | meta | git | dynamic
-  std::string executor;  // fs-ops | exec | context | git-tx
-  std::string description;
-  std::vector<std::string> accessibility;  // "llm" and/or "user"
-  std::string user_command;    // e.g. "clada undo"; set when user-accessible
-  std::string output_display;  // always | never | conditional
-  std::string primary_param;   // "" when the action has none
-  std::vector<std::string> aliases;  // wrong names that suggest this one
-  std::vector<ParameterDef> parameters;
-  core::Json returns = core::Json::object();
-
-  bool IsLlmAccessible() const;
-  bool IsUserAccessible() const;
-  // The parameter called `name`, or nullptr.
-  const ParameterDef* FindParameter(absl::string_view name) const;
-};
-
-struct ActionSchema {
-  std::string syntax_example;             // SHAM_syntax_example
-  std::vector<ActionDefinition> actions;  // in YAML order
-
-  // The action called `name` (exact match), or nullptr.
-  const ActionDefinition* Find(absl::string_view name) const;
-};
-
-// Parses schema YAML. InvalidArgument naming the action and field when the
-// text is not YAML, a tool lacks type/executor/description/accessibility, a
-// parameter type is unknown, an enum has no values, a default does not fit
-// its type, or primary_param names no parameter. Never throws.
-absl::StatusOr<ActionSchema> ParseActionSchema(absl::string_view yaml_text);
-
-// The schema compiled into the binary, parsed on first use (thread-safe).
-// The embedded text is checked by the component's tests; should it ever fail
-// to parse, the process prints the reason and aborts (a build defect).
+// The schema compiled into the binary, read on first use (thread-safe). The
+// build checks unified-design.yaml with ParseActionSchema and embeds the
+// result as JSON (ActionSchemaToJson), so a start-up reads JSON, not YAML;
+// should it ever fail to read, the process prints the reason and aborts (a
+// build defect).
 const ActionSchema& LoadedSchema();
 
 // LoadedSchema().Find(name).
