@@ -3,7 +3,8 @@
 # corpus made of the project's test-data. Exits non-zero on any crash; the
 # crashing input is left in $out/<target>/ (add it to the test-data once fixed).
 #
-#   tools/fuzz.sh [SECONDS] [TARGET...]      default: 60 s, every target
+#   tools/fuzz.sh [SECONDS] [TARGET...]      default: 60 s, every target,
+#                                            FUZZ_JOBS (default: cores) at a time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -25,19 +26,35 @@ out=${FUZZ_OUT:-$(mktemp -d /tmp/clada-fuzz.XXXXXX)}
 # execute and security cases, action-parser cases, fs-ops cases).
 python3 tools/fuzz_seeds.py "$out/seeds"
 
-status=0
-for t in "${targets[@]}"; do
-  name=${t##*:}
-  bin=$bin_dir/$(echo "${t#//}" | tr ':' '/')
+# Runs one target; its output goes to $out/<name>/log.txt.
+run_target() {
+  local t=$1 name=${1##*:}
+  local bin=$bin_dir/$(echo "${t#//}" | tr ':' '/')
   mkdir -p "$out/$name/corpus"
   cp -n "$out/seeds/"* "$out/$name/corpus/" 2>/dev/null || true
-  echo "== $name: ${seconds}s"
-  if ! (cd "$out/$name" && "$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-      -rss_limit_mb=2048 -print_final_stats=1 corpus >log.txt 2>&1); then
-    status=1
-    echo "FAILED: $name crashed; see $out/$name/log.txt and the crash-* file there"
-    tail -30 "$out/$name/log.txt"
-  fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/$name/log.txt" | sed "s/^/  $name /" || true
+  (cd "$out/$name" && "$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 corpus >log.txt 2>&1)
+}
+
+# FUZZ_JOBS targets at a time (default: one per core).
+jobs=${FUZZ_JOBS:-$(nproc)}
+status=0
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  batch=("${targets[@]:i:jobs}")
+  pids=()
+  for t in "${batch[@]}"; do
+    echo "== ${t##*:}: ${seconds}s"
+    run_target "$t" &
+    pids+=($!)
+  done
+  for k in "${!batch[@]}"; do
+    name=${batch[$k]##*:}
+    if ! wait "${pids[$k]}"; then
+      status=1
+      echo "FAILED: $name crashed; see $out/$name/log.txt and the crash-* file there"
+      tail -30 "$out/$name/log.txt"
+    fi
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/$name/log.txt" | sed "s/^/  $name /" || true
+  done
 done
 exit "$status"
