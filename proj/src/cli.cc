@@ -66,7 +66,8 @@ Flags (override .clada/config.yaml in the working root):
   --json                print the result as JSON
   --timeout DUR         per-action timeout (default 30s)
   --total-timeout DUR   whole-batch timeout (default none)
-  --max-output SIZE     output kept per action (default 10MB)
+  --max-output SIZE     output kept per action: exec's captured streams and
+                        the report's outputs section (default 10MB)
   --max-file-size SIZE  largest file read or edited (default 10MB)
   --max-input SIZE      largest answer accepted (default 50MB)
   --exec allow|deny|approve
