@@ -1,12 +1,15 @@
 // The schema and the executors must agree in both directions: every action
 // the schema lists is implemented by the executor it names, and every
 // action an executor implements is in the schema.
+#include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/src/clada.h"
+#include "proj/test/test_util.h"
 
 namespace clada {
 namespace {
@@ -30,6 +33,31 @@ TEST(Registry, EveryExecutorActionIsInTheSchema) {
       const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(name);
       ASSERT_NE(def, nullptr) << executor << " implements " << name << ", which the schema lacks";
       EXPECT_EQ(def->executor, executor) << name;
+    }
+  }
+}
+
+// The lists above are written beside each executor's dispatch; this sends
+// every schema action through the real dispatch (empty parameters, in an
+// empty directory, exec denied) and fails if an executor answers that the
+// action is not its own.
+TEST(Registry, EverySchemaActionReachesItsHandler) {
+  const std::string root = testing::MakeTempDir("clada_registry_");
+  ASSERT_FALSE(root.empty());
+  Settings settings;
+  settings.exec = core::ExecPolicy::kDeny;
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(root, settings);
+  ASSERT_TRUE(ctx.ok()) << ctx.status();
+  const std::vector<std::string> not_mine = {
+      "fs-ops does not run this action", "cannot run action",       // fs-ops, exec
+      "is not a context action", "unknown git action", "Unknown action",  // context, git-tx, dispatch
+  };
+  for (const auto& def : sham_action_parser::LoadedSchema().actions) {
+    core::Action action;
+    action.name = def.name;
+    core::ActionOutcome out = DispatchAction(action, *ctx);
+    for (const std::string& text : not_mine) {
+      EXPECT_EQ(out.error.find(text), std::string::npos) << def.name << " (" << def.executor << "): " << out.error;
     }
   }
 }
