@@ -29,6 +29,51 @@ std::string Sh(const std::string& dir, const std::string& cmd) {
   return out;
 }
 
+// A forked child that takes the run lock on `root` and holds it until
+// Release(), so a test sees the lock held by another process.
+class LockHeldByChild {
+ public:
+  void Start(const std::string& root) {
+    int locked[2], finish[2];
+    ASSERT_EQ(::pipe(locked), 0);
+    ASSERT_EQ(::pipe(finish), 0);
+    pid_ = ::fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      ::close(finish[1]);
+      ::close(locked[0]);
+      absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(5));
+      char c = lock.ok() ? 'y' : 'n';
+      (void)!::write(locked[1], &c, 1);
+      (void)!::read(finish[0], &c, 1);  // hold until the parent closes it
+      ::_exit(lock.ok() ? 0 : 1);
+    }
+    ::close(finish[0]);
+    ::close(locked[1]);
+    finish_ = finish[1];
+    char c = 0;
+    ASSERT_EQ(::read(locked[0], &c, 1), 1);
+    ::close(locked[0]);
+    ASSERT_EQ(c, 'y');
+  }
+  pid_t pid() const { return pid_; }
+  // Lets the child go; true when it had the lock and exited cleanly.
+  bool Release() {
+    if (pid_ <= 0) return false;
+    ::close(finish_);
+    finish_ = -1;
+    int status = 0;
+    const bool reaped = ::waitpid(pid_, &status, 0) == pid_;
+    pid_ = -1;
+    return reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  ~LockHeldByChild() { Release(); }
+
+ private:
+  pid_t pid_ = -1;
+  int finish_ = -1;
+};
+
 TEST(RunLock, SecondAcquireWaitsForTheTimeoutThenFailsClearly) {
   std::string root = MakeTempDir();
   absl::StatusOr<RunLock> first = RunLock::Acquire(root, absl::Seconds(1));
@@ -71,25 +116,9 @@ TEST(RunLock, WaiterGetsTheLockOnceTheHolderReleasesIt) {
 
 TEST(RunLock, AnotherProcessHoldingTheLockBlocksThisOne) {
   std::string root = MakeTempDir();
-  int locked[2], finish[2];
-  ASSERT_EQ(::pipe(locked), 0);
-  ASSERT_EQ(::pipe(finish), 0);
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(finish[1]);
-    ::close(locked[0]);
-    absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(5));
-    char c = lock.ok() ? 'y' : 'n';
-    (void)!::write(locked[1], &c, 1);
-    (void)!::read(finish[0], &c, 1);  // hold until the parent closes the pipe
-    ::_exit(lock.ok() ? 0 : 1);
-  }
-  ::close(finish[0]);
-  ::close(locked[1]);
-  char c = 0;
-  ASSERT_EQ(::read(locked[0], &c, 1), 1);
-  ASSERT_EQ(c, 'y');
+  LockHeldByChild holder;
+  ASSERT_NO_FATAL_FAILURE(holder.Start(root));
+  const pid_t child = holder.pid();
 
   absl::StatusOr<RunLock> blocked =
       RunLock::Acquire(root, absl::Milliseconds(50));
@@ -98,10 +127,7 @@ TEST(RunLock, AnotherProcessHoldingTheLockBlocksThisOne) {
                                 absl::StrCat("held by pid ", child)))
       << blocked.status();
 
-  ::close(finish[1]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(holder.Release()) << "the child could not take the lock";
   absl::StatusOr<RunLock> after =
       RunLock::Acquire(root, absl::Milliseconds(50));
   EXPECT_TRUE(after.ok()) << after.status();
@@ -221,25 +247,9 @@ TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
   }
   const std::string head = Sh(root, "git rev-parse HEAD");
 
-  int locked[2], finish[2];
-  ASSERT_EQ(::pipe(locked), 0);
-  ASSERT_EQ(::pipe(finish), 0);
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(finish[1]);
-    ::close(locked[0]);
-    absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(5));
-    char c = lock.ok() ? 'y' : 'n';
-    (void)!::write(locked[1], &c, 1);
-    (void)!::read(finish[0], &c, 1);  // hold until the parent closes the pipe
-    ::_exit(lock.ok() ? 0 : 1);
-  }
-  ::close(finish[0]);
-  ::close(locked[1]);
-  char c = 0;
-  ASSERT_EQ(::read(locked[0], &c, 1), 1);
-  ASSERT_EQ(c, 'y');
+  LockHeldByChild holder;
+  ASSERT_NO_FATAL_FAILURE(holder.Start(root));
+  const pid_t child = holder.pid();
 
   GitOptions options;
   options.lock_timeout = absl::Milliseconds(200);
@@ -279,10 +289,7 @@ TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
     EXPECT_TRUE(absl::StrContains(out.str(), "AI: write b.txt")) << out.str();
   }
 
-  ::close(finish[1]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(holder.Release()) << "the child could not take the lock";
   // Once the run is over, the same command goes ahead.
   std::ostringstream out, err;
   EXPECT_EQ(RunGitCommand("undo", {}, root, options, out, err), 0)
