@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <stdexcept>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -395,65 +394,6 @@ core::Json ActionSchemaToJson(const ActionSchema& schema) {
   }
   return core::Json{{"SHAM_syntax_example", schema.syntax_example},
                     {"tools", std::move(tools)}};
-}
-
-namespace {
-
-// Reads ActionSchemaToJson's output back; nlohmann throws on a wrong type,
-// which the caller turns into a status naming `where`.
-ActionSchema SchemaFromJsonOrThrow(const core::Json& json, std::string& where) {
-  ActionSchema schema;
-  where = "SHAM_syntax_example";
-  schema.syntax_example = json.at("SHAM_syntax_example").get<std::string>();
-  for (const auto& [name, t] : json.at("tools").items()) {
-    where = absl::StrCat("tools.", name);
-    ActionDefinition a;
-    a.name = name;
-    a.type = t.at("type").get<std::string>();
-    a.executor = t.at("executor").get<std::string>();
-    a.description = t.at("description").get<std::string>();
-    a.accessibility = t.at("accessibility").get<std::vector<std::string>>();
-    a.user_command = t.value("user_command", "");
-    a.output_display = t.at("output_display").get<std::string>();
-    a.primary_param = t.value("primary_param", "");
-    if (t.contains("aliases")) a.aliases = t.at("aliases").get<std::vector<std::string>>();
-    for (const auto& [pname, pj] : t.at("parameters").items()) {
-      where = absl::StrCat("tools.", name, ".parameters.", pname);
-      ParameterDef p;
-      p.name = pname;
-      const std::string type = pj.at("type").get<std::string>();
-      bool known = false;
-      for (ParamType candidate : {ParamType::kString, ParamType::kInteger,
-                                  ParamType::kBoolean, ParamType::kEnum}) {
-        if (ParamTypeName(candidate) == type) {
-          p.type = candidate;
-          known = true;
-        }
-      }
-      if (!known) throw std::invalid_argument("unknown type " + type);
-      p.required = pj.at("required").get<bool>();
-      p.format = pj.value("format", "");
-      if (pj.contains("values")) p.values = pj.at("values").get<std::vector<std::string>>();
-      if (pj.contains("default")) p.default_value = pj.at("default");
-      p.description = pj.value("description", "");
-      a.parameters.push_back(std::move(p));
-    }
-    a.returns = t.at("returns");
-    schema.actions.push_back(std::move(a));
-  }
-  return schema;
-}
-
-}  // namespace
-
-absl::StatusOr<ActionSchema> ActionSchemaFromJson(const core::Json& json) {
-  std::string where = "the document";
-  try {
-    return SchemaFromJsonOrThrow(json, where);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("schema JSON: ", where, ": ", e.what()));
-  }
 }
 
 }  // namespace clada::sham_action_parser

@@ -1,7 +1,7 @@
 // The action schema: unified-design.yaml as typed structs, read from YAML
-// (ParseActionSchema, with every check) or from the JSON that
-// ActionSchemaToJson writes (ActionSchemaFromJson, which the build embeds so
-// that a start-up does not parse YAML).
+// (ParseActionSchema, with every check) and written as JSON
+// (ActionSchemaToJson). The build runs ParseActionSchema and compiles the
+// result in (embedded_schema.h), so a start-up parses no text.
 //
 // Example:
 //   absl::StatusOr<ActionSchema> schema = ParseActionSchema(yaml_text);
@@ -76,11 +76,6 @@ absl::StatusOr<ActionSchema> ParseActionSchema(absl::string_view yaml_text);
 // parameters: {name: {type, required, format?, values?, default?,
 // description?}}, returns}}}; tools and parameters in schema order.
 core::Json ActionSchemaToJson(const ActionSchema& schema);
-
-// The inverse of ActionSchemaToJson. InvalidArgument naming the action and
-// field when a field is missing or of the wrong JSON type, or a parameter
-// type is unknown. Never throws.
-absl::StatusOr<ActionSchema> ActionSchemaFromJson(const core::Json& json);
 
 }  // namespace clada::sham_action_parser
 

@@ -26,11 +26,9 @@ namespace clada::sham_action_parser {
 // ---------------------------------------------------------------------------
 // The schema (unified-design.yaml): types in action_schema.h
 
-// The schema compiled into the binary, read on first use (thread-safe). The
-// build checks unified-design.yaml with ParseActionSchema and embeds the
-// result as JSON (ActionSchemaToJson), so a start-up reads JSON, not YAML;
-// should it ever fail to read, the process prints the reason and aborts (a
-// build defect).
+// The schema compiled into the binary, built on first use (thread-safe).
+// The build checks unified-design.yaml with ParseActionSchema and writes
+// code that constructs the result, so a start-up parses no text.
 const ActionSchema& LoadedSchema();
 
 // LoadedSchema().Find(name).
