@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs missing dependencies, then
 #   1. bazel test //...                      (the whole suite)
-#   2. bazel test --config=asan //...        (again under ASan + UBSan, clang-14)
+#   2. bazel test --config=asan --build_tests_only //...
+#                                            (again under ASan + UBSan, clang-14;
+#                                             the benchmarks are built in stage 1 only)
 #   3. tools/fuzz.sh                         (each libFuzzer target for $FUZZ_SECONDS, default 60)
 # Ends with one line `N passed, M failed`, counted from Bazel's test
 # summaries (a fuzz target that finds a crash counts as one failed test).
@@ -25,7 +27,7 @@ run_stage() {
 
 run_stage bazel test //... "$@"
 if [[ $quick -eq 0 ]]; then
-  run_stage bazel test --config=asan //... "$@"
+  run_stage bazel test --config=asan --build_tests_only //... "$@"
   run_stage tools/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi
 
