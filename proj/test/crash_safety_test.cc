@@ -195,7 +195,9 @@ TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
       }
     }
     // A whole run always snapshots the edit first.
-    if (let_finish) ASSERT_TRUE(in_snapshot) << "iteration " << i << ": a finished run made no [clada:pre] snapshot";
+    if (let_finish) {
+      ASSERT_TRUE(in_snapshot) << "iteration " << i << ": a finished run made no [clada:pre] snapshot";
+    }
     // The edit is never lost: clada never writes user.txt, and a snapshot
     // (checked above) holds it whole.
     ASSERT_TRUE(ReadAll(root + "/user.txt") == edit || in_snapshot) << "iteration " << i << ": the user's edit is lost";

@@ -145,7 +145,7 @@ std::string Unescape(absl::string_view s) {
         break;
       case 'x': {
         int v = 0;
-        absl::SimpleHexAtoi(s.substr(i + 1, 2), &v);
+        if (!absl::SimpleHexAtoi(s.substr(i + 1, 2), &v)) ADD_FAILURE() << "bad \\x escape in: " << s;
         out.push_back(static_cast<char>(v));
         i += 2;
         break;

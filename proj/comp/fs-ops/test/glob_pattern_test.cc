@@ -26,7 +26,9 @@ TEST_P(GlobPatternCase, MatchesExpectation) {
   for (const json& p : c.value("rejects", json::array())) EXPECT_FALSE(g->Matches(p.get<std::string>())) << p;
   for (const json& d : c.value("descends", json::array())) EXPECT_TRUE(g->CouldMatchBelow(d.get<std::string>())) << d;
   for (const json& d : c.value("prunes", json::array())) EXPECT_FALSE(g->CouldMatchBelow(d.get<std::string>())) << d;
-  if (c.contains("name_only")) EXPECT_EQ(g->NameOnly(), c["name_only"].get<bool>());
+  if (c.contains("name_only")) {
+    EXPECT_EQ(g->NameOnly(), c["name_only"].get<bool>());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GlobPatternCase,

@@ -29,10 +29,18 @@ TEST_P(DiagnoseMissCase, MatchesExpectation) {
   const json& c = GetParam();
   MissDiagnosis d = DiagnoseMiss(c.at("text").get<std::string>(), c.at("needle").get<std::string>(), "old_text");
   EXPECT_EQ(KindName(d.kind), c.at("kind").get<std::string>()) << d.message;
-  if (c.contains("first_line")) EXPECT_EQ(d.first_line, c["first_line"].get<int64_t>()) << d.message;
-  if (c.contains("last_line")) EXPECT_EQ(d.last_line, c["last_line"].get<int64_t>()) << d.message;
-  if (c.contains("differences")) EXPECT_EQ(json(d.differences), c["differences"]) << d.message;
-  if (c.contains("matches")) EXPECT_EQ(d.normalized_matches, c["matches"].get<int64_t>());
+  if (c.contains("first_line")) {
+    EXPECT_EQ(d.first_line, c["first_line"].get<int64_t>()) << d.message;
+  }
+  if (c.contains("last_line")) {
+    EXPECT_EQ(d.last_line, c["last_line"].get<int64_t>()) << d.message;
+  }
+  if (c.contains("differences")) {
+    EXPECT_EQ(json(d.differences), c["differences"]) << d.message;
+  }
+  if (c.contains("matches")) {
+    EXPECT_EQ(d.normalized_matches, c["matches"].get<int64_t>());
+  }
   for (const json& s : c.value("message_contains", json::array())) {
     EXPECT_NE(d.message.find(s.get<std::string>()), std::string::npos) << "message lacks " << s << ":\n" << d.message;
   }

@@ -52,10 +52,16 @@ TEST_P(EditCase, MatchesExpectation) {
   if (want.contains("content") || want.contains("content_hex")) {
     EXPECT_EQ(json(got->content).dump(), json(Bytes(want, "content")).dump());
   }
-  if (want.contains("replacements")) EXPECT_EQ(got->replacements, want["replacements"].get<int64_t>());
+  if (want.contains("replacements")) {
+    EXPECT_EQ(got->replacements, want["replacements"].get<int64_t>());
+  }
   EXPECT_EQ(got->already_applied, want.value("already_applied", false));
-  if (want.contains("lines")) EXPECT_EQ(json(got->lines), want["lines"]);
-  if (want.contains("warnings")) EXPECT_EQ(json(got->warnings).size(), want["warnings"].get<size_t>());
+  if (want.contains("lines")) {
+    EXPECT_EQ(json(got->lines), want["lines"]);
+  }
+  if (want.contains("warnings")) {
+    EXPECT_EQ(json(got->warnings).size(), want["warnings"].get<size_t>());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, EditCase, ::testing::ValuesIn(testing::LoadUnitCases("text_edit.json", "edits")),

@@ -19,10 +19,14 @@ TEST_P(Utf8Case, MatchesExpectation) {
   size_t bad = 12345;
   bool valid = IsValidUtf8(text, &bad);
   EXPECT_EQ(valid, c.at("valid").get<bool>());
-  if (!valid) EXPECT_EQ(bad, c.at("bad_offset").get<size_t>());
+  if (!valid) {
+    EXPECT_EQ(bad, c.at("bad_offset").get<size_t>());
+  }
   std::string fixed = ToValidUtf8(text);
   EXPECT_TRUE(IsValidUtf8(fixed));
-  if (c.contains("fixed")) EXPECT_EQ(fixed, c["fixed"].get<std::string>());
+  if (c.contains("fixed")) {
+    EXPECT_EQ(fixed, c["fixed"].get<std::string>());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Utf8Case, ::testing::ValuesIn(testing::LoadUnitCases("utf8.json", "texts")),
