@@ -155,24 +155,35 @@ absl::Status ApplySettingsFile(const std::string& path, Settings& s) {
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": expected a mapping of setting: value"));
   }
-  for (const auto& entry : root) {
-    std::string key = entry.first.as<std::string>();
-    const YAML::Node& node = entry.second;
-    std::vector<std::string> values;
-    if (node.IsSequence() && key == "allow") {
-      for (const auto& item : node) {
-        if (!item.IsScalar()) return absl::InvalidArgumentError(absl::StrCat(path, ": 'allow' items must be paths"));
-        values.push_back(item.as<std::string>());
+  // yaml-cpp throws on a conversion it cannot make; nothing below should
+  // reach one (every node is checked to be a scalar first), but an exception
+  // must never escape as a crash.
+  try {
+    for (const auto& entry : root) {
+      if (!entry.first.IsScalar()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ": a setting's name must be a plain word (e.g. 'timeout: 30s'), not a list or a mapping"));
       }
-    } else if (node.IsScalar()) {
-      values.push_back(node.as<std::string>());
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": setting '", key, "' must be a single value"));
+      std::string key = entry.first.as<std::string>();
+      const YAML::Node& node = entry.second;
+      std::vector<std::string> values;
+      if (node.IsSequence() && key == "allow") {
+        for (const auto& item : node) {
+          if (!item.IsScalar()) return absl::InvalidArgumentError(absl::StrCat(path, ": 'allow' items must be paths"));
+          values.push_back(item.as<std::string>());
+        }
+      } else if (node.IsScalar()) {
+        values.push_back(node.as<std::string>());
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(path, ": setting '", key, "' must be a single value"));
+      }
+      for (const std::string& v : values) {
+        absl::Status status = ApplySetting(key, v, path, s);
+        if (!status.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", status.message()));
+      }
     }
-    for (const std::string& v : values) {
-      absl::Status status = ApplySetting(key, v, path, s);
-      if (!status.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", status.message()));
-    }
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": invalid settings: ", e.what()));
   }
   return absl::OkStatus();
 }
