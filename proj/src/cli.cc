@@ -48,12 +48,14 @@ Commands:
   approve CODE          allow exec of CODE when exec policy is 'approve'
   context add|remove|list|prune|clear|show [PATH...]
                         manage the working set of files the LLM should see
+                        (show --numbered: with line numbers)
   undo                  restore the tree to before the last AI commit
   step-back | step-forward
                         move the working tree one commit back / forward
   squash --mode MODE    squash commits (auto_ai, ai_messages, hours N, days N,
                         msg_contains TEXT) [--message M] [--contiguous-only]
-  log                   recent batches
+                        [--force: also commits already on a remote-tracking branch]
+  log [-n N]            recent batches
   listen FILE [--debounce MS]
                         watch FILE; run each newly pasted block, write the
                         results to the top of FILE and the full report to
@@ -129,7 +131,8 @@ const std::set<std::string>& Commands() {
 
 // Commands whose own flags pass through untouched.
 bool PassesFlagsThrough(const std::string& command) {
-  return command == "squash" || command == "context" || command == "approve" || command == "listen";
+  return command == "squash" || command == "context" || command == "approve" || command == "listen" ||
+         command == "log";
 }
 
 absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
@@ -195,6 +198,13 @@ absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
   return inv;
 }
 
+// Drops a leading UTF-8 byte order mark (some editors save one), so that a
+// block header on the first line is still found. `clada parse` keeps the
+// bytes as given: it mirrors the reference parser exactly.
+void DropByteOrderMark(std::string& text) {
+  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
+}
+
 // Reads the answer from FILE or stdin, refusing more than `limit` bytes.
 absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& base, std::istream& in,
                                       int64_t limit) {
@@ -256,6 +266,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
   absl::StatusOr<std::string> input = ReadInput(inv, env.base, in, settings.max_input_bytes);
   ExecutionResult result;
   if (input.ok()) {
+    DropByteOrderMark(*input);
     CladaOptions options;
     options.working_root = env.root;
     options.settings = settings;
@@ -383,6 +394,12 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     out << "clada " << kVersion << "\n";
     return kExitOk;
   }
+  // Commands that take no argument say so rather than ignore one.
+  if ((inv.command == "instructions" || inv.command == "schema" || inv.command == "config") &&
+      !inv.positional.empty()) {
+    err << "clada " << inv.command << ": takes no argument, got '" << inv.positional[0] << "'\n";
+    return kExitUsage;
+  }
   if (inv.command == "instructions") {
     out << sham_action_parser::RenderInstructions();
     return kExitOk;
@@ -403,10 +420,30 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
   if (inv.command == "parse" || inv.command == "validate") {
     absl::StatusOr<std::string> input = ReadInput(inv, env->base, in, env->settings.max_input_bytes);
     if (!input.ok()) {
-      err << "clada: " << input.status().message() << "\n";
+      const std::string message(input.status().message());
+      err << "clada: " << message << "\n";
+      // An oversized answer still gets output in the command's own shape:
+      // parse reports it as the parser does (an input_too_large error, exit
+      // 1); validate --json as run --json does (a fatalError, exit 2).
+      if (absl::StartsWith(message, "input_too_large")) {
+        if (inv.command == "parse") {
+          sham_parser::ParseError e;
+          e.code = "input_too_large";
+          e.line = 1;
+          e.column = 1;
+          e.length = 0;
+          e.message = message;
+          sham_parser::ParseResult result;
+          result.errors.push_back(std::move(e));
+          out << sham_parser::ParseResultToJsonText(result) << "\n";
+          return kExitFailed;
+        }
+        if (inv.json) out << core::Json{{"fatalError", message}}.dump(2) << "\n";
+      }
       return kExitUsage;
     }
     if (inv.command == "parse") return sham_parser::RunParseCommand(*input, out);
+    DropByteOrderMark(*input);
     return sham_action_parser::RunValidateCommand(*input, inv.json, out);
   }
   if (inv.command == "config") return RunConfig(*env, out);
