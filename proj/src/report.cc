@@ -100,12 +100,23 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
         if (Str(e, "type") == "directory") name += "/";
         absl::StrAppend(&body, absl::StrFormat("%-9s %10s  %s  %s\n", Str(e, "type"), Str(e, "size"),
                                                Str(e, "modified"), name));
-      } else {
-        absl::StrAppend(&body, Str(e, "path"), "  ", Str(e, "size"), " bytes",
+      } else {  // context_list
+        std::string what = Str(e, "type") == "directory" ? absl::StrCat("directory, ", Str(e, "files"), " files, ")
+                                                          : "";
+        absl::StrAppend(&body, Str(e, "path"), "  (", what, Str(e, "size"), " bytes)",
                         e.value("exists", true) ? "" : "  (missing)", "\n");
       }
     }
     if (d["entries"].empty()) body += "(empty)\n";
+    if (d.contains("totals") && d["totals"].is_object()) {
+      const core::Json& t = d["totals"];
+      absl::StrAppend(&body, "total: ", Str(t, "entries"), " entries, ", Str(t, "files"), " files, ",
+                      Str(t, "bytes"), " bytes\n");
+    }
+  } else if (d.contains("removed") && d["removed"].is_array()) {  // context_remove, _prune, _clear
+    listing = true;
+    for (const core::Json& p : d["removed"]) absl::StrAppend(&body, "removed ", JsonText(p), "\n");
+    if (d["removed"].empty()) body += "(nothing removed)\n";
   } else if (d.contains("matches") && d["matches"].is_array()) {  // grep, glob
     listing = true;
     for (const core::Json& m : d["matches"]) {
@@ -123,7 +134,8 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
     body = budget.Take(body);
     if (body.back() != '\n') body += '\n';
   }
-  return absl::StrCat("--- ", r.block_id, " ", r.action, " ", PrimaryValue(r), " ---\n", body);
+  std::string primary = PrimaryValue(r);
+  return absl::StrCat("--- ", r.block_id, " ", r.action, primary.empty() ? "" : " ", primary, " ---\n", body);
 }
 
 struct SkippedBlock {
@@ -203,7 +215,9 @@ std::string FormatReport(const ExecutionResult& result, int64_t max_output_bytes
   std::string out = FormatResultsSection(result);
   std::string outputs;
   for (const ActionResult& r : result.results) {
-    if (!r.success && !r.data.contains("stdout")) continue;
+    // A failed action shows what it did produce: exec's streams, and the
+    // files files_read could read (its error names the ones it could not).
+    if (!r.success && !r.data.contains("stdout") && !r.data.contains("files")) continue;
     std::string o = FormatOutput(r, max_output_bytes);
     if (!o.empty()) absl::StrAppend(&outputs, o);
   }
