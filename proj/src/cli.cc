@@ -338,6 +338,20 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     err << "clada listen: " << resolved.status().message() << "\n";
     return kExitUsage;
   }
+  // FILE and the report beside it are written by clada outside any batch:
+  // kept out of git, they never fill the history with the chat nor make
+  // `clada undo` refuse because they changed after the AI commit.
+  const std::string output_file =
+      absl::StrCat(resolved->substr(0, resolved->rfind('/')), "/", listener::kOutputFileName);
+  absl::StatusOr<std::vector<std::string>> excluded =
+      git_tx::ExcludeFromCommits(env.root, {*resolved, output_file}, MakeGitOptions(env.settings));
+  if (!excluded.ok()) {
+    err << "clada listen: warning: could not keep " << file << " out of git: " << excluded.status().message()
+        << "\n";
+  } else if (!excluded->empty()) {
+    err << "clada: " << absl::StrJoin(*excluded, " and ")
+        << " listed in the repository's info/exclude: clada's own files stay out of its commits\n";
+  }
   listener::ListenOptions options;
   options.file = *resolved;
   options.state_dir = env.root + "/.clada";

@@ -194,6 +194,20 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
                   const std::string& working_root, const GitOptions& options,
                   std::ostream& out, std::ostream& err);
 
+// Keeps files that clada itself writes outside any batch (the listener's
+// chat FILE and its `.clada-output-latest.txt`) out of snapshots, AI
+// commits and the "changed since" checks of undo and step-back, by listing
+// each absolute path in `paths` that git does not track yet in the
+// repository's own `info/exclude` (local to the clone, never committed).
+// A tracked path is left alone (the user chose to commit it), and so is one
+// already ignored or outside the work tree. Returns the repo-relative paths
+// it listed; empty when options.mode is kOff, or kAuto outside a work tree.
+// Errors: Internal for a repository that cannot be read, or an exclude file
+// that cannot be written (nothing half-written: the file is replaced whole).
+absl::StatusOr<std::vector<std::string>> ExcludeFromCommits(
+    const std::string& working_root, const std::vector<std::string>& paths,
+    const GitOptions& options);
+
 // The git tools of the action schema: {"undo", "git_step_back",
 // "git_step_forward", "git_squash"}.
 const std::vector<std::string>& GitActionNames();

@@ -133,6 +133,14 @@ class Scenario {
       return;
     }
     if (step.contains("begin")) return Begin(step);
+    if (step.contains("exclude")) {
+      std::vector<std::string> paths;
+      for (const json& f : step["exclude"]) paths.push_back(Abs(f.get<std::string>()));
+      absl::StatusOr<std::vector<std::string>> listed = ExcludeFromCommits(root_, paths, GitOptions());
+      ASSERT_TRUE(listed.ok()) << listed.status();
+      EXPECT_EQ(*listed, step.value("listed", std::vector<std::string>{}));
+      return;
+    }
     if (step.contains("finish")) return Finish(step);
     if (step.contains("command")) return Command(step);
     if (step.contains("action")) return Action(step);

@@ -7,6 +7,8 @@
 //   {"sh": "cmd"}                     /bin/sh -c in the repository; must exit 0
 //                                     unless "exit" says otherwise
 //   {"write": "rel/path", "content": "..."}   write a file under the root
+//   {"exclude": [rel, ...], "listed": [repo-relative, ...]}
+//                                     ExcludeFromCommits on those paths
 //   {"begin": {"mode": "auto|off|require"}, "error"?, "snapshot"?: bool,
 //    "active"?: bool, "note"?: "substring"}
 //   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?}],
