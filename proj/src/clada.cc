@@ -6,6 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
@@ -39,6 +41,26 @@ std::string UnattributedChangesWarning(const git_tx::BatchCommitResult& committe
       ". An edit of yours among them is in that commit, not in a [clada:pre] snapshot, and `clada "
       "undo` would take it back with the batch (`git show ",
       id, "` shows it)");
+}
+
+// Why a real run would refuse one of the action's paths (path_escape,
+// path_denied), or "" when every path parameter resolves inside the roots.
+// A dry run says so instead of promising an action that cannot run.
+std::string PathRefusal(absl::string_view action_name, const core::Json& params, const core::PathPolicy& paths) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
+  if (def == nullptr) return "";
+  for (const sham_action_parser::ParameterDef& p : def->parameters) {
+    if (p.format != "path" && p.format != "multiline_paths") continue;
+    auto it = params.find(p.name);
+    if (it == params.end() || !it->is_string()) continue;
+    for (absl::string_view line : absl::StrSplit(it->get_ref<const std::string&>(), '\n')) {
+      line = absl::StripAsciiWhitespace(line);
+      if (line.empty()) continue;
+      absl::StatusOr<std::string> resolved = core::ResolvePath(paths, line);
+      if (!resolved.ok()) return std::string(resolved.status().message());
+    }
+  }
+  return "";
 }
 
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
@@ -158,7 +180,9 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     r.warnings = action.warnings;
     if (options_.dry_run) {
       r.params = std::move(action.params);
-      r.success = true;
+      std::string refusal = PathRefusal(r.action, r.params, ctx->paths);
+      r.success = refusal.empty();
+      if (!r.success) r.error = absl::StrCat(r.action, ": ", refusal, " (a real run would refuse this action)");
       r.data = core::Json{{"planned", true}};
       result.results.push_back(std::move(r));
       continue;
