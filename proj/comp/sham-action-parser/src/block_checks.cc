@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,11 +33,31 @@ std::string ShowName(absl::string_view value) {
   return plain ? std::string(value) : QuoteForMessage(value);
 }
 
-// Lower case, '-' and ' ' as '_', trimmed.
-std::string NormalizeName(absl::string_view name) {
-  std::string out = absl::AsciiStrToLower(absl::StripAsciiWhitespace(name));
-  std::replace(out.begin(), out.end(), '-', '_');
-  std::replace(out.begin(), out.end(), ' ', '_');
+// Trimmed, lower case, '-' and ' ' as '_'; with `split_humps` also a '_'
+// at each camelCase hump: "writeFile", "XMLFile", "file-write" give
+// "write_file", "xml_file", "file_write".
+std::string NormalizeName(absl::string_view name, bool split_humps) {
+  name = absl::StripAsciiWhitespace(name);
+  std::string out;
+  out.reserve(name.size() + (split_humps ? name.size() / 2 : 0));
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '-' || c == ' ') {
+      out.push_back('_');
+      continue;
+    }
+    if (split_humps && i > 0 && absl::ascii_isupper(c)) {
+      const char prev = name[i - 1];
+      const bool next_lower =
+          i + 1 < name.size() && absl::ascii_islower(name[i + 1]);
+      // "eF" in writeFile, "2F" in v2File, "LF" in XMLFile (an acronym ends).
+      if (absl::ascii_islower(prev) || absl::ascii_isdigit(prev) ||
+          (absl::ascii_isupper(prev) && next_lower)) {
+        out.push_back('_');
+      }
+    }
+    out.push_back(absl::ascii_tolower(c));
+  }
   return out;
 }
 
@@ -49,36 +70,48 @@ std::vector<std::string> SortedWords(absl::string_view normalized) {
 }
 
 // The LLM-runnable action an unknown name most likely meant, or nullptr:
-// same name in another case or separator, a known alias, the same words in
-// another order, or a small edit distance.
+// same name in another case or separator (camelCase included), a known
+// alias, the same words in another order, or a small edit distance. Each
+// step tries the name lowered as written, then split at its camelCase humps
+// (so a stray capital, "FIle_write", still reads as one word).
 const ActionDefinition* SuggestAction(absl::string_view name,
                                       const ActionSchema& schema) {
   if (name.size() > kMaxSuggestableLength) return nullptr;
-  const std::string wanted = NormalizeName(name);
+  std::vector<std::string> forms = {NormalizeName(name, false)};
+  std::string humps = NormalizeName(name, true);
+  if (humps != forms.front()) forms.push_back(std::move(humps));
   std::vector<const ActionDefinition*> candidates;
   for (const ActionDefinition& a : schema.actions) {
     if (a.IsLlmAccessible()) candidates.push_back(&a);
   }
-  for (const ActionDefinition* a : candidates) {
-    if (a->name == wanted) return a;
-  }
-  for (const ActionDefinition* a : candidates) {
-    for (const std::string& alias : a->aliases) {
-      if (alias == wanted) return a;
+  for (const std::string& wanted : forms) {
+    for (const ActionDefinition* a : candidates) {
+      if (a->name == wanted) return a;
     }
   }
-  const std::vector<std::string> words = SortedWords(wanted);
-  for (const ActionDefinition* a : candidates) {
-    if (!words.empty() && SortedWords(a->name) == words) return a;
+  for (const std::string& wanted : forms) {
+    for (const ActionDefinition* a : candidates) {
+      for (const std::string& alias : a->aliases) {
+        if (alias == wanted) return a;
+      }
+    }
   }
-  const size_t limit = wanted.size() <= 4 ? 1 : wanted.size() <= 11 ? 2 : 3;
+  for (const std::string& wanted : forms) {
+    const std::vector<std::string> words = SortedWords(wanted);
+    for (const ActionDefinition* a : candidates) {
+      if (!words.empty() && SortedWords(a->name) == words) return a;
+    }
+  }
   const ActionDefinition* best = nullptr;
-  size_t best_distance = limit + 1;
-  for (const ActionDefinition* a : candidates) {
-    const size_t d = EditDistance(wanted, a->name);
-    if (d < best_distance) {
-      best = a;
-      best_distance = d;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (const std::string& wanted : forms) {
+    const size_t limit = wanted.size() <= 4 ? 1 : wanted.size() <= 11 ? 2 : 3;
+    for (const ActionDefinition* a : candidates) {
+      const size_t d = EditDistance(wanted, a->name);
+      if (d <= limit && d < best_distance) {
+        best = a;
+        best_distance = d;
+      }
     }
   }
   return best;

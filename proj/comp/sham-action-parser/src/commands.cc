@@ -35,12 +35,15 @@ Rules:
 - Inside a block each line is `key = "value"`, the start of a heredoc, or
   empty. `action` names what to do; the other keys are its parameters. Keys
   start at the beginning of the line. There are no comments.
-- A quoted value stays on one line. Inside the quotes write \" for a double
-  quote and \\ for a backslash; nothing else is escaped.
-- For text with line breaks or many quotes use a heredoc: `key = <<'EOT_SHAM_k7m'`,
-  then the text exactly as it should be, then a line holding only
-  `EOT_SHAM_k7m` (the block's ID after EOT_SHAM_). Nothing inside a heredoc is
-  escaped. A block may hold several heredocs.
+- A quoted value stays on one line and is read as a JSON string: write
+  \" for a double quote and \\ for a backslash; \n, \t, \r, \b, \f, \/ and
+  \uXXXX are decoded too (so "C:\new" holds a line break), and any other
+  backslash, as in "\d+" or "C:\Users", makes the block invalid.
+- For text with line breaks, backslashes (regular expressions, Windows
+  paths) or many quotes use a heredoc: `key = <<'EOT_SHAM_k7m'`, then the
+  text exactly as it should be, then a line holding only `EOT_SHAM_k7m` (the
+  block's ID after EOT_SHAM_). Nothing inside a heredoc is escaped. A block
+  may hold several heredocs.
 - Every value is text: write numbers as "3" and booleans as "true" or "false".
 - Paths may be relative (to the project's root) or absolute.
 - Keys an action does not take are ignored, with a warning.

@@ -178,6 +178,119 @@ Dialect DialectOf(absl::string_view header_line) {
   return {"#!SHAM", "#!END_SHAM_", "EOT_SHAM_"};
 }
 
+// Where the quoted value of an assignment line starts (its opening quote),
+// or npos when the value after the first '=' is not quoted.
+size_t OpeningQuote(absl::string_view line) {
+  const size_t eq = line.find('=');
+  if (eq == absl::string_view::npos) return absl::string_view::npos;
+  const size_t q = line.find_first_not_of(" \t\v\f", eq + 1);
+  if (q == absl::string_view::npos || line[q] != '"')
+    return absl::string_view::npos;
+  return q;
+}
+
+// The fix for a control character `c` found raw inside a quoted value.
+std::string ControlCharacterFix(unsigned char c, absl::string_view heredoc) {
+  if (c == 0) {
+    return "The quoted value contains a NUL byte, which a quoted value "
+           "cannot hold: remove it, or write \\u0000 if it is meant; the "
+           "whole block was skipped";
+  }
+  std::string escape;
+  switch (c) {
+    case '\b':
+      escape = "\\b";
+      break;
+    case '\f':
+      escape = "\\f";
+      break;
+    case '\r':
+      escape = "\\r";
+      break;
+    case '\t':
+      escape = "\\t";
+      break;
+    default:
+      escape = absl::StrCat("\\u00", absl::Hex(c, absl::kZeroPad2));
+  }
+  return absl::StrCat(
+      "The quoted value contains ",
+      c == '\t' ? "a raw tab"
+                 : absl::StrCat("the control character 0x",
+                                absl::Hex(c, absl::kZeroPad2)),
+      ", which a quoted value cannot hold: write ", escape,
+      " for it, or put the value in a heredoc ", heredoc,
+      " (raw text, no escapes); the whole block was skipped");
+}
+
+// Bytes of the UTF-8 sequence a lead byte starts (1 when it starts none).
+size_t SequenceLength(unsigned char lead) {
+  if (lead >= 0xF0 && lead <= 0xF4) return 4;
+  if (lead >= 0xE0) return lead <= 0xEF ? 3 : 1;
+  if (lead >= 0xC2) return 2;
+  return 1;
+}
+
+// Quoted values are JSON strings. When the quoted value of `line` is not
+// one, the fix naming the first thing wrong in it (an escape JSON lacks, a
+// raw control character); nullopt when the value is not quoted or looks
+// fine, which leaves the general fix.
+std::optional<std::string> QuotedValueFix(absl::string_view line,
+                                          absl::string_view heredoc) {
+  const size_t q = OpeningQuote(line);
+  if (q == absl::string_view::npos) return std::nullopt;
+  for (size_t i = q + 1; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c == '"') return std::nullopt;
+    if (c < 0x20) return ControlCharacterFix(c, heredoc);
+    if (c != '\\') continue;
+    if (i + 1 >= line.size()) return std::nullopt;
+    const unsigned char e = static_cast<unsigned char>(line[i + 1]);
+    if (e < 0x20) return ControlCharacterFix(e, heredoc);
+    if (absl::string_view("\"\\/bfnrt").find(static_cast<char>(e)) !=
+        absl::string_view::npos) {
+      ++i;
+      continue;
+    }
+    if (e == 'u') {
+      size_t digits = 0;
+      while (digits < 4 && i + 2 + digits < line.size() &&
+             absl::ascii_isxdigit(line[i + 2 + digits]))
+        ++digits;
+      if (digits == 4) {
+        i += 5;
+        continue;
+      }
+      return absl::StrCat(
+          "\"\\u\" must be followed by four hex digits in a quoted value: "
+          "write \\\\ for each backslash (\\\\u), or put the value in a "
+          "heredoc ",
+          heredoc, " (raw text, no escapes); the whole block was skipped");
+    }
+    const std::string shown =
+        internal::ToValidUtf8(line.substr(i + 1, SequenceLength(e)));
+    return absl::StrCat("\"\\", shown,
+                        "\" is not a valid escape in a quoted value: write "
+                        "\\\\ for each backslash (\\\\",
+                        shown, "), or put the value in a heredoc ", heredoc,
+                        " (raw text, no escapes); the whole block was skipped");
+  }
+  return std::nullopt;
+}
+
+// True when the quoted value of `line` never closes because it ends with an
+// escaped quote: `"C:\dir\"`, whose last backslash was meant as one.
+bool EndsWithEscapedQuote(absl::string_view line) {
+  const size_t q = OpeningQuote(line);
+  if (q == absl::string_view::npos) return false;
+  line = absl::StripTrailingAsciiWhitespace(line);
+  if (line.size() < q + 3 || line.back() != '"') return false;
+  size_t backslashes = 0;
+  for (size_t i = line.size() - 1; i-- > q + 1 && line[i] == '\\';)
+    ++backslashes;
+  return backslashes % 2 == 1;
+}
+
 // How to fix a syntax error, by the parser's error code, in the block's own
 // dialect.
 std::string SyntaxFix(const sham_parser::ParseError& e,
@@ -206,12 +319,23 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
   }
   if (c == "INVALID_ASSIGNMENT_OPERATOR")
     return "Use = between key and value; the whole block was skipped";
+  const std::string heredoc = absl::StrCat("<<'", d.eot, id, "'");
   if (c == "INVALID_VALUE") {
+    std::optional<std::string> quoted = QuotedValueFix(e.content, heredoc);
+    if (quoted.has_value()) return *std::move(quoted);
     return absl::StrCat(
         "Put the value in double quotes, or use a heredoc <<'", d.eot, id,
         "' for text with newlines or quotes; the whole block was skipped");
   }
   if (c == "UNCLOSED_QUOTE") {
+    if (EndsWithEscapedQuote(e.content)) {
+      return absl::StrCat(
+          "The value ends with \\\", an escaped quote, so it never closes: "
+          "if that backslash is meant as one, write \\\\ for each backslash "
+          "(\"C:\\\\dir\\\\\"), else add the closing quote; or put the "
+          "value in a heredoc ",
+          heredoc, " (raw text, no escapes); the whole block was skipped");
+    }
     return absl::StrCat(
         "Close the quote on the same line (write \\\" for a quote inside); for "
         "text with "

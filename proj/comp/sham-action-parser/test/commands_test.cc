@@ -61,10 +61,22 @@ TEST(RenderInstructions, ListsEveryLlmActionWithItsParameters) {
   }
 }
 
+// What the rules say about quoting; parseShamResponse.json's "quoted values
+// decode JSON escapes" and "regular expression backslash in a quoted value"
+// cases check that the parser does what they say.
 TEST(RenderInstructions, ExplainsHeredocsAndQuoting) {
   const std::string text = RenderInstructions();
   EXPECT_TRUE(absl::StrContains(text, "<<'EOT_SHAM_k7m'"));
-  EXPECT_TRUE(absl::StrContains(text, "\\\" for a double"));
+  EXPECT_TRUE(absl::StrContains(text, "read as a JSON string"));
+  EXPECT_TRUE(absl::StrContains(
+      text, "\\\" for a double quote and \\\\ for a backslash"));
+  EXPECT_TRUE(
+      absl::StrContains(text, "(so \"C:\\new\" holds a line break)"));
+  EXPECT_TRUE(absl::StrContains(
+      text, "as in \"\\d+\" or \"C:\\Users\", makes the block invalid"));
+  EXPECT_TRUE(absl::StrContains(
+      text, "For text with line breaks, backslashes (regular expressions"));
+  EXPECT_FALSE(absl::StrContains(text, "nothing else is escaped"));
   EXPECT_TRUE(absl::StrContains(text, "\"true\" or \"false\""));
   EXPECT_TRUE(absl::StrContains(text, "relative"));
   EXPECT_TRUE(absl::StrContains(
