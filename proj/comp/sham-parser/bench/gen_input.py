@@ -10,9 +10,9 @@ OUT_DIR/errors.txt  the same blocks with one syntax error in every block.
 
 The output is deterministic (fixed seed).
 """
+import argparse
 import os
 import random
-import sys
 
 WORDS = ("the parser reads each block and keeps going when one is broken so the model "
          "only has to fix what failed while every valid action still runs against the "
@@ -66,9 +66,14 @@ def render(with_error):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out_dir = sys.argv[1]
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="\n".join(__doc__.splitlines()[3:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", metavar="OUT_DIR",
+                        help="directory to write clean.txt and errors.txt to "
+                             "(created if missing)")
+    out_dir = parser.parse_args().out_dir
     os.makedirs(out_dir, exist_ok=True)
     for name, with_error in (("clean.txt", False), ("errors.txt", True)):
         path = os.path.join(out_dir, name)
