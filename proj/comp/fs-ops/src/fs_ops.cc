@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -394,8 +395,8 @@ absl::StatusOr<ActionOutcome> EditFile(
     data["already_applied"] = true;
     ActionOutcome out = ActionOutcome::Ok(std::move(data));
     out.warnings.push_back(
-        "the file already holds the result of this edit (old text absent, new text present), so nothing was "
-        "changed");
+        "the file already holds the result of this edit (new_text is there, and the text to replace is absent or only "
+        "inside it), so nothing was changed");
     return out;
   }
   if (r.lines.size() == 1) data["line"] = r.lines[0];
@@ -460,9 +461,14 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
   if (params.empty()) {
     return absl::InvalidArgumentError("paths names no file; give one path per line");
   }
+  // Checked once here rather than once per file in the error (an empty
+  // old_text is reported per file, as the other actions report it).
+  if (!old_text.empty()) RETURN_IF_ERROR(internal::RequireChange(old_text, new_text));
   Json results = Json::array();
   std::vector<std::string> touched;
   std::vector<std::string> failures;
+  std::vector<std::string> edited;   // "'p' (N replacements)"
+  std::vector<std::string> already;  // "'p'"
   absl::flat_hash_set<std::string> seen;
   for (const std::string& param : params) {
     absl::StatusOr<std::string> canonical = call.Resolve(param);
@@ -475,8 +481,15 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
                        : absl::StatusOr<ActionOutcome>(canonical.status());
     Json item = {{"path", canonical.ok() ? call.Display(*canonical) : param}};
     if (one.ok()) {
-      item["replacements_made"] = one->data["replacements_made"];
-      if (one->data.contains("already_applied")) item["already_applied"] = true;
+      int64_t made = one->data["replacements_made"].get<int64_t>();
+      item["replacements_made"] = made;
+      std::string shown = absl::StrCat("'", item["path"].get<std::string>(), "'");
+      if (one->data.contains("already_applied")) {
+        item["already_applied"] = true;
+        already.push_back(std::move(shown));
+      } else {
+        edited.push_back(absl::StrCat(shown, " (", made, made == 1 ? " replacement)" : " replacements)"));
+      }
       touched.insert(touched.end(), one->touched_paths.begin(), one->touched_paths.end());
     } else {
       item["replacements_made"] = 0;
@@ -487,11 +500,15 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
   }
   Json data = {{"results", results}};
   if (!failures.empty()) {
+    // The report shows the error, not data.results, so the error itself
+    // says what was written: the edited files stay edited.
     size_t n = results.size();
-    ActionOutcome out = ActionOutcome::Fail(
-        absl::StrCat(failures.size(), " of ", n, " file", n == 1 ? "" : "s",
-                     " failed (the others were edited; see results):\n", absl::StrJoin(failures, "\n")),
-        std::move(data));
+    std::string summary = absl::StrCat(failures.size(), " of ", n, " file", n == 1 ? "" : "s", " failed; ");
+    absl::StrAppend(&summary,
+                    edited.empty() ? "no file was edited" : absl::StrCat("edited: ", absl::StrJoin(edited, ", ")));
+    if (!already.empty()) absl::StrAppend(&summary, "; already applied, so unchanged: ", absl::StrJoin(already, ", "));
+    ActionOutcome out =
+        ActionOutcome::Fail(absl::StrCat(summary, ":\n", absl::StrJoin(failures, "\n")), std::move(data));
     out.touched_paths = std::move(touched);
     return out;
   }
@@ -612,6 +629,66 @@ absl::Status CopyThenRemove(const Call& call, const std::string& from, const std
   return absl::OkStatus();
 }
 
+// Why moving `from` onto `to` must be refused although the two are
+// different names, or OK. rename(2) of one name of a file onto another name
+// of the same file does nothing and succeeds, and a symlink renamed over the
+// file it points to becomes a link to itself: the file's content is gone.
+// `mv` refuses both ("are the same file"). `dst` is null when `to` does not
+// exist.
+absl::Status CheckNotSameFile(const Call& call, const std::string& from, const struct stat& src, const std::string& to,
+                              const struct stat* dst) {
+  std::string from_shown = call.Display(from);
+  std::string to_shown = call.Display(to);
+  if (dst != nullptr && src.st_dev == dst->st_dev && src.st_ino == dst->st_ino) {
+    // On a case-insensitive file system "A.txt" and "a.txt" in one directory
+    // are one entry, and renaming between them changes the name's case.
+    bool case_rename = Parent(from) == Parent(to) && absl::EqualsIgnoreCase(from, to);
+    if (!case_rename) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("old_path '", from_shown, "' and new_path '", to_shown,
+                       "' are the same file (hard links to one file); nothing was moved. To remove the name '",
+                       from_shown, "', use file_delete"));
+    }
+  }
+  if (!S_ISLNK(src.st_mode)) return absl::OkStatus();
+  struct stat followed;
+  if (dst != nullptr && ::stat(from.c_str(), &followed) == 0 && followed.st_dev == dst->st_dev &&
+      followed.st_ino == dst->st_ino) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "old_path '", from_shown, "' and new_path '", to_shown, "' are the same file (", from_shown,
+        " is a link to it); nothing was moved: the link would replace the file and point at itself. To put the "
+        "file at the link's name, move '",
+        to_shown, "' to '", from_shown, "'; to remove the link, use file_delete"));
+  }
+  // The link's text is kept as it is, so a relative one is read from
+  // new_path's directory: does it name new_path itself? (Also when new_path
+  // is a link, or does not exist: a link to itself is never what was meant.)
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink(from.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return absl::OkStatus();
+  std::string text(buf, static_cast<size_t>(n));
+  std::string target = core::NormalizeAbsolutePath(text[0] == '/' ? text : absl::StrCat(Parent(to), "/", text));
+  bool self = target == to;
+  if (!self) {
+    // The same through symlinked directories in the link's text.
+    char dir[PATH_MAX];
+    if (::realpath(Parent(target).c_str(), dir) != nullptr) {
+      std::string name = target.substr(target.rfind('/') + 1);
+      self = absl::StrCat(std::string(dir) == "/" ? "" : dir, "/", name) == to;
+    }
+  }
+  if (!self) return absl::OkStatus();
+  std::string lost;
+  if (dst != nullptr) {
+    lost =
+        absl::StrCat(" (and the ", S_ISLNK(dst->st_mode) ? "link" : "file", " now at '", to_shown, "' would be lost)");
+  }
+  return absl::FailedPreconditionError(absl::StrCat("old_path '", from_shown, "' is a symlink to '", text,
+                                                    "', which at new_path '", to_shown, "' would point at itself", lost,
+                                                    "; nothing was moved. To move the file the link points "
+                                                    "to, name that file in old_path"));
+}
+
 absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   ASSIGN_OR_RETURN(std::string old_param, call.Str("old_path"));
   ASSIGN_OR_RETURN(std::string new_param, call.Str("new_path"));
@@ -644,7 +721,11 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
                                                         "' is a directory and new_path '", call.Display(to),
                                                         "' is an existing file; a directory cannot replace a file"));
     }
-    overwrote = true;
+    RETURN_IF_ERROR(CheckNotSameFile(call, from, src, to, &dst));
+    // A case-only rename on a case-insensitive file system replaces nothing.
+    overwrote = src.st_dev != dst.st_dev || src.st_ino != dst.st_ino;
+  } else {
+    RETURN_IF_ERROR(CheckNotSameFile(call, from, src, to, nullptr));
   }
   RETURN_IF_ERROR(MakeParents(call, to));
   if (::rename(from.c_str(), to.c_str()) != 0) {

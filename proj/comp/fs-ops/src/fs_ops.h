@@ -31,7 +31,7 @@ namespace clada::fs_ops {
 // canonical paths a write action created, changed or removed. On failure,
 // `error` is one message for the LLM, "<action>: <what went wrong and how to
 // fix it>", and nothing was changed (files_replace_all_text: the files that
-// failed were not changed; the others were).
+// failed were not changed; the others were, and the error names them).
 core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core::ExecContext& ctx);
 
 // Every action ExecuteFileOperation implements, in schema order.

@@ -379,6 +379,9 @@ std::string LineSpan(int64_t a, int64_t b) {
   return a == b ? absl::StrCat("line ", a) : absl::StrCat("lines ", a, "-", b);
 }
 
+// "1 line", "N lines".
+std::string LineCount(int64_t n) { return absl::StrCat(n, n == 1 ? " line" : " lines"); }
+
 // The region's lines as they are, numbered; long regions are elided.
 std::string ShowLines(absl::string_view text, size_t first_offset, int64_t first, int64_t last) {
   constexpr int64_t kMaxShown = 16;
@@ -561,8 +564,8 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     return d;
   }
   if (file.line_start.empty()) {
-    d.message = absl::StrCat("The file is empty or holds only whitespace (", file.total_lines,
-                             " lines); read it again with file_read before editing.");
+    d.message = absl::StrCat("The file is empty or holds only whitespace (", LineCount(file.total_lines),
+                             "); read it again with file_read before editing.");
     return d;
   }
 
@@ -671,8 +674,8 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
     }
   }
 
-  d.message = absl::StrCat("No similar text is in the file (", file.total_lines, " lines). Read it again (file_read ",
-                           "or file_read_numbered) and copy ", what,
+  d.message = absl::StrCat("No similar text is in the file (", LineCount(file.total_lines),
+                           "). Read it again (file_read or file_read_numbered) and copy ", what,
                            " exactly, including indentation, or check that the path names the file you mean.");
   return d;
 }

@@ -270,6 +270,13 @@ std::string ApplySplices(absl::string_view text, const std::vector<Splice>& span
   return out;
 }
 
+absl::Status RequireChange(absl::string_view old_text, absl::string_view new_text) {
+  if (old_text != new_text && NormalizeBreaks(old_text) != NormalizeBreaks(new_text)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "old_text and new_text are the same, so the edit would change nothing; nothing was changed. Put the text as "
+      "it should read after the edit in new_text");
+}
+
 absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string_view old_text,
                                          absl::string_view new_text, absl::string_view label) {
   if (old_text.empty()) {
@@ -277,6 +284,7 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
         "old_text is empty; give the exact text to replace (to write a whole file, use file_write; to add at "
         "the end, use file_append)");
   }
+  if (absl::Status s = RequireChange(old_text, new_text); !s.ok()) return s;
   BreakNormalizedText t(content);
   std::string old_n = NormalizeBreaks(old_text);
   std::string new_n = NormalizeBreaks(new_text);
@@ -308,6 +316,7 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
     return absl::InvalidArgumentError(
         "old_text is empty; give the exact text to replace (to write a whole file, use file_write)");
   }
+  if (absl::Status s = RequireChange(old_text, new_text); !s.ok()) return s;
   if (count.has_value() && *count < 0) {
     return absl::InvalidArgumentError(absl::StrCat("count is ", *count, "; it must be 0 or more"));
   }

@@ -106,11 +106,20 @@ struct EditResult {
   std::vector<std::string> warnings;
 };
 
+// OK when `old_text` and `new_text` differ. InvalidArgument when they are
+// the same, a "\n" and a "\r\n" counting as equal as in matching (the
+// replacement takes the file's line breaks). Such an edit asks for no change:
+// new_text was pasted without the intended edit. It is not "already
+// applied", which is the state a repeated paste of a real edit leaves; here
+// the first paste would have changed nothing either.
+absl::Status RequireChange(absl::string_view old_text, absl::string_view new_text);
+
 // Replaces the one occurrence of `old_text`. `label` names the file in
 // messages. Already applied (success, content unchanged) when old_text is
 // absent and new_text occurs exactly once, or when old_text's one occurrence
 // lies inside new_text's one occurrence.
-// Errors: InvalidArgument (empty old_text), NotFound (absent; the message
+// Errors: InvalidArgument (empty old_text; old_text equal to new_text, see
+// RequireChange, whether or not it occurs), NotFound (absent; the message
 // carries the miss diagnosis), FailedPrecondition (found N times; lists the
 // lines).
 absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string_view old_text,
@@ -122,7 +131,8 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
 // is absent and new_text occurs (count, or at least once without count)
 // times, or when every occurrence lies inside a copy of new_text and, with
 // count, either the number found equals count or new_text occurs exactly
-// count times. Errors: InvalidArgument (empty old_text, negative count),
+// count times. Errors: InvalidArgument (empty old_text, old_text equal to
+// new_text as in RequireChange, negative count),
 // NotFound (absent; with count the message also says "expected C, found
 // 0"), FailedPrecondition.
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
@@ -132,9 +142,11 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
 // Replaces each range that starts with `start` and ends with the first
 // `end` after it (both included); ranges do not overlap. The number of
 // ranges must equal `count` (checked before "already applied", as in
-// ReplaceEvery). Errors: InvalidArgument (empty start/end,
-// count < 1), NotFound (start absent, or no end after the first start),
-// FailedPrecondition (count mismatch; lists the ranges).
+// ReplaceEvery). new_text equal to the range is "already applied", not an
+// error as in RequireChange: when new_text begins with `start` and ends with
+// `end`, that is the state a repeated paste leaves. Errors: InvalidArgument
+// (empty start/end, count < 1), NotFound (start absent, or no end after the
+// first start), FailedPrecondition (count mismatch; lists the ranges).
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
                                          absl::string_view new_text, int64_t count, absl::string_view label);
 

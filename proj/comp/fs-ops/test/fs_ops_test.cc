@@ -356,6 +356,9 @@ TEST_P(CasesMd, Runs) {
       std::string link = box.Path(f.info[1]);
       ASSERT_TRUE(core::CreateDirectories(link.substr(0, link.rfind('/'))).ok());
       ASSERT_EQ(symlink(box.Subst(f.info[3]).c_str(), link.c_str()), 0) << f.info[1];
+    } else if (kind == "hardlink") {
+      ASSERT_EQ(f.info.size(), 4u) << "hardlink PATH -> EXISTING";
+      ASSERT_EQ(link(box.Path(f.info[3]).c_str(), box.Path(f.info[1]).c_str()), 0) << f.info[1];
     } else if (kind == "chmod") {
       ASSERT_EQ(chmod(box.Path(f.info.at(1)).c_str(), std::stoi(f.info.at(2), nullptr, 8)), 0);
     } else if (kind == "git") {
