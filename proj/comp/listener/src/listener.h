@@ -41,8 +41,10 @@
 namespace clada::listener {
 
 // Markers of the sections clada writes (the same lines as the orchestrator's
-// report).
+// report). They count only as whole lines starting at column 0; the body of
+// a summary the listener writes never holds one (FormatSummarySection).
 inline constexpr char kResultsMarker[] = "=== CLADA RESULTS ===";
+inline constexpr char kOutputsMarker[] = "=== OUTPUTS ===";
 inline constexpr char kEndMarker[] = "=== END ===";
 
 // Starts the first line of every summary the listener writes; a section at
@@ -102,11 +104,13 @@ struct ScannedBlock {
 // dialect's end marker (`#!END_SHAM_`, `#!END_NESL_`, `#!end_`, any id)
 // closes it and another header ends it unclosed. A value `<<'DELIM'` (quotes
 // optional) opens a heredoc: its body lines are content, not markers, until
-// the line whose trimmed text is DELIM. Outside blocks, a line
-// `=== CLADA RESULTS ===` followed later by `=== END ===` starts a results
-// section that is skipped through that END line (without a later END it is
-// ordinary text). Lines end at '\n'; a trailing '\r' is ignored when
-// classifying.
+// the line whose trimmed text is DELIM. Outside blocks, a line that is
+// exactly `=== CLADA RESULTS ===` followed later by a line that is exactly
+// `=== END ===` starts a results section that is skipped through that END
+// line (without a later END it is ordinary text). Unlike block markers,
+// these two are not trimmed: an indented one (a run's output quoted in a
+// summary) is ordinary text. Lines end at '\n'; a trailing '\r' is ignored
+// when classifying.
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text);
 
 // `text` without its results sections (the lines ScanBlocks skips).
@@ -174,12 +178,17 @@ std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedB
 //   <summary lines>         (a leading results marker and a trailing END
 //                            marker in `summary` are dropped, not doubled)
 //   === END ===
+// No line between the two markers can end the section or open a block,
+// whatever a run printed: a body line (or a part of it after a lone '\r')
+// that, trimmed, is one of the three section markers or starts with `#!`
+// gets a '\' before its first non-blank character ("    \=== END ===").
 std::string FormatSummarySection(absl::string_view first_line, absl::string_view summary);
 
 // `file_text` with `section` at the top, followed by one empty line. The
-// listener's own section already at the top (after blank lines only; its
-// first line starts with kSummaryPrefix) is replaced, together with the blank
-// lines after it, rather than stacked; any other text is kept below.
+// listener's own section already at the top (after blank lines only: the
+// exact marker line, then a line starting with kSummaryPrefix, through the
+// next exact END line) is replaced, together with the blank lines after it,
+// rather than stacked; any other text is kept below.
 std::string InsertSummary(absl::string_view file_text, absl::string_view section);
 
 // Watches options.file until options.should_stop() returns true. On each

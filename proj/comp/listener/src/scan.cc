@@ -61,7 +61,43 @@ std::string HeredocDelimiter(absl::string_view trimmed) {
 
 absl::string_view Trim(const Line& line) { return absl::StripAsciiWhitespace(line.content); }
 
+// The markers a body line of a summary must not look like, once trimmed.
+constexpr absl::string_view kSectionMarkers[] = {kResultsMarker, kOutputsMarker, kEndMarker};
+
+// True when `piece`, trimmed, is a section marker or starts like a block's
+// header or end marker (`#!`): a reader that trims (the grammar parser, the
+// scanner's block markers, clada before section markers had to start the
+// line) could take it for one.
+bool LooksLikeMarker(absl::string_view piece) {
+  absl::string_view t = absl::StripAsciiWhitespace(piece);
+  if (absl::StartsWith(t, "#!")) return true;
+  for (absl::string_view marker : kSectionMarkers) {
+    if (t == marker) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool IsMarkerLine(const Line& line, absl::string_view marker) { return line.content == marker; }
+
+std::string EscapeSummaryLine(absl::string_view line) {
+  std::string out;
+  size_t start = 0;
+  while (true) {
+    size_t cr = line.find('\r', start);
+    absl::string_view piece = line.substr(start, cr == absl::string_view::npos ? absl::string_view::npos : cr - start);
+    if (LooksLikeMarker(piece)) {
+      size_t blanks = piece.size() - absl::StripLeadingAsciiWhitespace(piece).size();
+      absl::StrAppend(&out, piece.substr(0, blanks), "\\", piece.substr(blanks));
+    } else {
+      absl::StrAppend(&out, piece);
+    }
+    if (cr == absl::string_view::npos) return out;
+    out += '\r';
+    start = cr + 1;
+  }
+}
 
 ScanResult ScanLines(const std::vector<Line>& lines) {
   ScanResult result;
@@ -69,7 +105,7 @@ ScanResult ScanLines(const std::vector<Line>& lines) {
 
   std::vector<size_t> end_lines;  // indices of `=== END ===` lines, ascending
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (Trim(lines[i]) == kEndMarker) end_lines.push_back(i);
+    if (IsMarkerLine(lines[i], kEndMarker)) end_lines.push_back(i);
   }
 
   const Dialect* dialect = nullptr;  // non-null inside a block
@@ -98,7 +134,7 @@ ScanResult ScanLines(const std::vector<Line>& lines) {
   for (size_t i = 0; i < lines.size(); ++i) {
     absl::string_view trimmed = Trim(lines[i]);
     if (dialect == nullptr) {
-      if (trimmed == kResultsMarker) {
+      if (IsMarkerLine(lines[i], kResultsMarker)) {
         auto end = std::upper_bound(end_lines.begin(), end_lines.end(), i);
         if (end != end_lines.end()) {
           for (size_t j = i; j <= *end; ++j) result.in_results[j] = true;
@@ -206,8 +242,10 @@ std::string FormatSummarySection(absl::string_view first_line, absl::string_view
 
   std::string head(first_line);
   std::replace(head.begin(), head.end(), '\n', ' ');
-  std::string out = absl::StrCat(kResultsMarker, "\n", head, "\n");
-  for (size_t i = begin; i < end; ++i) absl::StrAppend(&out, lines[i].content, "\n");
+  std::replace(head.begin(), head.end(), '\r', ' ');
+  // No body line may end the section or open a block, whatever the run printed.
+  std::string out = absl::StrCat(kResultsMarker, "\n", internal::EscapeSummaryLine(head), "\n");
+  for (size_t i = begin; i < end; ++i) absl::StrAppend(&out, internal::EscapeSummaryLine(lines[i].content), "\n");
   absl::StrAppend(&out, kEndMarker, "\n");
   return out;
 }
@@ -217,10 +255,10 @@ std::string InsertSummary(absl::string_view file_text, absl::string_view section
   size_t i = 0;
   while (i < lines.size() && internal::Trim(lines[i]).empty()) ++i;
   absl::string_view rest = file_text;
-  if (i + 1 < lines.size() && internal::Trim(lines[i]) == kResultsMarker &&
+  if (i + 1 < lines.size() && internal::IsMarkerLine(lines[i], kResultsMarker) &&
       absl::StartsWith(lines[i + 1].content, kSummaryPrefix)) {
     size_t j = i + 1;
-    while (j < lines.size() && internal::Trim(lines[j]) != kEndMarker) ++j;
+    while (j < lines.size() && !internal::IsMarkerLine(lines[j], kEndMarker)) ++j;
     if (j < lines.size()) {
       ++j;
       while (j < lines.size() && internal::Trim(lines[j]).empty()) ++j;

@@ -74,10 +74,15 @@ class FakeRunner {
     ++started_;
     cv_.wait(lock, [&] { return !hold_; });
     RunReport report;
-    report.summary = Summary(run);
+    report.summary = Summary(run) + summary_tail_;
     report.full_report = FullReport(run);
     report.stderr_line = absl::StrCat(BlockIds(text).size(), " succeeded, 0 failed, 0 skipped");
     return report;
+  }
+  // Lines every later summary ends with (what a run printed, say).
+  void SetSummaryTail(const std::string& tail) {
+    std::lock_guard<std::mutex> lock(mu_);
+    summary_tail_ = tail;
   }
   void SetHold(bool hold) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -97,6 +102,7 @@ class FakeRunner {
   std::mutex mu_;
   std::condition_variable cv_;
   bool hold_ = false;
+  std::string summary_tail_;
   int started_ = 0;
   std::vector<std::string> texts_;
 };
@@ -326,6 +332,7 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
     WriteFileOrDie(file_, TextOf(c.at("initial")));
   }
 
+  if (c.contains("summaryTail")) runner_.SetSummaryTail(TextOf(c.at("summaryTail")));
   Start();
   int runs_expected = 0;
   for (const Json& step : c.at("steps")) {

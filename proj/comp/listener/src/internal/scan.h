@@ -2,8 +2,10 @@
 #ifndef CLADA_PROJ_COMP_LISTENER_SRC_INTERNAL_SCAN_H_
 #define CLADA_PROJ_COMP_LISTENER_SRC_INTERNAL_SCAN_H_
 
+#include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 
@@ -15,6 +17,17 @@ struct ScanResult {
 };
 
 ScanResult ScanLines(const std::vector<Line>& lines);
+
+// True when `line` is `marker` exactly, from column 0 (a trailing '\r' is
+// not part of Line::content). Only such lines delimit a results section;
+// EscapeSummaryLine keeps every body line of a summary from being one.
+bool IsMarkerLine(const Line& line, absl::string_view marker);
+
+// One line of a summary's body as written into FILE: each piece of it (the
+// line, or its parts between lone '\r's, which some editors break lines at)
+// that, trimmed, is a section marker or starts with `#!` gets a '\' before
+// its first non-blank character; anything else is kept byte for byte.
+std::string EscapeSummaryLine(absl::string_view line);
 
 // The blocks of `all` that `state` has not run, first occurrence of each key.
 std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state);
