@@ -373,7 +373,9 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     report.blocks_run = result.total_blocks;
     return report;
   };
-  err << "clada: listening to " << options.file << " (Ctrl-C stops)\n";
+  // Said once the watch is in place (the listener has logged what it
+  // watches), never for a FILE that then turns out not to be watchable.
+  options.on_ready = [&err] { err << "clada: Ctrl-C stops listening\n"; };
   absl::Status status = listener::Listen(options, run);
   if (!status.ok()) {
     err << "clada listen: " << status.message() << "\n";

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 
@@ -177,6 +178,8 @@ std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, 
 }  // namespace internal
 
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
+  // A byte order mark (some editors save one) would hide a header on line 1.
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   return internal::ScanLines(internal::SplitLines(text)).blocks;
 }
 
