@@ -86,7 +86,7 @@ std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
   absl::string_view kept_tail(tail);
   kept_tail.remove_prefix(LeadingContinuations(kept_tail));
   const int64_t left_out = total_ - static_cast<int64_t>(head.size()) - static_cast<int64_t>(kept_tail.size());
-  return absl::StrCat(SanitizeUtf8(head), "\n[... ", left_out, " bytes of ", stream_name, " left out ...]\n",
+  return absl::StrCat(SanitizeUtf8(head), "\n[output truncated: ", left_out, " bytes of ", stream_name, " left out]\n",
                       SanitizeUtf8(kept_tail));
 }
 

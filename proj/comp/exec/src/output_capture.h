@@ -28,7 +28,7 @@ class HeadTailBuffer {
   bool truncated() const { return cap_ >= 0 && total_ > cap_; }
 
   // The kept text as valid UTF-8 (invalid bytes become U+FFFD). Past the cap
-  // it is head + "\n[... N bytes of <stream_name> left out ...]\n" + tail,
+  // it is head + "\n[output truncated: N bytes of <stream_name> left out]\n" + tail,
   // with both cuts moved to character boundaries; N counts every byte of the
   // original stream that is not in head or tail.
   std::string Finish(absl::string_view stream_name) const;
