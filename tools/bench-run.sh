@@ -5,7 +5,7 @@
 # Prints the median, mean and min of each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v hyperfine >/dev/null || { apt-get install -y -qq hyperfine >/dev/null; }
+command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
 bazel build -c opt //proj:clada
 bin=$PWD/bazel-bin/proj/clada
 dir=$(mktemp -d /tmp/clada-bench.XXXXXX)

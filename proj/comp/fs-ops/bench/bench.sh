@@ -21,6 +21,7 @@ cd "$(dirname "$0")/../../../.."
 runs=15
 [[ "${1:-}" == "--quick" ]] && runs=5
 
+for tool in hyperfine rg; do command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine ripgrep >/dev/null; break; }; done
 bazel build -c opt //proj/comp/fs-ops:run_action //proj/comp/fs-ops:make_tree //proj/comp/fs-ops:fs_ops_bench
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)/proj/comp/fs-ops"
 dir="${CLADA_BENCH_DIR:-/tmp/clada-fsops-bench}"

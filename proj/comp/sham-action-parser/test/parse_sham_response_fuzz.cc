@@ -2,7 +2,7 @@
 // arbitrary text, then render every action and error as JSON.
 //
 //   bazel build --config=fuzz //proj/comp/sham-action-parser:parse_sham_response_fuzz
-//   tools/fuzz.sh parse_sham_response_fuzz 60
+//   tools/fuzz.sh 60 //proj/comp/sham-action-parser:parse_sham_response_fuzz
 //
 // Besides crashes and sanitizer reports it checks invariants: every action
 // names a schema action, and every error has a type the API promises.
