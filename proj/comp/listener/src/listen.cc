@@ -23,6 +23,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/listener/src/internal/clipboard.h"
+#include "proj/comp/listener/src/internal/combine.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/internal/scan.h"
 #include "proj/comp/listener/src/listener.h"
@@ -101,6 +102,11 @@ class Listener {
   bool process_at_start_ = false;            // FILE holds blocks saved while no listener ran
   std::optional<std::string> written_text_;  // FILE as last written back, when it held no new block
   std::optional<std::string> waited_text_;   // FILE as read when a trailing unclosed block got its grace
+  // The runs of the last write-back, kept when FILE then held blocks saved
+  // during the run: nobody could see their results, so the next run's
+  // write-back shows them first. Empty otherwise.
+  std::vector<internal::ShownRun> unseen_;
+  size_t unseen_left_out_ = 0;  // older unseen runs dropped past kMaxRunsShown
 };
 
 absl::Status Listener::Setup() {
@@ -285,7 +291,13 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
 
   std::vector<ScannedBlock> all = ScanBlocks(*text);
   std::vector<ScannedBlock> fresh = NewBlocks(all);
-  if (fresh.empty()) return absl::OkStatus();
+  if (fresh.empty()) {
+    // The blocks saved during the last run are gone again: whatever runs
+    // next comes from a later save, after the results were in FILE.
+    unseen_.clear();
+    unseen_left_out_ = 0;
+    return absl::OkStatus();
+  }
 
   // A last block without its end marker may still be arriving (an editor
   // writing in pieces): give it a moment, then run it as it is.
@@ -317,8 +329,21 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
 }
 
 void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
+  std::string heading = absl::StrCat(ClockTime(), ": ran ", Plural(blocks_given, "block"));
+  if (!report.stderr_line.empty()) absl::StrAppend(&heading, ", ", report.stderr_line);
+  // This run's results come after those nobody could see yet.
+  std::vector<internal::ShownRun> runs = std::move(unseen_);
+  size_t left_out = unseen_left_out_;
+  unseen_.clear();
+  unseen_left_out_ = 0;
+  runs.push_back(internal::ShownRun{heading, report.summary, report.full_report});
+  if (runs.size() > kMaxRunsShown) {
+    left_out += runs.size() - kMaxRunsShown;
+    runs.erase(runs.begin(), runs.end() - kMaxRunsShown);
+  }
+
   std::string where;
-  absl::Status out = core::WriteFileAtomic(output_path_, report.full_report);
+  absl::Status out = core::WriteFileAtomic(output_path_, internal::CombineFullReports(runs, left_out));
   if (out.ok()) {
     where = absl::StrCat("full output in ", kOutputFileName, " (beside this file)");
     if (std::optional<internal::ClipboardTool> tool = internal::FindClipboardTool(internal::CurrentClipboardEnv())) {
@@ -334,8 +359,12 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
     where = absl::StrCat("the full output could not be written: ", out.message());
     Log(absl::StrCat(ClockTime(), " clada listen: ", out.message()));
   }
-  std::string first_line = absl::StrCat(kSummaryPrefix, ClockTime(), ": ran ", Plural(blocks_given, "block"));
-  if (!report.stderr_line.empty()) absl::StrAppend(&first_line, ", ", report.stderr_line);
+  std::string first_line = absl::StrCat(kSummaryPrefix, heading);
+  if (runs.size() > 1) {
+    const size_t earlier = runs.size() - 1;
+    absl::StrAppend(&first_line, "; with the results of ", Plural(earlier, "earlier run"),
+                    ", not seen yet (this file was saved during ", earlier == 1 ? "it" : "each", "), earlier first");
+  }
   absl::StrAppend(&first_line, "; ", where);
 
   absl::StatusOr<std::string> current = core::ReadFileToString(file_, kMaxFileBytes);
@@ -344,7 +373,15 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", current.status().message()));
     return;
   }
-  std::string updated = InsertSummary(*current, FormatSummarySection(first_line, report.summary));
+  std::string updated =
+      InsertSummary(*current, FormatSummarySection(first_line, internal::CombineSummaries(runs, left_out)));
+  // Blocks not run yet in FILE were saved during this run: the run they
+  // start must show these results again, or they are replaced unseen.
+  const bool saved_during_run = !NewBlocks(ScanBlocks(updated)).empty();
+  if (saved_during_run) {
+    unseen_ = std::move(runs);
+    unseen_left_out_ = left_out;
+  }
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
@@ -352,10 +389,10 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   }
   // Reading this text back must not run anything; but if the file gained
   // new blocks between the run and the write-back, they still have to run.
-  if (NewBlocks(ScanBlocks(updated)).empty()) {
-    written_text_ = std::move(updated);
-  } else {
+  if (saved_during_run) {
     written_text_.reset();
+  } else {
+    written_text_ = std::move(updated);
   }
 }
 

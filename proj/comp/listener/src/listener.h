@@ -50,7 +50,8 @@ inline constexpr char kEndMarker[] = "=== END ===";
 // Starts the first line of every summary the listener writes; a section at
 // the top of FILE whose first line starts so is the listener's own.
 inline constexpr char kSummaryPrefix[] = "clada listen ";
-// Beside FILE: the full report of the latest run.
+// Beside FILE: the full report of the latest run (after those of earlier
+// runs nobody could see yet, see Listen).
 inline constexpr char kOutputFileName[] = ".clada-output-latest.txt";
 // In the state directory: the keys of every block already run.
 inline constexpr char kStateFileName[] = "listen-state.json";
@@ -61,6 +62,10 @@ inline constexpr size_t kMaxRememberedBlocks = 10000;
 // The files listened to before; the oldest are forgotten beyond this many
 // (a forgotten file's next start is a first start again).
 inline constexpr size_t kMaxRememberedFiles = 1000;
+// The most runs one write-back shows: its own and those before it whose
+// results nobody could see yet (FILE was saved while each ran); the oldest
+// are left out beyond this many.
+inline constexpr size_t kMaxRunsShown = 4;
 // Written into a FILE that does not exist yet.
 inline constexpr char kNewFileText[] =
     "Paste an LLM answer below this line and save: clada runs its new blocks and puts the results "
@@ -207,6 +212,15 @@ std::string InsertSummary(absl::string_view file_text, absl::string_view section
 // canonical. Writing FILE back does not cause a run; a save during a run is
 // handled after it. Failures of one write-back (output file, clipboard,
 // FILE) are logged and listening goes on.
+//
+// Results nobody could see are not replaced: when FILE, re-read for a
+// write-back, holds blocks not run yet (saved while the run went), the next
+// write-back shows that write-back's runs first, then its own, in the
+// summary and in the output file and clipboard, each run under a heading
+// line. This accumulates while each run is saved over so, up to
+// kMaxRunsShown runs (older ones left out, with a line saying how many),
+// and resets once a write-back's FILE holds no unrun block or a read of
+// FILE finds none to run.
 //
 // Returns OK when stopped. Errors: InvalidArgument (file not absolute, empty
 // state_dir, no callback, negative debounce); NotFound (FILE's directory is

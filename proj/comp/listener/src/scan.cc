@@ -82,6 +82,20 @@ bool LooksLikeMarker(absl::string_view piece) {
 
 bool IsMarkerLine(const Line& line, absl::string_view marker) { return line.content == marker; }
 
+absl::string_view SummaryBody(absl::string_view summary) {
+  std::vector<Line> lines = SplitLines(summary);
+  size_t begin = 0;
+  size_t end = lines.size();
+  while (begin < end && Trim(lines[begin]).empty()) ++begin;
+  if (begin < end && Trim(lines[begin]) == kResultsMarker) ++begin;
+  while (end > begin && Trim(lines[end - 1]).empty()) --end;
+  if (end > begin && Trim(lines[end - 1]) == kEndMarker) --end;
+  if (begin == end) return absl::string_view();
+  const char* first = lines[begin].full.data();
+  const char* last = lines[end - 1].full.data() + lines[end - 1].full.size();
+  return absl::string_view(first, static_cast<size_t>(last - first));
+}
+
 std::string EscapeSummaryLine(absl::string_view line) {
   std::string out;
   size_t start = 0;
@@ -235,20 +249,14 @@ std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedB
 }
 
 std::string FormatSummarySection(absl::string_view first_line, absl::string_view summary) {
-  std::vector<internal::Line> lines = internal::SplitLines(summary);
-  size_t begin = 0;
-  size_t end = lines.size();
-  while (begin < end && internal::Trim(lines[begin]).empty()) ++begin;
-  if (begin < end && internal::Trim(lines[begin]) == kResultsMarker) ++begin;
-  while (end > begin && internal::Trim(lines[end - 1]).empty()) --end;
-  if (end > begin && internal::Trim(lines[end - 1]) == kEndMarker) --end;
-
   std::string head(first_line);
   std::replace(head.begin(), head.end(), '\n', ' ');
   std::replace(head.begin(), head.end(), '\r', ' ');
   // No body line may end the section or open a block, whatever the run printed.
   std::string out = absl::StrCat(kResultsMarker, "\n", internal::EscapeSummaryLine(head), "\n");
-  for (size_t i = begin; i < end; ++i) absl::StrAppend(&out, internal::EscapeSummaryLine(lines[i].content), "\n");
+  for (const internal::Line& line : internal::SplitLines(internal::SummaryBody(summary))) {
+    absl::StrAppend(&out, internal::EscapeSummaryLine(line.content), "\n");
+  }
   absl::StrAppend(&out, kEndMarker, "\n");
   return out;
 }

@@ -6,13 +6,15 @@
 // After its steps, each scenario appends one more block and expects the next
 // run to hold exactly that block: any run that should not have happened
 // (a block run twice, a run caused by the listener's own write-back) would
-// come before it and fail the check.
+// come before it and fail the check. Saved after the last write-back, its
+// results are shown alone: nothing is carried past a quiet moment.
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -64,7 +66,8 @@ std::string FullReport(int run) {
   return absl::StrCat(Summary(run), "=== OUTPUTS ===\noutput of run ", run, "\n=== END ===\n");
 }
 
-// The fake RunBlocksFn: records texts, optionally holds each run until released.
+// The fake RunBlocksFn: records texts, optionally holds each run until
+// released (all of them, or one at a time).
 class FakeRunner {
  public:
   RunReport Run(const std::string& text) {
@@ -72,7 +75,7 @@ class FakeRunner {
     texts_.push_back(text);
     int run = static_cast<int>(texts_.size());
     ++started_;
-    cv_.wait(lock, [&] { return !hold_; });
+    cv_.wait(lock, [&] { return !hold_ || run <= released_; });
     RunReport report;
     report.summary = Summary(run) + summary_tail_;
     report.full_report = FullReport(run);
@@ -89,6 +92,13 @@ class FakeRunner {
     hold_ = hold;
     cv_.notify_all();
   }
+  // Lets run number `run` (1-based) and those before it finish while later
+  // ones stay held.
+  void Release(int run) {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = std::max(released_, run);
+    cv_.notify_all();
+  }
   int started() {
     std::lock_guard<std::mutex> lock(mu_);
     return started_;
@@ -102,6 +112,7 @@ class FakeRunner {
   std::mutex mu_;
   std::condition_variable cv_;
   bool hold_ = false;
+  int released_ = 0;
   std::string summary_tail_;
   int started_ = 0;
   std::vector<std::string> texts_;
@@ -249,7 +260,10 @@ class ListenScenarioTest : public ::testing::TestWithParam<Json> {
       std::string out = ReadFileOrEmpty(output_);
       int runs = static_cast<int>(runner_.texts().size());
       for (int k = run; k <= runs; ++k) {
-        if (absl::StrContains(text, absl::StrCat("✅ run ", k, "\n")) && out == FullReport(k)) return true;
+        // Ends with: earlier runs nobody could see may come before it.
+        if (absl::StrContains(text, absl::StrCat("✅ run ", k, "\n")) && absl::EndsWith(out, FullReport(k))) {
+          return true;
+        }
       }
       return false;
     };
@@ -262,6 +276,51 @@ class ListenScenarioTest : public ::testing::TestWithParam<Json> {
     std::string head = text.substr(0, text.find('\n', text.find('\n') + 1));
     EXPECT_TRUE(absl::StrContains(head, "full output in .clada-output-latest.txt")) << head;
     EXPECT_TRUE(absl::StrContains(head, " succeeded, 0 failed, 0 skipped")) << head;
+  }
+
+  // The latest write-back shows the results of exactly the runs `shown`
+  // (1-based), earlier first: in the one section at the top of FILE, which
+  // the next write-back still replaces whole, and as full reports, each under
+  // its own heading, in the output file.
+  void ExpectShown(const std::vector<int>& shown) {
+    const std::string text = ReadFileOrEmpty(file_);
+    const std::string out = ReadFileOrEmpty(output_);
+    const size_t end = text.find(absl::StrCat("\n", kEndMarker, "\n"));
+    ASSERT_NE(end, std::string::npos) << text;
+    const std::string section = text.substr(0, end + 1);
+    const int runs = static_cast<int>(runner_.texts().size());
+    for (int k = 1; k <= runs; ++k) {
+      const bool want = std::find(shown.begin(), shown.end(), k) != shown.end();
+      EXPECT_EQ(absl::StrContains(section, absl::StrCat("fake ✅ run ", k, "\n")), want)
+          << "run " << k << (want ? " missing from" : " should not be in") << " the summary:\n"
+          << section;
+      EXPECT_EQ(absl::StrContains(out, FullReport(k)), want)
+          << "run " << k << (want ? " missing from" : " should not be in") << " the output file:\n"
+          << out;
+    }
+    size_t in_section = 0, in_out = 0;
+    for (int k : shown) {
+      const size_t s = section.find(absl::StrCat("fake ✅ run ", k, "\n"), in_section);
+      EXPECT_NE(s, std::string::npos) << "run " << k << " out of order in the summary:\n" << section;
+      const size_t o = out.find(FullReport(k), in_out);
+      EXPECT_NE(o, std::string::npos) << "run " << k << " out of order in the output file:\n" << out;
+      if (s == std::string::npos || o == std::string::npos) return;
+      in_section = s;
+      in_out = o;
+    }
+    if (shown.size() == 1) {
+      EXPECT_EQ(out, FullReport(shown[0]));
+    } else {
+      for (size_t i = 0; i < shown.size(); ++i) {
+        EXPECT_TRUE(absl::StrContains(out, absl::StrCat("--- run ", i + 1, " of ", shown.size(), ", "))) << out;
+      }
+    }
+    // Still one section of the listener's, skipped by the scanner and
+    // replaced whole by the next summary.
+    EXPECT_EQ(CountOccurrences(text, kResultsMarker), 1) << text;
+    EXPECT_FALSE(absl::StrContains(StripResultsSections(text), "✅ run")) << text;
+    EXPECT_FALSE(absl::StrContains(InsertSummary(text, FormatSummarySection("clada listen later", "")), "✅ run"))
+        << text;
   }
 
   void CheckClipboard(const Json& expect, const Json& tools) {
@@ -277,7 +336,8 @@ class ListenScenarioTest : public ::testing::TestWithParam<Json> {
     }
     const std::string name = expect.get<std::string>();
     EXPECT_TRUE(absl::StrContains(head, absl::StrCat("on the clipboard (", name, ")"))) << head;
-    EXPECT_EQ(ReadFileOrEmpty(bin_ + "/" + name + ".out"), FullReport(runs));
+    EXPECT_TRUE(absl::EndsWith(ReadFileOrEmpty(bin_ + "/" + name + ".out"), FullReport(runs)));
+    EXPECT_EQ(ReadFileOrEmpty(bin_ + "/" + name + ".out"), ReadFileOrEmpty(output_));
     for (const Json& tool : tools) {
       if (tool.get<std::string>() == name) continue;
       EXPECT_FALSE(std::filesystem::exists(bin_ + "/" + tool.get<std::string>() + ".out")) << tool;
@@ -357,6 +417,10 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
       runner_.SetHold(true);
     } else if (step.contains("releaseRuns")) {
       runner_.SetHold(false);
+    } else if (step.contains("releaseRun")) {
+      runner_.Release(step.at("releaseRun").get<int>());
+    } else if (step.contains("expectShown")) {
+      ExpectShown(step.at("expectShown").get<std::vector<int>>());
     } else if (step.contains("waitRunStarted")) {
       int n = step.at("waitRunStarted").get<int>();
       ASSERT_TRUE(WaitFor([&] { return runner_.started() >= n; }));
@@ -372,6 +436,8 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
        absl::StrCat("#!SHAM [@three-char-SHA-256: ", kSentinelId, "]\naction = \"ls\"\n#!END_SHAM_", kSentinelId, "\n"),
        "append");
   ExpectRun(++runs_expected, {kSentinelId});
+  // Saved after the last write-back: its results are shown alone.
+  ExpectShown({runs_expected});
   StopListener();
   EXPECT_EQ(static_cast<int>(runner_.texts().size()), runs_expected);
 

@@ -29,6 +29,12 @@ bool IsMarkerLine(const Line& line, absl::string_view marker);
 // its first non-blank character; anything else is kept byte for byte.
 std::string EscapeSummaryLine(absl::string_view line);
 
+// The lines of `summary` (a RunReport::summary) that go into a section's
+// body: without blank lines at either end, its own leading results marker
+// and trailing END marker (trimmed compares). A part of `summary`; "" when
+// nothing is left.
+absl::string_view SummaryBody(absl::string_view summary);
+
 // The blocks of `all` that `state` has not run, first occurrence of each key.
 std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state);
 
