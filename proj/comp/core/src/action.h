@@ -37,6 +37,17 @@ struct Action {
   BlockMetadata metadata;
   // Notes for the LLM that do not stop the action (e.g. ignored keys).
   std::vector<std::string> warnings;
+  // Parameters whose value the answer gave as lines (a SHAM heredoc) rather
+  // than as an exact string (a quoted value): their text ends with a newline
+  // and an append of such content starts on a line of its own.
+  std::vector<std::string> line_params;
+
+  bool IsLineParam(const std::string& name) const {
+    for (const std::string& p : line_params) {
+      if (p == name) return true;
+    }
+    return false;
+  }
 };
 
 // Limits that every executor honours.
