@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/path_policy.h"
 
@@ -55,6 +56,9 @@ struct Limits {
   int64_t max_file_bytes = 10 * 1024 * 1024;    // read and edit actions
   int64_t max_output_bytes = 10 * 1024 * 1024;  // per stream, per action
   int64_t timeout_ms = 30'000;                  // per action
+  // When the batch's total timeout runs out (`--total-timeout`); every
+  // action, not only exec, stops by then. InfiniteFuture: no total timeout.
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // How `exec` treats code it is asked to run.
