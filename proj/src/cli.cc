@@ -1,13 +1,16 @@
 #include "proj/src/cli.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -49,19 +52,24 @@ Commands:
   context add|remove|list|prune|clear|show [PATH...]
                         manage the working set of files the LLM should see
                         (show --numbered: with line numbers)
-  undo                  restore the tree to before the last AI commit
-  step-back | step-forward
+  undo [--dry-run]      restore the tree to before the last AI commit
+  step-back | step-forward [--dry-run]
                         move the working tree one commit back / forward
   squash --mode MODE    squash commits (auto_ai, ai_messages, hours N, days N,
                         msg_contains TEXT) [--message M] [--contiguous-only]
                         [--force: also commits already on a remote-tracking branch]
+                        [--dry-run]
   log [-n N]            recent batches
   listen FILE [--debounce MS]
                         watch FILE; run each newly pasted block, write the
                         results to the top of FILE and the full report to
                         .clada-output-latest.txt beside it (Ctrl-C stops)
 
-Flags (override .clada/config.yaml in the working root):
+Flags (override .clada/config.yaml in the working root). A flag means the
+same before the command as after it; a flag the command cannot honour is a
+usage error naming the flags it takes (undo, step-back, step-forward, squash
+and log take --root and the git flags; validate and parse --root, --max-input
+and --json; config and listen every setting):
   --root DIR            working root (default: the current directory)
   --allow DIR           add an allowed root (repeatable)
   --dry-run             validate and show what would run; touch nothing
@@ -98,6 +106,7 @@ const std::map<std::string, std::string>& ValueFlags() {
 
 struct Invocation {
   std::string command;
+  bool command_given = false;  // false: `run` by default
   std::vector<std::string> positional;
   std::vector<std::pair<std::string, std::string>> settings;  // key, value (from flags)
   std::string root;  // as given
@@ -129,23 +138,149 @@ const std::set<std::string>& Commands() {
   return *kCommands;
 }
 
-// Commands whose own flags pass through untouched.
-bool PassesFlagsThrough(const std::string& command) {
-  return command == "squash" || command == "context" || command == "approve" || command == "listen" ||
-         command == "log";
+// Every flag some command takes, and whether it takes a value (as the next
+// argument or after '='). Used to find the command among the arguments: a
+// flag may come before the command (`clada --dry-run undo`).
+bool FlagTakesValue(const std::string& name) {
+  return name == "--root" || ValueFlags().count(name) > 0 || name == "-n" || name == "--limit" ||
+         name == "--mode" || name == "--message" || name == "--hours" || name == "--days" ||
+         name == "--debounce";
+}
+
+// What a command accepts.
+struct CommandSpec {
+  // clada's own flags the command honours, in the order --help-style
+  // messages list them (--root, the settings, --dry-run, --json ...).
+  std::vector<std::string> flags;
+  // Flags the command itself reads: passed through to it, in order, with
+  // their value when they take one.
+  std::vector<std::string> own;
+  // The command reads every other flag itself (and refuses what it does not
+  // know): context's subcommands, approve's code, squash's modes.
+  bool passes_unknown = false;
+  // Flags refused by the command with its own explanation (listen).
+  std::vector<std::string> explained;
+};
+
+const std::vector<std::string>& SettingFlags() {
+  static const auto* const kFlags = new std::vector<std::string>{
+      "--allow",    "--timeout", "--total-timeout", "--max-output",   "--max-file-size", "--max-input",
+      "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet"};
+  return *kFlags;
+}
+
+const CommandSpec& SpecOf(const std::string& command) {
+  static const auto* const kSpecs = [] {
+    auto* specs = new std::map<std::string, CommandSpec>;
+    std::vector<std::string> run = {"--root"};
+    run.insert(run.end(), SettingFlags().begin(), SettingFlags().end());
+    std::vector<std::string> config = run;
+    run.push_back("--dry-run");
+    run.push_back("--json");
+    (*specs)["run"] = {run, {}, false, {}};
+    (*specs)["listen"] = {config, {"--debounce"}, false, {"--dry-run", "--json"}};
+    (*specs)["config"] = {config, {}, false, {}};
+    (*specs)["validate"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
+    (*specs)["parse"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
+    (*specs)["instructions"] = {{}, {}, false, {}};
+    (*specs)["schema"] = {{"--json"}, {}, false, {}};
+    (*specs)["approve"] = {{"--root"}, {}, true, {}};
+    (*specs)["context"] = {{"--root", "--allow", "--max-file-size"}, {}, true, {}};
+    const std::vector<std::string> git = {"--root", "--no-git", "--git", "--lock-timeout"};
+    (*specs)["undo"] = {git, {"--dry-run"}, false, {}};
+    (*specs)["step-forward"] = {git, {"--dry-run"}, false, {}};
+    std::vector<std::string> git_author = git;
+    git_author.push_back("--git-author");
+    (*specs)["step-back"] = {git_author, {"--dry-run"}, false, {}};
+    (*specs)["squash"] = {git_author, {"--dry-run"}, true, {}};
+    (*specs)["log"] = {{"--root", "--no-git", "--git"}, {"-n", "--json"}, false, {}};
+    return specs;
+  }();
+  static const CommandSpec kAnything = {};
+  auto it = kSpecs->find(command);
+  return it == kSpecs->end() ? kAnything : it->second;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// "--root DIR, --dry-run, ...": what `command` takes, for usage errors.
+std::string ValidFlagsText(const std::string& command) {
+  const CommandSpec& spec = SpecOf(command);
+  std::vector<std::string> shown;
+  auto show = [&](const std::string& f) {
+    if (f == "-n") {
+      shown.push_back("-n N");
+    } else if (f == "--root") {
+      shown.push_back("--root DIR");
+    } else if (f == "--debounce") {
+      shown.push_back("--debounce MS");
+    } else if (ValueFlags().count(f) > 0) {
+      shown.push_back(absl::StrCat(f, " VALUE"));
+    } else {
+      shown.push_back(f);
+    }
+  };
+  for (const std::string& f : spec.own) show(f);
+  for (const std::string& f : spec.flags) show(f);
+  if (command == "squash") shown.insert(shown.begin(), "--mode MODE [N|TEXT] [--message M] [--contiguous-only] [--force]");
+  if (shown.empty()) return absl::StrCat("clada ", command, " takes no flag");
+  return absl::StrCat("clada ", command, " takes: ", absl::StrJoin(shown, ", "));
+}
+
+// Levenshtein distance, for "did you mean".
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command nearest to `word` when it is near enough to be a typo, or "".
+std::string NearestCommand(const std::string& word) {
+  std::string best;
+  size_t best_distance = 3;  // at most two edits
+  for (const std::string& c : Commands()) {
+    size_t d = EditDistance(word, c);
+    if (d < best_distance || (absl::StartsWith(c, word) && word.size() >= 3 && best.empty())) {
+      best = c;
+      best_distance = std::min(d, best_distance);
+    }
+  }
+  return best;
 }
 
 absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
   Invocation inv;
-  size_t i = 0;
-  if (!args.empty() && Commands().count(args[0]) > 0) {
-    inv.command = args[0];
-    i = 1;
-  } else {
-    inv.command = "run";
+  // The command is the first argument that is neither a flag nor a flag's
+  // value; flags before it mean what they mean after it.
+  size_t command_at = args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() > 1 && a[0] == '-') {
+      if (a.find('=') == std::string::npos && FlagTakesValue(a)) ++i;
+      continue;
+    }
+    if (Commands().count(a) > 0) command_at = i;
+    break;
   }
+  inv.command = command_at < args.size() ? args[command_at] : "run";
+  inv.command_given = command_at < args.size();
+  const CommandSpec& spec = SpecOf(inv.command);
+  const bool any_flag = inv.command == "help" || inv.command == "version";
   bool only_positional = false;
-  for (; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i == command_at) continue;
     const std::string& a = args[i];
     if (only_positional || a == "-" || a.empty() || a[0] != '-') {
       inv.positional.push_back(a);
@@ -166,34 +301,58 @@ absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
     }
     auto take_value = [&]() -> absl::StatusOr<std::string> {
       if (has_value) return value;
-      if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+      if (i + 1 >= args.size() || i + 1 == command_at) {
+        return absl::InvalidArgumentError(absl::StrCat("clada ", inv.command, ": ", name, " needs a value"));
+      }
       return args[++i];
     };
     if (name == "--help" || name == "-h") {
       inv.help = true;
-    } else if (name == "--version") {
-      inv.version = true;
-    } else if (name == "--json") {
-      inv.json = true;
-    } else if (name == "--dry-run") {
-      inv.dry_run = true;
-    } else if (name == "--no-git") {
-      inv.settings.emplace_back("git", "off");
-    } else if (name == "--quiet" || name == "-q") {
-      inv.settings.emplace_back("quiet", "true");
-    } else if (name == "--root") {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      inv.root = *v;
-    } else if (ValueFlags().count(name) > 0) {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      inv.settings.emplace_back(ValueFlags().at(name), *v);
-    } else if (PassesFlagsThrough(inv.command)) {
-      inv.sub_args.push_back(a);
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", a, "' (see clada --help)"));
+      continue;
     }
+    if (name == "--version") {
+      inv.version = true;
+      continue;
+    }
+    if (Contains(spec.own, name)) {
+      // Read by the command itself; its value goes with it.
+      inv.sub_args.push_back(a);
+      if (!has_value && FlagTakesValue(name) && i + 1 < args.size() && i + 1 != command_at) {
+        inv.sub_args.push_back(args[++i]);
+      }
+      continue;
+    }
+    const bool known = name == "--json" || name == "--dry-run" || name == "--no-git" || name == "--quiet" ||
+                       name == "-q" || name == "--root" || ValueFlags().count(name) > 0;
+    const std::string canonical = name == "-q" ? "--quiet" : name;
+    if (known && (any_flag || Contains(spec.flags, canonical) || Contains(spec.explained, canonical))) {
+      if (name == "--json") {
+        inv.json = true;
+      } else if (name == "--dry-run") {
+        inv.dry_run = true;
+      } else if (name == "--no-git") {
+        inv.settings.emplace_back("git", "off");
+      } else if (canonical == "--quiet") {
+        inv.settings.emplace_back("quiet", "true");
+      } else if (name == "--root") {
+        absl::StatusOr<std::string> v = take_value();
+        if (!v.ok()) return v.status();
+        inv.root = *v;
+      } else {
+        absl::StatusOr<std::string> v = take_value();
+        if (!v.ok()) return v.status();
+        inv.settings.emplace_back(ValueFlags().at(name), *v);
+      }
+      continue;
+    }
+    if (spec.passes_unknown) {
+      inv.sub_args.push_back(a);
+      continue;
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("clada ", inv.command, ": ", known ? absl::StrCat(name, " does not apply to ", inv.command)
+                                              : absl::StrCat("unknown flag '", name, "'"),
+                     "; ", ValidFlagsText(inv.command), " (see clada --help)"));
   }
   return inv;
 }
@@ -398,7 +557,7 @@ int RunConfig(const Environment& env, std::ostream& out) {
 int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   absl::StatusOr<Invocation> parsed = ParseArgs(args);
   if (!parsed.ok()) {
-    err << "clada: " << parsed.status().message() << "\n";
+    err << parsed.status().message() << "\n";
     return kExitUsage;
   }
   Invocation& inv = *parsed;
@@ -409,6 +568,19 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
   if (inv.version || inv.command == "version") {
     out << "clada " << kVersion << "\n";
     return kExitOk;
+  }
+  // `clada redo`: a mistyped command, not an answer file to read.
+  if (!inv.command_given && !inv.positional.empty()) {
+    const std::string& word = inv.positional[0];
+    struct stat st;
+    if (word != "-" && word.find_first_of("./") == std::string::npos &&
+        ::stat(Absolute(BaseDirectory(), word).c_str(), &st) != 0) {
+      const std::string nearest = NearestCommand(word);
+      err << "clada: unknown command '" << word << "' (and no file of that name)"
+          << (nearest.empty() ? "" : absl::StrCat("; did you mean 'clada ", nearest, "'?")) << "\ncommands: "
+          << absl::StrJoin(Commands(), ", ") << " (see clada --help)\n";
+      return kExitUsage;
+    }
   }
   // Commands that take no argument say so rather than ignore one.
   if ((inv.command == "instructions" || inv.command == "schema" || inv.command == "config") &&

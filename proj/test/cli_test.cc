@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -30,6 +31,14 @@ TEST_P(CliCase, Behaves) {
       std::ofstream(full, std::ios::binary) << content.get<std::string>();
     }
   }
+  // Shell commands that prepare the directory (a repository, earlier runs);
+  // `clada` in them is the binary under test.
+  const std::string prelude = absl::StrCat("cd ", ShellQuote(dir), " && clada() { ", ShellQuote(binary),
+                                           " \"$@\"; } && ");
+  for (const auto& step : c.value("before", nlohmann::json::array())) {
+    ASSERT_EQ(std::system(absl::StrCat(prelude, "{ ", step.get<std::string>(), "; } >/dev/null 2>&1").c_str()), 0)
+        << step;
+  }
   std::ofstream(dir + "/.stdin", std::ios::binary) << c.value("stdin", "");
   std::string cmd = absl::StrCat("cd ", ShellQuote(dir), " && BUILD_WORKING_DIRECTORY=", ShellQuote(dir), " ",
                                  ShellQuote(binary));
@@ -38,12 +47,27 @@ TEST_P(CliCase, Behaves) {
   int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   std::string out = ReadAll(dir + "/.stdout"), err = ReadAll(dir + "/.stderr");
-  EXPECT_EQ(WEXITSTATUS(status), c["exit"].get<int>()) << "stdout:\n" << out << "\nstderr:\n" << err;
+  // "exit" is a code, or the codes a case accepts (with a "note" saying why).
+  nlohmann::json exits = c["exit"].is_array() ? c["exit"] : nlohmann::json::array({c["exit"]});
+  EXPECT_NE(std::find(exits.begin(), exits.end(), WEXITSTATUS(status)), exits.end())
+      << "exit " << WEXITSTATUS(status) << ", expected " << exits << "\nstdout:\n" << out << "\nstderr:\n" << err;
   for (const auto& s : c.value("stdout", nlohmann::json::array())) {
     EXPECT_NE(out.find(s.get<std::string>()), std::string::npos) << "stdout lacks: " << s << "\n" << out;
   }
   for (const auto& s : c.value("stderr", nlohmann::json::array())) {
     EXPECT_NE(err.find(s.get<std::string>()), std::string::npos) << "stderr lacks: " << s << "\n" << err;
+  }
+  for (const auto& s : c.value("stderr_lacks", nlohmann::json::array())) {
+    EXPECT_EQ(err.find(s.get<std::string>()), std::string::npos) << "stderr has: " << s << "\n" << err;
+  }
+  for (const auto& s : c.value("stdout_lacks", nlohmann::json::array())) {
+    EXPECT_EQ(out.find(s.get<std::string>()), std::string::npos) << "stdout has: " << s << "\n" << out;
+  }
+  // "after": a shell command run afterwards; its stdout must equal "after_stdout".
+  if (c.contains("after")) {
+    ASSERT_EQ(std::system(absl::StrCat(prelude, "{ ", c["after"].get<std::string>(), "; } >.after 2>&1").c_str()),
+              0);
+    EXPECT_EQ(ReadAll(dir + "/.after"), c["after_stdout"].get<std::string>()) << c["after"];
   }
   const nlohmann::json files = c.value("files", nlohmann::json::object());
   for (auto& [path, content] : files.items()) {
