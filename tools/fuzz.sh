@@ -15,6 +15,8 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/sham-parser:sham_parser_fuzz
     //proj/comp/sham-action-parser:parse_sham_response_fuzz
     //proj/comp/fs-ops:text_edit_fuzz
+    //proj/comp/hunk-apply:hunk_apply_fuzz
+    //proj/comp/apply-patch-reader:apply_patch_reader_fuzz
   )
 fi
 
@@ -23,7 +25,7 @@ bin_dir=$(bazel info --config=fuzz bazel-bin 2>/dev/null)
 out=${FUZZ_OUT:-$(mktemp -d /tmp/clada-fuzz.XXXXXX)}
 
 # Seeds: every answer-shaped input in the test-data (conformance cases,
-# execute and security cases, action-parser cases, fs-ops cases).
+# execute and security cases, action-parser cases, fs-ops cases, patches).
 python3 tools/fuzz_seeds.py "$out/seeds"
 
 # Runs one target; its output goes to $out/<name>/log.txt.

@@ -15,6 +15,14 @@ for path in glob.glob("../shared/conformance/nesl/*.jsonl"):
     with open(path, encoding="utf-8") as f:
         seeds += [json.loads(line)["input"] for line in f if line.strip()]
 
+# The peer edit-format cases: whole patches and answers.
+for path in glob.glob("../shared/peers/*.jsonl"):
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                case = json.loads(line)
+                seeds += [case[k] for k in ("patch", "answer") if isinstance(case.get(k), str)]
+
 fence = re.compile(r"^(`{3,})[^\n]*\n(.*?)\n\1$", re.S | re.M)
 for path in glob.glob("proj/test-data/**/*.md", recursive=True) + glob.glob(
         "proj/comp/*/test-data/**/*.md", recursive=True):

@@ -1,0 +1,76 @@
+// apply-patch-reader: reads Codex apply_patch envelopes out of an LLM answer.
+//
+// Finds every `*** Begin Patch` … `*** End Patch` envelope in a larger text
+// (bare, in a Markdown fence, after a `<<'EOF'` heredoc opener, amid prose)
+// and parses it into file operations: add, delete, update (with an optional
+// move). Update hunks are hunk_apply::Hunk values, ready for
+// hunk_apply::ApplyHunks. Nothing is applied here.
+//
+// Example:
+//   for (const Patch& p : ReadPatches(answer)) {
+//     for (const ParseError& e : p.errors) Report(e.line, e.message, e.fix);
+//     for (const FileOp& op : p.ops) Emit(op);   // one action per file operation
+//   }
+#ifndef CLADA_PROJ_COMP_APPLY_PATCH_READER_SRC_APPLY_PATCH_READER_H_
+#define CLADA_PROJ_COMP_APPLY_PATCH_READER_SRC_APPLY_PATCH_READER_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/hunk-apply/src/hunk_apply.h"
+
+namespace clada::apply_patch_reader {
+
+// A stretch of the answer: bytes [begin, end) (end includes the last line's
+// break) and its 1-based first and last lines.
+struct SourceSpan {
+  size_t begin = 0, end = 0;
+  int first_line = 0, last_line = 0;
+};
+
+enum class OpKind { kAdd, kDelete, kUpdate };
+absl::string_view OpKindName(OpKind kind);  // "add", "delete", "update"
+
+struct FileOp {
+  OpKind kind = OpKind::kUpdate;
+  std::string path;
+  std::optional<std::string> move_to;   // kUpdate with `*** Move to:` (never its own path)
+  std::string content;                  // kAdd: the new file, every `+` line ending in "\n"
+  std::vector<hunk_apply::Hunk> hunks;  // kUpdate: in patch order; source_line set
+  std::vector<std::string> warnings;    // leniencies taken for this operation
+  SourceSpan span;                      // its header through its last line
+};
+
+struct ParseError {
+  std::string code;     // see doc/API.md
+  int line = 0;         // 1-based line of the answer
+  std::string message;  // what is wrong, quoting the line
+  std::string fix;      // what to send instead (often the exact expected line)
+};
+
+struct Patch {
+  // From the envelope's first line (the heredoc opener when there is one)
+  // through its last (`*** End Patch`, the heredoc delimiter, or the last
+  // line read when the end marker is missing).
+  SourceSpan span;
+  std::vector<FileOp> ops;            // the well-formed operations, in order
+  std::vector<ParseError> errors;     // each malformed operation (skipped) or envelope error
+  std::vector<std::string> warnings;  // envelope mistakes that were accepted
+};
+
+// Every envelope in `text`, in order, parsed. A malformed operation is an
+// error and is skipped; the others stay (operations are independent). Lines
+// end at "\n" or "\r\n". Never fails, never throws. A stray operation header
+// (`*** Update File:` with no `*** Begin Patch` before it) is a Patch with
+// one `missing_begin` error and no operations.
+std::vector<Patch> ReadPatches(absl::string_view text);
+
+// The envelopes' spans only, as ReadPatches would report them.
+std::vector<SourceSpan> FindPatches(absl::string_view text);
+
+}  // namespace clada::apply_patch_reader
+
+#endif  // CLADA_PROJ_COMP_APPLY_PATCH_READER_SRC_APPLY_PATCH_READER_H_

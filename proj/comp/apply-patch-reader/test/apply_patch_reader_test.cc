@@ -1,0 +1,171 @@
+// Runs test-data/apply_patch_reader.json: each case's text is read, the
+// patches compared in full (spans, operations, hunks, errors, warnings), and,
+// when the case has files, applied to an in-memory tree.
+#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/apply-patch-reader/test/memory_apply.h"
+
+namespace clada::apply_patch_reader {
+namespace {
+
+using hunk_apply::PatchLine;
+using nlohmann::json;
+
+std::vector<json> LoadCases() {
+  std::ifstream in("proj/comp/apply-patch-reader/test-data/apply_patch_reader.json");
+  EXPECT_TRUE(in.good()) << "cannot open test-data/apply_patch_reader.json";
+  if (!in.good()) return {};
+  return json::parse(in).at("cases").get<std::vector<json>>();
+}
+
+std::string LineText(const PatchLine& l) {
+  if (l.kind == PatchLine::kContext && l.text.empty()) return "";
+  const char* prefix = l.kind == PatchLine::kAdd ? "+" : l.kind == PatchLine::kDelete ? "-" : " ";
+  return absl::StrCat(prefix, l.text);
+}
+
+void ExpectContains(const std::string& haystack, const json& parts, const std::string& what) {
+  for (const json& p : parts) {
+    EXPECT_NE(haystack.find(p.get<std::string>()), std::string::npos)
+        << what << " lacks '" << p.get<std::string>() << "':\n"
+        << haystack;
+  }
+}
+
+void CheckOp(const FileOp& op, const json& e) {
+  EXPECT_EQ(OpKindName(op.kind), e.at("kind").get<std::string>());
+  EXPECT_EQ(op.path, e.at("path").get<std::string>());
+  if (e.contains("move_to")) {
+    if (e["move_to"].is_null()) {
+      EXPECT_FALSE(op.move_to.has_value());
+    } else {
+      ASSERT_TRUE(op.move_to.has_value());
+      EXPECT_EQ(*op.move_to, e["move_to"].get<std::string>());
+    }
+  } else {
+    EXPECT_FALSE(op.move_to.has_value());
+  }
+  EXPECT_EQ(op.content, e.value("content", ""));
+  if (e.contains("lines")) {
+    EXPECT_EQ(op.span.first_line, e["lines"][0].get<int>());
+    EXPECT_EQ(op.span.last_line, e["lines"][1].get<int>());
+  }
+  const json hunks = e.value("hunks", json::array());
+  ASSERT_EQ(op.hunks.size(), hunks.size());
+  for (size_t k = 0; k < hunks.size(); ++k) {
+    const hunk_apply::Hunk& h = op.hunks[k];
+    const json& eh = hunks[k];
+    std::vector<std::string> lines;
+    for (const PatchLine& l : h.lines) lines.push_back(LineText(l));
+    EXPECT_EQ(lines, eh.at("lines").get<std::vector<std::string>>()) << "hunk " << k + 1;
+    EXPECT_EQ(h.anchors, eh.value("anchors", std::vector<std::string>{})) << "hunk " << k + 1;
+    EXPECT_EQ(h.is_end_of_file, eh.value("eof", false)) << "hunk " << k + 1;
+    if (eh.contains("source_line")) EXPECT_EQ(h.source_line, eh["source_line"].get<int>());
+  }
+}
+
+class ReaderCases : public ::testing::TestWithParam<json> {};
+
+TEST_P(ReaderCases, Reads) {
+  const json& c = GetParam();
+  const std::string text = c.at("text").get<std::string>();
+  std::vector<Patch> patches = ReadPatches(text);
+  const json& expected = c.at("patches");
+  ASSERT_EQ(patches.size(), expected.size());
+  std::vector<std::string> warnings;
+  for (size_t p = 0; p < patches.size(); ++p) {
+    const Patch& got = patches[p];
+    const json& e = expected[p];
+    EXPECT_EQ(got.span.first_line, e.at("lines")[0].get<int>()) << "patch " << p + 1;
+    EXPECT_EQ(got.span.last_line, e.at("lines")[1].get<int>()) << "patch " << p + 1;
+    // The byte span starts at its first line and ends after its last.
+    ASSERT_LE(got.span.begin, got.span.end);
+    ASSERT_LE(got.span.end, text.size());
+    const std::string spanned = text.substr(got.span.begin, got.span.end - got.span.begin);
+    EXPECT_TRUE(got.span.begin == 0 || text[got.span.begin - 1] == '\n');
+    EXPECT_TRUE(got.span.end == text.size() || text[got.span.end - 1] == '\n');
+    EXPECT_EQ(std::count(text.begin(), text.begin() + got.span.begin, '\n') + 1, got.span.first_line);
+    EXPECT_EQ(std::count(spanned.begin(), spanned.end(), '\n') + (spanned.empty() || spanned.back() == '\n' ? 0 : 1),
+              got.span.last_line - got.span.first_line + 1);
+    EXPECT_EQ(FindPatches(text)[p].begin, got.span.begin);
+
+    const json& ops = e.at("ops");
+    ASSERT_EQ(got.ops.size(), ops.size()) << "patch " << p + 1;
+    for (size_t k = 0; k < ops.size(); ++k) CheckOp(got.ops[k], ops[k]);
+    const json errors = e.value("errors", json::array());
+    ASSERT_EQ(got.errors.size(), errors.size()) << (got.errors.empty() ? "" : got.errors[0].message);
+    for (size_t k = 0; k < errors.size(); ++k) {
+      EXPECT_EQ(got.errors[k].code, errors[k].at("code").get<std::string>());
+      EXPECT_EQ(got.errors[k].line, errors[k].at("line").get<int>());
+      EXPECT_FALSE(got.errors[k].message.empty());
+      EXPECT_FALSE(got.errors[k].fix.empty());
+      ExpectContains(got.errors[k].message, errors[k].value("message_contains", json::array()), "message");
+      ExpectContains(got.errors[k].fix, errors[k].value("fix_contains", json::array()), "fix");
+    }
+    warnings.insert(warnings.end(), got.warnings.begin(), got.warnings.end());
+    for (const FileOp& op : got.ops) warnings.insert(warnings.end(), op.warnings.begin(), op.warnings.end());
+  }
+  const std::string all_warnings = absl::StrJoin(warnings, "\n");
+  if (c.contains("warnings_contain")) {
+    ExpectContains(all_warnings, c["warnings_contain"], "warnings");
+  } else {
+    EXPECT_TRUE(warnings.empty()) << all_warnings;
+  }
+
+  if (!c.contains("files_before")) return;
+  testing::FileMap files = c["files_before"].get<testing::FileMap>();
+  std::vector<std::string> apply_errors, apply_warnings;
+  for (const Patch& p : patches) {
+    for (const FileOp& op : p.ops) {
+      testing::OpOutcome r = testing::ApplyFileOp(op, &files);
+      if (!r.ok) apply_errors.push_back(r.error);
+      apply_warnings.insert(apply_warnings.end(), r.warnings.begin(), r.warnings.end());
+    }
+  }
+  EXPECT_EQ(files, c.at("files_after").get<testing::FileMap>());
+  const std::string errors_text = absl::StrJoin(apply_errors, "\n");
+  if (c.contains("apply_errors_contain")) {
+    ExpectContains(errors_text, c["apply_errors_contain"], "apply errors");
+  } else {
+    EXPECT_TRUE(apply_errors.empty()) << errors_text;
+  }
+  ExpectContains(absl::StrJoin(apply_warnings, "\n"), c.value("apply_warnings_contain", json::array()),
+                 "apply warnings");
+}
+
+INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<json>& info) {
+                           return info.param.at("name").get<std::string>();
+                         });
+
+// Any bytes: no crash, spans inside the text and in order.
+TEST(ApplyPatchReader, SpansStayInsideTheText) {
+  const std::string texts[] = {"",
+                               "\n",
+                               "*** Begin Patch",
+                               "*** Begin Patch\r",
+                               "\r\n\r\n",
+                               "*** Update File:",
+                               "<<'EOF'\n*** Begin Patch\nEOF",
+                               "```\n*** Begin Patch\n```\n*** End Patch\n"};
+  for (const std::string& t : texts) {
+    size_t previous_end = 0;
+    for (const Patch& p : ReadPatches(t)) {
+      EXPECT_LE(previous_end, p.span.begin) << t;
+      EXPECT_LE(p.span.begin, p.span.end) << t;
+      EXPECT_LE(p.span.end, t.size()) << t;
+      previous_end = p.span.end;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clada::apply_patch_reader
