@@ -29,6 +29,7 @@
 #include "proj/comp/fs-ops/src/git_ignore.h"
 #include "proj/comp/fs-ops/src/glob_pattern.h"
 #include "proj/comp/fs-ops/src/line_range.h"
+#include "proj/comp/fs-ops/src/placeholder.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/tree_search.h"
 #include "proj/comp/fs-ops/src/utf8.h"
@@ -47,6 +48,7 @@ class Call {
 
   const core::ExecContext& ctx() const { return ctx_; }
   const std::string& name() const { return action_.name; }
+  bool IsLineParam(const char* key) const { return action_.IsLineParam(key); }
 
   absl::StatusOr<std::string> Str(const char* key) const {
     ASSIGN_OR_RETURN(std::optional<std::string> v, OptStr(key));
@@ -338,9 +340,21 @@ absl::StatusOr<std::string> FollowDanglingLink(const Call& call, absl::string_vi
 
 // ---------------------------------------------------------------- file_write
 
+// Lines of `text`: its line breaks, plus a last line without one.
+int64_t CountLines(absl::string_view text) {
+  return internal::CountNewlines(text) + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// Content given as lines (a heredoc) ends with a line break.
+std::string AsLines(const Call& call, std::string content) {
+  if (call.IsLineParam("content") && !content.empty() && content.back() != '\n') content.push_back('\n');
+  return content;
+}
+
 absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
-  ASSIGN_OR_RETURN(std::string content, call.Str("content"));
+  ASSIGN_OR_RETURN(std::string raw_content, call.Str("content"));
+  std::string content = AsLines(call, std::move(raw_content));
   ASSIGN_OR_RETURN(std::string resolved, call.Resolve(param));
   ASSIGN_OR_RETURN(std::string path, FollowDanglingLink(call, param, std::move(resolved)));
   struct stat st;
@@ -349,18 +363,57 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
     return absl::FailedPreconditionError(
         absl::StrCat("'", call.Display(path), "' is a directory; give a file path inside it"));
   }
+  // The file being replaced, to count its lines and to tell a placeholder
+  // from the file's own text (one over the size limit is not read).
+  std::optional<std::string> old_text;
+  if (existed && S_ISREG(st.st_mode)) {
+    absl::StatusOr<std::string> old = ReadLimited(call, path, "file", true);
+    if (old.ok()) old_text = *std::move(old);
+  }
+  if (existed && st.st_size > 0) {
+    std::optional<internal::PlaceholderLine> ph =
+        internal::FindPlaceholder(content, old_text.has_value() ? absl::string_view(*old_text) : "");
+    if (ph.has_value()) {
+      std::string was = old_text.has_value() ? absl::StrCat(" (", CountLines(*old_text), " lines)") : "";
+      return absl::FailedPreconditionError(absl::StrCat(
+          "content line ", ph->line_number, " is a placeholder for code left out, not code: '",
+          absl::StripAsciiWhitespace(ph->text), "'. Written over '", call.Display(path), "'", was,
+          ", it would delete the code it stands for; nothing was written. Send the whole file with every line, "
+          "or change only the part that changes with file_replace_text (or file_replace_lines)"));
+    }
+  }
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, content));
-  Json data = {
-      {"path", call.Display(path)}, {"bytesWritten", static_cast<int64_t>(content.size())}, {"created", !existed}};
-  return Touched(ActionOutcome::Ok(std::move(data)), {path});
+  int64_t lines = CountLines(content);
+  Json data = {{"path", call.Display(path)},
+               {"bytesWritten", static_cast<int64_t>(content.size())},
+               {"created", !existed},
+               {"lines", lines}};
+  ActionOutcome out;
+  if (old_text.has_value()) {
+    int64_t before = CountLines(*old_text);
+    data["previous_lines"] = before;
+    data["summary"] = absl::StrCat("wrote ", lines, " line", lines == 1 ? "" : "s", " (was ", before, ")");
+    if (2 * (before - lines) > before) {
+      out.warnings.push_back(absl::StrCat("'", call.Display(path), "' had ", before, " lines and now has ", lines,
+                                          ": more than half of its lines are gone. If the content was cut short, "
+                                          "send the whole file again"));
+    }
+  } else {
+    data["summary"] = absl::StrCat("wrote ", lines, " line", lines == 1 ? "" : "s");
+  }
+  out.success = true;
+  out.data = std::move(data);
+  out.touched_paths = {path};
+  return out;
 }
 
 // --------------------------------------------------------------- file_append
 
 absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
-  ASSIGN_OR_RETURN(std::string content, call.Str("content"));
+  ASSIGN_OR_RETURN(std::string raw_content, call.Str("content"));
+  std::string content = AsLines(call, std::move(raw_content));
   ASSIGN_OR_RETURN(std::string resolved, call.Resolve(param));
   ASSIGN_OR_RETURN(std::string path, FollowDanglingLink(call, param, std::move(resolved)));
   if (!Exists(path)) {
@@ -371,7 +424,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
     return Touched(ActionOutcome::Ok(std::move(data)), {path});
   }
   ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
-  EditResult r = internal::AppendText(f.body, content);
+  EditResult r = internal::AppendText(f.body, content, call.IsLineParam("content"));
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
   Json data = {{"path", call.Display(path)},
                {"bytesAppended", static_cast<int64_t>(r.content.size() - f.body.size())},

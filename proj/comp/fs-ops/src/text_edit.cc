@@ -436,10 +436,16 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
   return Replace(t, ranges, new_text);
 }
 
-EditResult AppendText(absl::string_view content, absl::string_view addition) {
+EditResult AppendText(absl::string_view content, absl::string_view addition, bool as_lines) {
   EditResult r;
   absl::string_view eol = DominantBreak(CountLineEndings(content));
   std::string adapted = eol.empty() ? std::string(addition) : ConvertLineBreaks(addition, eol);
+  if (as_lines) {
+    absl::string_view line_break = eol.empty() ? "\n" : eol;
+    // Lines start on a line of their own and each ends with a line break.
+    if (!adapted.empty() && adapted.back() != '\n') adapted.append(line_break.data(), line_break.size());
+    if (!content.empty() && content.back() != '\n' && !adapted.empty()) adapted.insert(0, std::string(line_break));
+  }
   if (!content.empty() && content.back() != '\n' && !adapted.empty() && adapted[0] != '\n' && adapted[0] != '\r') {
     r.warnings.push_back(
         "the file did not end with a line break, so the appended text continues its last line (start content "

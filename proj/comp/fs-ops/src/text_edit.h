@@ -151,8 +151,12 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
                                          absl::string_view new_text, int64_t count, absl::string_view label);
 
 // `content` + `addition`, the addition's line breaks adapted to the file's.
-// Warns when the addition continues a last line that has no line break.
-EditResult AppendText(absl::string_view content, absl::string_view addition);
+// With `as_lines` (content given as lines, a heredoc) the addition starts on
+// a line of its own: a line break (the file's style) is added first when
+// `content` does not end with one, and the addition ends with one. Without
+// it the addition is appended byte for byte, and a warning says when it
+// continues a last line that has no line break.
+EditResult AppendText(absl::string_view content, absl::string_view addition, bool as_lines = false);
 
 // OK when `content` is UTF-8 text: no NUL byte and well-formed UTF-8.
 // FailedPrecondition otherwise, naming the offset (and line) of the problem.

@@ -337,6 +337,7 @@ TEST_P(CasesMd, Runs) {
   std::vector<std::pair<std::string, std::string>> setup_files;  // path, bytes
   std::string sham;
   Json raw_action;  // an action the parser would refuse, given directly
+  std::vector<std::string> line_params;  // `sham lines=content`: given as lines
   const Fence* expect = nullptr;
   std::vector<const Fence*> after;
 
@@ -371,6 +372,10 @@ TEST_P(CasesMd, Runs) {
       if (l.contains("max_file_bytes")) limits.max_file_bytes = l["max_file_bytes"].get<int64_t>();
     } else if (kind == "sham") {
       sham = box.Subst(f.body) + "\n";
+      for (size_t i = 1; i < f.info.size(); ++i) {
+        ASSERT_TRUE(absl::StartsWith(f.info[i], "lines=")) << "sham takes lines=PARAM,... only";
+        line_params = absl::StrSplit(f.info[i].substr(6), ',');
+      }
     } else if (kind == "action") {
       raw_action = Json::parse(box.Subst(f.body));
     } else if (kind == "expect") {
@@ -395,7 +400,15 @@ TEST_P(CasesMd, Runs) {
     core::Action a;
     a.name = raw_action.at("name").get<std::string>();
     a.params = raw_action.at("params");
+    if (raw_action.contains("line_params")) a.line_params = raw_action["line_params"].get<std::vector<std::string>>();
     parsed.actions.push_back(a);
+  }
+  // Heredoc parameters as the action parser marks them (`sham lines=...`
+  // says so where the parser does not yet).
+  for (core::Action& a : parsed.actions) {
+    for (const std::string& p : line_params) {
+      if (!a.IsLineParam(p)) a.line_params.push_back(p);
+    }
   }
 
   absl::StatusOr<core::PathPolicy> policy = core::MakePathPolicy(box.root(), {});
