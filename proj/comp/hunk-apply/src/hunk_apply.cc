@@ -339,7 +339,24 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
         } else if (!old.empty()) {
           absl::StrAppend(&e.message, " None of its lines occurs there, not even ", Quote(old[0]), ".");
         }
-        absl::StrAppend(&e.message, " Copy the context and removed lines exactly from the current file.");
+        // A hunk sent again after it was applied: its new lines are there.
+        const std::vector<std::string> now = h.NewLines();
+        if (!now.empty() && now != old) {
+          for (Tier t : kTiers) {
+            std::vector<int> there = placer.matcher().FindAll(now, t, from, n, 2);
+            if (there.size() == 1) {
+              e.already_applied_line = there[0] + 1;
+              absl::StrAppend(&e.message, " Its new lines are already at line ", there[0] + 1,
+                              ": the change looks applied already; read the file before "
+                              "sending it again.");
+              break;
+            }
+            if (!there.empty()) break;
+          }
+        }
+        if (e.already_applied_line == 0) {
+          absl::StrAppend(&e.message, " Copy the context and removed lines exactly from the current file.");
+        }
       }
       if (error) *error = e;
       return absl::NotFoundError(e.message);

@@ -88,7 +88,10 @@ struct ApplyError {
   int mismatch_index = -1;    // 0-based index into OldLines() (or the anchor), -1 none
   std::string mismatch_text;  // that hunk line
   std::string file_text;      // the file's line at that place ("" past the end)
-  std::string message;        // the whole explanation, for the reader of the report
+  // kNotFound: the hunk's new lines occur once where it would go (1-based
+  // line; 0 when not): the patch looks applied already.
+  int already_applied_line = 0;
+  std::string message;  // the whole explanation, for the reader of the report
 };
 
 inline constexpr size_t kMaxCandidates = 20;

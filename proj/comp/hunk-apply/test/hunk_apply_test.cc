@@ -84,6 +84,9 @@ TEST_P(HunkApplyCases, Applies) {
   if (e.contains("candidates")) EXPECT_EQ(why.candidates, e["candidates"].get<std::vector<int>>());
   if (e.contains("nearest_line")) EXPECT_EQ(why.nearest_line, e["nearest_line"].get<int>());
   if (e.contains("mismatch_index")) EXPECT_EQ(why.mismatch_index, e["mismatch_index"].get<int>());
+  if (e.contains("already_applied_line")) {
+    EXPECT_EQ(why.already_applied_line, e["already_applied_line"].get<int>());
+  }
   for (const json& part : e.value("message_contains", json::array())) {
     EXPECT_NE(why.message.find(part.get<std::string>()), std::string::npos)
         << "message lacks '" << part.get<std::string>() << "':\n"
