@@ -14,6 +14,7 @@
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/src/report.h"
 
 namespace clada {
 namespace {
@@ -168,6 +169,30 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     result.git.notes = tx->notes();
   }
 
+  // Outputs are cut to what will be reported as each action finishes, so
+  // memory holds the budget, not every output (issue: 200 reads of one
+  // 4.5 MB file once held 900 MB).
+  int outputs = 0;
+  for (const core::Action& action : parsed.actions) outputs += ProducesOutput(action.name) ? 1 : 0;
+  const int64_t kept_total = options_.full_outputs ? 2 * settings.max_output_bytes
+                                                   : settings.report_budget_bytes * 3 / 4;
+  OutputBudget budget(kept_total, std::min(settings.max_output_bytes, kept_total), outputs);
+  // Parameters beyond the primary one (a file body, code) are shown only
+  // by --json; the text report names each action by its primary value.
+  auto keep_params = [this](ActionResult& r) {
+    if (options_.full_outputs) return;
+    const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(r.action);
+    if (def == nullptr || def->primary_param.empty() || !r.params.is_object()) return;
+    auto it = r.params.find(def->primary_param);
+    core::Json kept = core::Json::object();
+    if (it != r.params.end()) kept[def->primary_param] = std::move(*it);
+    r.params = std::move(kept);
+  };
+  const absl::Time deadline = settings.total_timeout_ms > 0
+                                  ? absl::Now() - absl::Milliseconds(MillisSince(start)) +
+                                        absl::Milliseconds(settings.total_timeout_ms)
+                                  : absl::InfiniteFuture();
+
   std::vector<git_tx::ActionRecord> records;
   int seq = 0;
   for (core::Action& action : parsed.actions) {
@@ -184,6 +209,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       r.success = refusal.empty();
       if (!r.success) r.error = absl::StrCat(r.action, ": ", refusal, " (a real run would refuse this action)");
       r.data = core::Json{{"planned", true}};
+      keep_params(r);
       result.results.push_back(std::move(r));
       continue;
     }
@@ -196,10 +222,14 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
         r.error = absl::StrCat("total_timeout: not run; the batch passed its total timeout of ",
                                SettingValueText(settings, "total_timeout"),
                                " before this action. Send it again in the next answer");
+        keep_params(r);
         result.results.push_back(std::move(r));
         continue;
       }
+      // Every action stops by the batch's deadline; exec's own timeout is
+      // at most what is left of it.
       action_ctx.limits.timeout_ms = std::min(action_ctx.limits.timeout_ms, left);
+      action_ctx.limits.deadline = deadline;
     }
     std::string target = PrimaryParamValue(action.name, action.params);
     core::ActionOutcome outcome = DispatchAction(action, action_ctx);
@@ -220,6 +250,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
     record.touches_anything = def != nullptr && def->executor == "exec";
     records.push_back(std::move(record));
+    budget.Fit(r);
+    keep_params(r);
     result.results.push_back(std::move(r));
   }
 

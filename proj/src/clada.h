@@ -8,7 +8,7 @@
 //   options.settings = DefaultSettings();
 //   options.working_root = "/home/me/proj";
 //   ExecutionResult result = Clada(options).Execute(answer_text);
-//   std::cout << FormatReport(result);
+//   std::cout << FormatReport(result, options.settings.report_budget_bytes);
 #ifndef CLADA_PROJ_SRC_CLADA_H_
 #define CLADA_PROJ_SRC_CLADA_H_
 
@@ -62,6 +62,13 @@ struct CladaOptions {
   std::string working_root;  // absolute; canonicalised by Clada
   Settings settings = DefaultSettings();
   bool dry_run = false;
+  // Which outputs the batch keeps in memory (an OutputBudget, report.h).
+  // false: what the text report shows, report_budget for the whole report
+  // (three quarters of it for the outputs), and only each action's primary
+  // parameter. true (--json, the listener's output file): each output up to
+  // max_output and all of them together up to twice max_output, and every
+  // parameter.
+  bool full_outputs = false;
 };
 
 class Clada {

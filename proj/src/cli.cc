@@ -76,8 +76,13 @@ and --json; config and listen every setting):
   --json                print the result as JSON
   --timeout DUR         per-action timeout (default 30s)
   --total-timeout DUR   whole-batch timeout (default none)
-  --max-output SIZE     output kept per action: exec's captured streams and
-                        the report's outputs section (default 10MB)
+  --max-output SIZE     output kept per action: exec's captured streams, and
+                        each output --json and listen's output file keep (all
+                        of them together: twice this) (default 10MB)
+  --report-budget SIZE  the whole text report, outputs included (default
+                        100KB): each output keeps its head and tail within its
+                        share, and a marker says what was left out and which
+                        action shows it
   --max-file-size SIZE  largest file read or edited (default 10MB)
   --max-input SIZE      largest answer accepted (default 50MB)
   --exec allow|deny|approve
@@ -97,6 +102,7 @@ const std::map<std::string, std::string>& ValueFlags() {
   static const auto* const kFlags = new std::map<std::string, std::string>{
       {"--allow", "allow"},           {"--timeout", "timeout"},
       {"--total-timeout", "total_timeout"}, {"--max-output", "max_output"},
+      {"--report-budget", "report_budget"},
       {"--max-file-size", "max_file_size"}, {"--max-input", "max_input"},
       {"--exec", "exec"},             {"--git", "git"},
       {"--git-author", "git_author"}, {"--lock-timeout", "lock_timeout"},
@@ -164,7 +170,7 @@ struct CommandSpec {
 
 const std::vector<std::string>& SettingFlags() {
   static const auto* const kFlags = new std::vector<std::string>{
-      "--allow",    "--timeout", "--total-timeout", "--max-output",   "--max-file-size", "--max-input",
+      "--allow", "--timeout", "--total-timeout", "--max-output", "--report-budget", "--max-file-size", "--max-input",
       "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet"};
   return *kFlags;
 }
@@ -430,6 +436,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
     options.working_root = env.root;
     options.settings = settings;
     options.dry_run = inv.dry_run;
+    options.full_outputs = inv.json;
     result = Clada(options).Execute(*input);
   } else {
     // An unreadable or oversized answer is a fatal result in the usual
@@ -440,7 +447,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
   if (inv.json) {
     out << ExecutionResultToJson(result).dump(2) << "\n";
   } else {
-    out << FormatReport(result, settings.max_output_bytes);
+    out << FormatReport(result, settings.report_budget_bytes);
   }
   out.flush();
   err << "clada: " << FormatSummaryLine(result) << "\n";
@@ -524,10 +531,13 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     CladaOptions clada_options;
     clada_options.working_root = env.root;
     clada_options.settings = env.settings;
+    // The output file keeps the full report: every output as --json keeps
+    // it (each up to max_output, all together up to twice that).
+    clada_options.full_outputs = true;
     ExecutionResult result = Clada(clada_options).Execute(text);
     listener::RunReport report;
     report.summary = FormatResultsSection(result);
-    report.full_report = FormatReport(result, env.settings.max_output_bytes);
+    report.full_report = FormatReport(result, 0);
     report.stderr_line = FormatSummaryLine(result);
     report.blocks_run = result.total_blocks;
     return report;

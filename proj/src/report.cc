@@ -1,8 +1,11 @@
 #include "proj/src/report.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -29,33 +32,9 @@ void AppendMultiline(std::string& out, absl::string_view head, absl::string_view
   for (size_t i = 1; i < lines.size(); ++i) absl::StrAppend(&out, "    ", lines[i], "\n");
 }
 
-// What one action may show in the outputs section (--max-output), shared by
-// everything it shows: what does not fit is cut, at a character boundary,
-// and marked "[output truncated]". 0 or less: no limit.
-class OutputBudget {
- public:
-  explicit OutputBudget(int64_t max_bytes) : left_(max_bytes), unlimited_(max_bytes <= 0) {}
-
-  std::string Take(const std::string& text) {
-    if (unlimited_ || static_cast<int64_t>(text.size()) <= left_) {
-      if (!unlimited_) left_ -= static_cast<int64_t>(text.size());
-      return text;
-    }
-    size_t keep = static_cast<size_t>(left_);
-    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
-    left_ = 0;
-    return absl::StrCat(text.substr(0, keep), "\n[output truncated]");
-  }
-
- private:
-  int64_t left_;
-  bool unlimited_;
-};
-
 // A file between its START and END lines; the END line is always there.
-void AppendFile(std::string& out, const std::string& path, const std::string& content, OutputBudget& budget) {
+void AppendFile(std::string& out, const std::string& path, const std::string& body) {
   absl::StrAppend(&out, "=== START FILE: ", path, " ===\n");
-  std::string body = budget.Take(content);
   absl::StrAppend(&out, body);
   if (!body.empty() && body.back() != '\n') out += '\n';
   absl::StrAppend(&out, "=== END FILE: ", path, " ===\n");
@@ -66,14 +45,23 @@ std::string Str(const core::Json& data, const char* key) {
   return it == data.end() ? "" : JsonText(*it);
 }
 
+// The line that stands for the elements of d[key] an OutputBudget left
+// out, when it left some out after `printed` elements; else "".
+std::string LeftOutLine(const core::Json& d, const char* key, size_t printed) {
+  auto it = d.find(absl::StrCat(key, "_left_out"));
+  if (it == d.end() || !it->is_object() || it->value("after", size_t{0}) != printed) return "";
+  const int64_t count = it->value("count", int64_t{0});
+  return absl::StrCat("[output truncated: ", count, count == 1 ? " line" : " lines",
+                      " left out here; narrow the path or pattern to see them]\n");
+}
+
 // The outputs of one action, shaped by what its data holds; "" if none.
-// exec's streams come already cut to the limit (head and tail kept, with
-// what was left out named), so they are shown whole.
-std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
+// They come already cut to the action's share by an OutputBudget (exec's
+// streams, before that, to --max-output), with what was left out named, so
+// they are shown whole.
+std::string FormatOutput(const ActionResult& r) {
   const core::Json& d = r.data;
-  OutputBudget budget(max_bytes);
   std::string body;
-  bool listing = false;  // cut as a whole below
   if (d.contains("stdout") || d.contains("stderr")) {  // exec
     std::string out = Str(d, "stdout"), err = Str(d, "stderr");
     absl::StrAppend(&body, "exit code: ", Str(d, "exit_code"));
@@ -89,12 +77,13 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
       if (body.back() != '\n') body += '\n';
     }
   } else if (d.contains("files") && d["files"].is_array()) {  // files_read
-    for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"), budget);
+    for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"));
   } else if (d.contains("content") && d["content"].is_string()) {  // file_read, file_read_numbered
-    AppendFile(body, Str(d, "path"), d["content"].get<std::string>(), budget);
+    AppendFile(body, Str(d, "path"), d["content"].get<std::string>());
   } else if (d.contains("entries") && d["entries"].is_array()) {  // ls, context_list
-    listing = true;
+    size_t printed = 0;
     for (const core::Json& e : d["entries"]) {
+      absl::StrAppend(&body, LeftOutLine(d, "entries", printed++));
       if (e.contains("name")) {
         std::string name = Str(e, "name");
         if (Str(e, "type") == "directory") name += "/";
@@ -107,36 +96,175 @@ std::string FormatOutput(const ActionResult& r, int64_t max_bytes) {
                         e.value("exists", true) ? "" : "  (missing)", "\n");
       }
     }
-    if (d["entries"].empty()) body += "(empty)\n";
+    absl::StrAppend(&body, LeftOutLine(d, "entries", printed));
+    if (d["entries"].empty() && printed == 0 && !d.contains("entries_left_out")) body += "(empty)\n";
     if (d.contains("totals") && d["totals"].is_object()) {
       const core::Json& t = d["totals"];
       absl::StrAppend(&body, "total: ", Str(t, "entries"), " entries, ", Str(t, "files"), " files, ",
                       Str(t, "bytes"), " bytes\n");
     }
   } else if (d.contains("removed") && d["removed"].is_array()) {  // context_remove, _prune, _clear
-    listing = true;
-    for (const core::Json& p : d["removed"]) absl::StrAppend(&body, "removed ", JsonText(p), "\n");
+    size_t printed = 0;
+    for (const core::Json& p : d["removed"]) {
+      absl::StrAppend(&body, LeftOutLine(d, "removed", printed++), "removed ", JsonText(p), "\n");
+    }
+    absl::StrAppend(&body, LeftOutLine(d, "removed", printed));
     if (d["removed"].empty()) body += "(nothing removed)\n";
   } else if (d.contains("matches") && d["matches"].is_array()) {  // grep, glob
-    listing = true;
+    size_t printed = 0;
     for (const core::Json& m : d["matches"]) {
+      absl::StrAppend(&body, LeftOutLine(d, "matches", printed++));
       if (m.is_object()) {
         absl::StrAppend(&body, Str(m, "file"), ":", Str(m, "line_number"), ":", Str(m, "line"), "\n");
       } else {
         absl::StrAppend(&body, JsonText(m), "\n");
       }
     }
-    if (d["matches"].empty()) body += "(no matches)\n";
+    absl::StrAppend(&body, LeftOutLine(d, "matches", printed));
+    if (d["matches"].empty() && !d.contains("matches_left_out")) body += "(no matches)\n";
   } else {
     return "";
-  }
-  if (listing) {
-    body = budget.Take(body);
-    if (body.back() != '\n') body += '\n';
   }
   std::string primary = PrimaryValue(r);
   return absl::StrCat("--- ", r.block_id, " ", r.action, primary.empty() ? "" : " ", primary, " ---\n", body);
 }
+
+
+bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+int64_t CountLines(absl::string_view text) {
+  return static_cast<int64_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The part of `text` kept in the first `head` and last `tail` bytes, cut
+// at line ends where a line end is near (else at a character boundary).
+struct Cut {
+  size_t head_end = 0;    // text[0, head_end) kept
+  size_t tail_begin = 0;  // text[tail_begin, size) kept
+};
+
+Cut CutAt(absl::string_view text, size_t head, size_t tail) {
+  Cut c;
+  c.head_end = std::min(head, text.size());
+  size_t nl = text.rfind('\n', c.head_end == 0 ? 0 : c.head_end - 1);
+  if (c.head_end > 0 && nl != absl::string_view::npos && nl + 1 >= c.head_end / 2) {
+    c.head_end = nl + 1;
+  } else {
+    while (c.head_end > 0 && c.head_end < text.size() && IsContinuation(text[c.head_end])) --c.head_end;
+  }
+  c.tail_begin = text.size() - std::min(tail, text.size() - c.head_end);
+  if (c.tail_begin > c.head_end && text[c.tail_begin - 1] != '\n') {
+    size_t next = text.find('\n', c.tail_begin);
+    if (next != absl::string_view::npos && next + 1 - c.tail_begin <= tail / 2 + 1) {
+      c.tail_begin = next + 1;
+    } else {
+      while (c.tail_begin < text.size() && IsContinuation(text[c.tail_begin])) ++c.tail_begin;
+    }
+  }
+  if (c.tail_begin < c.head_end) c.tail_begin = c.head_end;
+  return c;
+}
+
+// How the marker of a cut output names what shows the rest.
+struct OutputKind {
+  enum { kFile, kStream, kResults } kind = kFile;
+  std::string path;         // kFile
+  int64_t first_line = 1;   // kFile: the file line of the text's first line
+  std::string stream;       // kStream: "stdout" or "stderr"
+  std::string summary;      // kResults: the counts of the whole batch
+};
+
+std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
+// `text` cut to `share` bytes (head and tail kept), the cut marked on a
+// line of its own that says what was left out and what shows it.
+std::string FitText(std::string text, int64_t share, const OutputKind& kind) {
+  if (static_cast<int64_t>(text.size()) <= share) return text;
+  // Room for the marker itself (about 200 bytes), within a small share too.
+  const int64_t room = std::max<int64_t>(share - std::min<int64_t>(240, share / 3), 0);
+  Cut c = CutAt(text, static_cast<size_t>(room / 2), static_cast<size_t>(room - room / 2));
+  absl::string_view all(text);
+  absl::string_view head = all.substr(0, c.head_end);
+  absl::string_view middle = all.substr(c.head_end, c.tail_begin - c.head_end);
+  absl::string_view tail = all.substr(c.tail_begin);
+  const int64_t bytes = static_cast<int64_t>(middle.size());
+  // Whole lines left out when the cut fell on line ends.
+  const bool whole_lines = (head.empty() || head.back() == '\n') && (middle.empty() || middle.back() == '\n');
+  const int64_t lines = CountLines(middle) + (whole_lines ? 0 : 1);
+  std::string marker;
+  if (kind.kind == OutputKind::kFile) {
+    const int64_t first = kind.first_line + CountLines(head);
+    const int64_t last = first + std::max<int64_t>(lines, 1) - 1;
+    const std::string range = first == last ? absl::StrCat(first) : absl::StrCat(first, "-", last);
+    marker = absl::StrCat("[output truncated: ", whole_lines ? "" : "parts of ", "line", first == last ? " " : "s ",
+                          range, " (", bytes, " bytes) left out here; file_read_numbered with path = \"",
+                          kind.path, "\" and lines = \"", range, "\" shows them]");
+  } else if (kind.kind == OutputKind::kStream) {
+    // exec's own cut (at --max-output, "[output truncated: N bytes of
+    // stdout left out]") may be in what is left out here: counted in.
+    int64_t earlier = 0, earlier_lines = 0;
+    const std::string prefix = "[output truncated: ";
+    for (size_t at = middle.find(prefix); at != absl::string_view::npos; at = middle.find(prefix, at + 1)) {
+      const size_t end = middle.find('\n', at);
+      absl::string_view line = middle.substr(at, end == absl::string_view::npos ? end : end - at);
+      const std::string suffix = absl::StrCat(" bytes of ", kind.stream, " left out]");
+      int64_t n = 0;
+      if (absl::EndsWith(line, suffix) &&
+          absl::SimpleAtoi(line.substr(prefix.size(), line.size() - prefix.size() - suffix.size()), &n)) {
+        // The marker's line and the line break exec put before it.
+        earlier += n - static_cast<int64_t>(line.size()) - 1 - (at > 0 && middle[at - 1] == '\n' ? 1 : 0);
+        ++earlier_lines;
+      }
+    }
+    const std::string counted =
+        earlier_lines == 0
+            ? absl::StrCat(Plural(lines, "line", "lines"), " (", bytes, " bytes)")
+            : absl::StrCat(bytes + earlier, " bytes (more than ", Plural(lines - earlier_lines, "line", "lines"), ")");
+    marker = absl::StrCat("[output truncated: ", counted, " of ", kind.stream,
+                          " left out here; to see them, run the code again with its output redirected to a "
+                          "file and read the part you need with file_read_numbered]");
+  } else {
+    marker = absl::StrCat("[results truncated: ", Plural(lines, "line", "lines"), " (", bytes,
+                          " bytes) left out here to keep the report within its budget; ", kind.summary,
+                          "; send fewer actions per answer]");
+  }
+  std::string out;
+  out.reserve(head.size() + marker.size() + tail.size() + 2);
+  absl::StrAppend(&out, head, head.empty() || head.back() == '\n' ? "" : "\n", marker, "\n", tail);
+  return out;
+}
+
+// Keeps the head and tail elements of `array` within `share` bytes (as the
+// report prints them, roughly their JSON size); the left-out count and
+// where they were go into data[key + "_left_out"].
+int64_t FitArray(core::Json& data, const char* key, int64_t share) {
+  core::Json& array = data[key];
+  std::vector<int64_t> sizes;
+  sizes.reserve(array.size());
+  int64_t total = 0;
+  for (const core::Json& e : array) {
+    sizes.push_back(static_cast<int64_t>(e.is_string() ? e.get_ref<const std::string&>().size() : e.dump().size()) + 8);
+    total += sizes.back();
+  }
+  if (total <= share) return total;
+  const int64_t room = std::max<int64_t>(share - 120, 0);
+  size_t head = 0, tail = 0;
+  int64_t used = 0;
+  while (head < sizes.size() && used + sizes[head] <= room / 2) used += sizes[head++];
+  while (tail < sizes.size() - head && used + sizes[sizes.size() - 1 - tail] <= room) {
+    used += sizes[sizes.size() - 1 - tail++];
+  }
+  const size_t left_out = sizes.size() - head - tail;
+  core::Json kept = core::Json::array();
+  for (size_t i = 0; i < head; ++i) kept.push_back(std::move(array[i]));
+  for (size_t i = sizes.size() - tail; i < sizes.size(); ++i) kept.push_back(std::move(array[i]));
+  array = std::move(kept);
+  data[absl::StrCat(key, "_left_out")] = core::Json{{"count", left_out}, {"after", head}};
+  return used + 120;
+}
+
 
 struct SkippedBlock {
   std::string block_id;
@@ -160,6 +288,109 @@ std::vector<SkippedBlock> GroupSkipped(const ExecutionResult& result) {
 std::string ShortId(const std::optional<std::string>& id) { return id ? id->substr(0, 7) : ""; }
 
 }  // namespace
+
+bool ProducesOutput(absl::string_view action_name) {
+  static const auto* const kNames = new std::set<std::string, std::less<>>{
+      "file_read", "file_read_numbered", "files_read", "ls", "grep", "glob", "exec",
+      "context_list", "context_remove", "context_prune", "context_clear"};
+  return kNames->count(action_name) > 0;
+}
+
+OutputBudget::OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs)
+    : left_(std::max<int64_t>(total_bytes, 0)),
+      per_output_(per_output_bytes > 0 ? per_output_bytes : total_bytes),
+      outputs_left_(std::max(outputs, 1)) {}
+
+void OutputBudget::Fit(ActionResult& r) {
+  core::Json& d = r.data;
+  if (!d.is_object()) return;
+  // Each action's share: what is left, spread over the actions that may
+  // still produce an output (a small output leaves the rest to later ones).
+  int64_t share = std::min(per_output_, left_ / outputs_left_);
+  if (outputs_left_ > 1) --outputs_left_;
+  // The header lines the report prints around it.
+  const std::string primary = PrimaryParamValue(r.action, r.params);
+  int64_t used = static_cast<int64_t>(std::min<size_t>(primary.size(), 200)) + 40;
+  auto piece_share = [&](int pieces_left) {
+    return std::max<int64_t>(share - used, 0) / std::max(pieces_left, 1);
+  };
+  auto fit_string = [&](core::Json& holder, const char* key, const OutputKind& kind, int pieces_left) {
+    auto it = holder.find(key);
+    if (it == holder.end() || !it->is_string()) return;
+    std::string& text = it->get_ref<std::string&>();
+    text = FitText(std::move(text), piece_share(pieces_left), kind);
+    used += static_cast<int64_t>(text.size());
+  };
+  if (d.contains("stdout") || d.contains("stderr")) {  // exec
+    OutputKind kind;
+    kind.kind = OutputKind::kStream;
+    kind.stream = "stdout";
+    const bool has_stderr =
+        d.contains("stderr") && d["stderr"].is_string() && !d["stderr"].get_ref<const std::string&>().empty();
+    fit_string(d, "stdout", kind, has_stderr ? 2 : 1);
+    kind.stream = "stderr";
+    fit_string(d, "stderr", kind, 1);
+  } else if (d.contains("files") && d["files"].is_array()) {  // files_read
+    core::Json& files = d["files"];
+    std::string content;
+    for (size_t i = 0; i < files.size(); ++i) {
+      core::Json& f = files[i];
+      OutputKind kind;
+      kind.path = f.value("path", "");
+      used += 2 * static_cast<int64_t>(std::min<size_t>(kind.path.size(), 200)) + 40;
+      fit_string(f, "content", kind, static_cast<int>(files.size() - i));
+      const std::string body = f.value("content", "");
+      absl::StrAppend(&content, "=== START FILE: ", kind.path, " ===\n", body,
+                      body.empty() || body.back() == '\n' ? "" : "\n", "=== END FILE: ", kind.path, " ===\n");
+    }
+    // The joined form JSON readers see, rebuilt from what was kept.
+    if (d.contains("content")) d["content"] = std::move(content);
+  } else if (d.contains("content") && d["content"].is_string()) {  // file_read, file_read_numbered
+    OutputKind kind;
+    kind.path = d.value("path", "");
+    if (d.contains("lines") && d["lines"].is_string()) {
+      int64_t first = 0;
+      const std::string lines = d["lines"].get<std::string>();
+      if (absl::SimpleAtoi(lines.substr(0, lines.find('-')), &first) && first > 0) kind.first_line = first;
+    }
+    used += 2 * static_cast<int64_t>(std::min<size_t>(kind.path.size(), 200)) + 40;
+    fit_string(d, "content", kind, 1);
+  } else {
+    for (const char* key : {"entries", "matches", "removed"}) {
+      if (d.contains(key) && d[key].is_array()) used += FitArray(d, key, std::max<int64_t>(share - used, 0));
+    }
+  }
+  left_ -= std::min(used, left_);
+}
+
+std::string EscapeControlCharacters(absl::string_view text) {
+  auto needs = [&](size_t i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\t') return false;
+    if (c == '\r') return i + 1 >= text.size() || text[i + 1] != '\n';  // CRLF is a line end
+    if (c < 0x20 || c == 0x7F) return true;
+    // C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F): CSI among them.
+    return c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+           static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+  };
+  size_t i = 0;
+  while (i < text.size() && !needs(i)) ++i;
+  if (i == text.size()) return std::string(text);
+  std::string out(text.substr(0, i));
+  for (; i < text.size(); ++i) {
+    if (!needs(i)) {
+      out += text[i];
+      continue;
+    }
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == 0xC2) {
+      absl::StrAppend(&out, absl::StrFormat("\\u%04x", static_cast<unsigned char>(text[++i])));
+    } else {
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", c));
+    }
+  }
+  return out;
+}
 
 int CountSkippedBlocks(const ExecutionResult& result) { return static_cast<int>(GroupSkipped(result).size()); }
 
@@ -208,18 +439,44 @@ std::string FormatResultsSection(const ExecutionResult& result) {
     absl::StrAppend(&out, "git: changed during the run by something else, left uncommitted: ",
                     absl::StrJoin(git.foreign_changes, ", "), "\n");
   }
-  return out;
+  return EscapeControlCharacters(out);
 }
 
-std::string FormatReport(const ExecutionResult& result, int64_t max_output_bytes) {
+std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
+  const bool capped = budget_bytes > 0;
   std::string out = FormatResultsSection(result);
+  // The results get up to a quarter of the budget when the outputs need
+  // the rest; a batch of thousands of actions shows its first and last.
+  if (capped && static_cast<int64_t>(out.size()) > budget_bytes / 4) {
+    int ok = 0, failed = 0;
+    for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
+    OutputKind kind;
+    kind.kind = OutputKind::kResults;
+    kind.summary = absl::StrCat(ok, " succeeded, ", failed, " failed, ", CountSkippedBlocks(result),
+                                " skipped in all");
+    out = FitText(std::move(out), budget_bytes / 4, kind);
+  }
+  const int64_t room = budget_bytes - static_cast<int64_t>(out.size()) - 200;
   std::string outputs;
+  int left_out = 0;
+  std::vector<std::string> left_out_ids;
   for (const ActionResult& r : result.results) {
     // A failed action shows what it did produce: exec's streams, and the
     // files files_read could read (its error names the ones it could not).
     if (!r.success && !r.data.contains("stdout") && !r.data.contains("files")) continue;
-    std::string o = FormatOutput(r, max_output_bytes);
-    if (!o.empty()) absl::StrAppend(&outputs, o);
+    std::string o = EscapeControlCharacters(FormatOutput(r));
+    if (o.empty()) continue;
+    if (capped && static_cast<int64_t>(outputs.size() + o.size()) > room) {
+      ++left_out;
+      if (left_out_ids.size() < 10) left_out_ids.push_back(r.block_id);
+      continue;
+    }
+    absl::StrAppend(&outputs, o);
+  }
+  if (left_out > 0) {
+    absl::StrAppend(&outputs, "[output truncated: the outputs of ", left_out, left_out == 1 ? " action" : " actions",
+                    " (", absl::StrJoin(left_out_ids, ", "), left_out > 10 ? ", ..." : "",
+                    ") left out: the report budget is spent; read them in a later answer]\n");
   }
   if (!outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", outputs);
   absl::StrAppend(&out, kEndMarker, "\n");

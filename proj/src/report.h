@@ -4,7 +4,7 @@
 //
 // Example:
 //   ExecutionResult result = clada.Execute(answer);
-//   std::cout << FormatReport(result, settings.max_output_bytes);
+//   std::cout << FormatReport(result, settings.report_budget_bytes);
 //   std::cerr << FormatSummaryLine(result) << "\n";
 #ifndef CLADA_PROJ_SRC_REPORT_H_
 #define CLADA_PROJ_SRC_REPORT_H_
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/src/clada.h"
 
@@ -23,9 +24,46 @@ inline constexpr char kOutputsMarker[] = "=== OUTPUTS ===";
 inline constexpr char kEndMarker[] = "=== END ===";
 
 // The plain-text report: results (one line per action and per skipped
-// block), then the outputs of read actions and exec. Each output is cut at
-// `max_output_bytes`, marked `[output truncated]`.
-std::string FormatReport(const ExecutionResult& result, int64_t max_output_bytes);
+// block), then the outputs of read actions and exec, as an OutputBudget
+// kept them. With budget_bytes > 0 (report_budget) the whole report stays
+// within it: the results take at most a quarter when they are longer (head
+// and tail kept, the cut marked with the batch's counts), and the outputs
+// of actions that no longer fit are named, not shown. 0: no cap (the
+// outputs are bounded by the budget they were kept with). Control
+// characters other than newline and tab (and the CR of a CRLF) are shown
+// escaped (\x1b, \u009b): nothing an action read or ran reaches the
+// terminal raw.
+std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes);
+
+// How much of the actions' outputs a batch keeps in memory, spent action
+// by action as each finishes (Clada::Execute calls Fit on every result).
+// Each action gets what is left divided by the actions that may still
+// produce an output, at most `per_output_bytes`; a small output leaves the
+// rest to later ones. An output over its share keeps its head and tail,
+// cut at line ends, with a marker line in its place saying how many lines
+// and bytes were left out and what shows them: file_read_numbered with the
+// path and the exact `lines` range for a file, the code run again with its
+// output redirected for exec, a narrower path or pattern for a listing
+// (whose left-out elements are counted in data["<key>_left_out"]).
+class OutputBudget {
+ public:
+  // `outputs`: how many actions of the batch may produce an output.
+  OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs);
+  void Fit(ActionResult& result);
+
+ private:
+  int64_t left_;
+  int64_t per_output_;
+  int outputs_left_;
+};
+
+// Whether the schema's action `action_name` returns an output the report
+// shows (reads, listings, searches, exec, context listings).
+bool ProducesOutput(absl::string_view action_name);
+
+// `text` with control characters other than \n and \t (and the \r of
+// \r\n) written as \xNN, and C1 controls (U+0080..U+009F) as \uNNNN.
+std::string EscapeControlCharacters(absl::string_view text);
 
 // Only the results section (no outputs), for summaries.
 std::string FormatResultsSection(const ExecutionResult& result);

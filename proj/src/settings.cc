@@ -84,7 +84,7 @@ Settings DefaultSettings() {
 
 const std::vector<std::string>& SettingNames() {
   static const auto* const kNames = new std::vector<std::string>{
-      "allow",     "timeout", "total_timeout", "max_output", "max_file_size", "max_input",
+      "allow",     "timeout", "total_timeout", "max_output", "report_budget", "max_file_size", "max_input",
       "exec",      "git",     "git_author",    "lock_timeout", "quiet"};
   return *kNames;
 }
@@ -115,6 +115,8 @@ absl::Status ApplySetting(absl::string_view key, absl::string_view value, absl::
     status = duration(s.lock_timeout_ms);
   } else if (key == "max_output") {
     status = size(s.max_output_bytes);
+  } else if (key == "report_budget") {
+    status = size(s.report_budget_bytes);
   } else if (key == "max_file_size") {
     status = size(s.max_file_bytes);
   } else if (key == "max_input") {
@@ -194,6 +196,7 @@ std::string SettingValueText(const Settings& s, absl::string_view key) {
   if (key == "total_timeout") return FormatDuration(s.total_timeout_ms);
   if (key == "lock_timeout") return FormatDuration(s.lock_timeout_ms);
   if (key == "max_output") return FormatBytes(s.max_output_bytes);
+  if (key == "report_budget") return FormatBytes(s.report_budget_bytes);
   if (key == "max_file_size") return FormatBytes(s.max_file_bytes);
   if (key == "max_input") return FormatBytes(s.max_input_bytes);
   if (key == "exec") {

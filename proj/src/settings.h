@@ -27,6 +27,7 @@ struct Settings {
   int64_t timeout_ms = 30'000;            // per action
   int64_t total_timeout_ms = 0;           // whole batch; 0 = none
   int64_t max_output_bytes = 10 << 20;    // per action output kept
+  int64_t report_budget_bytes = 100 << 10;  // the whole text report
   int64_t max_file_bytes = 10 << 20;      // read/edit limit
   int64_t max_input_bytes = 50 << 20;     // LLM answer size
   core::ExecPolicy exec = core::ExecPolicy::kAllow;

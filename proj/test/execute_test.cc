@@ -6,10 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <regex>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -134,7 +136,7 @@ TEST_P(ExecuteCase, MatchesExpectations) {
 
   ExecutionResult result = Clada(clada_options).Execute(d.Expand(c.Body("Input")));
   nlohmann::ordered_json actual = ExecutionResultToJson(result);
-  std::string report = FormatReport(result, clada_options.settings.max_output_bytes);
+  std::string report = FormatReport(result, clada_options.settings.report_budget_bytes);
 
   if (c.Has("Expected")) {
     nlohmann::ordered_json expected = nlohmann::ordered_json::parse(d.Expand(c.Body("Expected")));
@@ -190,6 +192,114 @@ TEST(SecurityCorpus, IsThereAndCounted) {
   for (const NamedCase& c : cases) std::cout << "  " << c.name << "\n";
   std::cout << "security corpus: " << n << " attack cases, each refused or contained\n";
   EXPECT_GE(n, 20u);
+}
+
+// issue 18: an answer with a 7 MB exec output and a 2 MB read gives a text
+// report under the default budget (100 KB), each output cut to its head and
+// tail with a marker that says exactly what was left out; and the batch
+// keeps in memory only what the report shows.
+std::string LineAfter(const std::string& text, size_t pos) {
+  size_t start = text.find('\n', pos) + 1;
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+std::string LineBefore(const std::string& text, size_t pos) {
+  size_t end = text.rfind('\n', pos - 1);
+  size_t start = text.rfind('\n', end - 1) + 1;
+  return text.substr(start, end - start);
+}
+
+constexpr char kBigOutputsAnswer[] =
+    "#!SHAM [@three-char-SHA-256: b01]\naction = \"exec\"\nlang = \"bash\"\ncode = \"seq 1 1000000\"\n"
+    "#!END_SHAM_b01\n"
+    "#!SHAM [@three-char-SHA-256: b02]\naction = \"file_read\"\npath = \"big.txt\"\n#!END_SHAM_b02\n";
+
+std::string WriteBigFile(const std::string& root) {
+  std::string big;
+  for (int i = 1; i <= 75000; ++i) big += absl::StrFormat("line %06d of the big file\n", i);  // 2.1 MB
+  WriteFile(root + "/big.txt", big);
+  return big;
+}
+
+TEST(ReportBudget, BigExecAndBigReadFitTheDefaultBudget) {
+  CladaOptions options;
+  options.working_root = MakeTempDir();
+  options.settings.quiet = true;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  WriteBigFile(options.working_root);
+  ExecutionResult result = Clada(options).Execute(kBigOutputsAnswer);
+  ASSERT_TRUE(result.success) << FormatReport(result, 0);
+  const std::string report = FormatReport(result, options.settings.report_budget_bytes);
+  EXPECT_LT(report.size(), 100u * 1024) << report.substr(0, 2000);
+
+  // exec: the last number before the marker and the first after it; what
+  // the marker counts (exec's own cut at --max-output included) is exactly
+  // the numbers between them.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      report, m,
+      std::regex(R"(\[output truncated: (?:(\d+) lines \((\d+) bytes\)|(\d+) bytes \(more than (\d+) lines\)) of stdout left out here; )")))
+      << report;
+  size_t at = static_cast<size_t>(m.position(0));
+  const bool exact_lines = m[1].matched;
+  const int64_t lines = std::stoll(exact_lines ? m[1] : m[4]), bytes = std::stoll(exact_lines ? m[2] : m[3]);
+  const int64_t before = std::stoll(LineBefore(report, at)), after = std::stoll(LineAfter(report, at));
+  int64_t expected_bytes = 0;
+  for (int64_t n = before + 1; n < after; ++n) expected_bytes += static_cast<int64_t>(std::to_string(n).size()) + 1;
+  EXPECT_EQ(bytes, expected_bytes);
+  if (exact_lines) {
+    EXPECT_EQ(lines, after - before - 1);
+  } else {
+    EXPECT_LT(lines, after - before - 1);
+  }
+  EXPECT_NE(report.find("--- stdout ---\n1\n2\n"), std::string::npos);
+  EXPECT_NE(report.find("\n1000000\n"), std::string::npos);
+
+  // file_read: the exact range, and the action that shows it.
+  ASSERT_TRUE(std::regex_search(
+      report, m,
+      std::regex(R"re(\[output truncated: lines (\d+)-(\d+) \((\d+) bytes\) left out here; file_read_numbered with path = "big.txt" and lines = "(\d+)-(\d+)" shows them\])re")))
+      << report;
+  at = static_cast<size_t>(m.position(0));
+  const int64_t first = std::stoll(m[1]), last = std::stoll(m[2]);
+  EXPECT_EQ(m[4], m[1]);
+  EXPECT_EQ(m[5], m[2]);
+  EXPECT_EQ(LineBefore(report, at), absl::StrFormat("line %06d of the big file", first - 1));
+  EXPECT_EQ(LineAfter(report, at), absl::StrFormat("line %06d of the big file", last + 1));
+  EXPECT_EQ(std::stoll(m[3]), (last - first + 1) * 28);
+  EXPECT_NE(report.find("=== START FILE: big.txt ===\nline 000001 of the big file\n"), std::string::npos);
+  EXPECT_NE(report.find("line 075000 of the big file\n=== END FILE: big.txt ==="), std::string::npos);
+
+  // What the batch kept is what the report shows, not 9 MB of outputs.
+  size_t kept = 0;
+  for (const ActionResult& r : result.results) kept += r.data.dump().size();
+  EXPECT_LT(kept, 100u * 1024);
+}
+
+// --json keeps more (each output up to max_output, 2 x max_output in all).
+TEST(ReportBudget, FullOutputsKeepWhatFitsMaxOutput) {
+  CladaOptions options;
+  options.working_root = MakeTempDir();
+  options.settings.quiet = true;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  options.full_outputs = true;
+  const std::string big = WriteBigFile(options.working_root);
+  ExecutionResult result = Clada(options).Execute(kBigOutputsAnswer);
+  ASSERT_EQ(result.results.size(), 2u);
+  // exec's stream as exec captured it (its own cut, under max_output), not cut again.
+  const std::string stdout_text = result.results[0].data["stdout"].get<std::string>();
+  EXPECT_EQ(stdout_text.size(), 6888896u);
+  EXPECT_TRUE(absl::EndsWith(stdout_text, "\n1000000\n"));
+  EXPECT_EQ(stdout_text.find("left out here"), std::string::npos);
+  EXPECT_EQ(result.results[1].data["content"].get<std::string>(), big);
+
+  options.settings.max_output_bytes = 1 << 20;
+  result = Clada(options).Execute(kBigOutputsAnswer);
+  ASSERT_EQ(result.results.size(), 2u);
+  EXPECT_LE(result.results[0].data["stdout"].get<std::string>().size(), 1u << 20);
+  EXPECT_LE(result.results[1].data["content"].get<std::string>().size(), 1u << 20);
+  EXPECT_NE(result.results[1].data["content"].get<std::string>().find("file_read_numbered with path = \"big.txt\""),
+            std::string::npos);
 }
 
 TEST(Execute, RefusesInputOverLimit) {
