@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Peak memory of `clada run` on the answers of issue 17 #9, measured with
+# /usr/bin/time -v, against the bound SECURITY.md promises:
+#   peak RSS < 4 x the answer's size + 100 MB + the largest single file read.
+# Inputs: 200 file_reads of one 4.5 MB file (17 KB); 750,000 valid small
+# blocks (file_read of a 1-line file, 49 MB); a million empty blocks (48 MB);
+# the first also with --json. Prints one line per input and exits 1 when a
+# run is over its bound. Usage: tools/bench-memory.sh [CLADA_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -ge 1 ]; then
+  bin=$1
+else
+  bazel build -c opt //proj:clada >/dev/null 2>&1
+  bin=$PWD/bazel-bin/proj/clada
+fi
+dir=$(mktemp -d /tmp/clada-bench-memory.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/root"
+python3 - "$dir" <<'PY'
+import sys
+d = sys.argv[1]
+line = "0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789\n"
+with open(d + "/root/big.txt", "w") as f:
+    f.write(line * (4_500_000 // len(line)))
+with open(d + "/root/s.txt", "w") as f:
+    f.write("small\n")
+def ident(i):  # a unique 4-8 character block id
+    s = ""
+    i += 36 ** 3
+    while i:
+        s = "0123456789abcdefghijklmnopqrstuvwxyz"[i % 36] + s
+        i //= 36
+    return s
+with open(d + "/reads.md", "w") as f:
+    for i in range(200):
+        b = ident(i)
+        f.write(f'#!SHAM [@three-char-SHA-256: {b}]\naction = "file_read"\npath = "big.txt"\n#!END_SHAM_{b}\n')
+with open(d + "/small.md", "w") as f:
+    for i in range(750_000):
+        b = ident(i)
+        f.write(f'#!SHAM [@three-char-SHA-256: {b}]\naction="file_read"\npath="s.txt"\n#!END_SHAM_{b}\n')
+with open(d + "/empty.md", "w") as f:
+    for i in range(1_000_000):
+        b = ident(i)
+        f.write(f'#!SHAM [@three-char-SHA-256: {b}]\n#!END_SHAM_{b}\n')
+PY
+status=0
+measure() {  # name, answer, largest file read (bytes), extra flags...
+  local name=$1 answer=$2 largest=$3
+  shift 3
+  local input_bytes peak_kb bound_kb report_bytes
+  input_bytes=$(stat -c %s "$answer")
+  /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$answer" --root "$dir/root" --no-git --quiet "$@" \
+    >"$dir/report.txt" 2>/dev/null || true
+  peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time.txt")
+  bound_kb=$(((4 * input_bytes + 100 * 1024 * 1024 + largest) / 1024))
+  report_bytes=$(stat -c %s "$dir/report.txt")
+  local verdict=ok
+  [ "$peak_kb" -lt "$bound_kb" ] || { verdict=OVER; status=1; }
+  printf '%-34s input %6.1f MB  peak RSS %7.1f MB  bound %7.1f MB  report %8.1f KB  %s\n' "$name" \
+    "$(echo "$input_bytes / 1048576" | bc -l)" "$(echo "$peak_kb / 1024" | bc -l)" \
+    "$(echo "$bound_kb / 1024" | bc -l)" "$(echo "$report_bytes / 1024" | bc -l)" "$verdict"
+}
+big=$(stat -c %s "$dir/root/big.txt")
+measure "200 file_reads of a 4.5 MB file" "$dir/reads.md" "$big"
+measure "the same, --json" "$dir/reads.md" "$big" --json
+# 59 MB of blocks: over the default --max-input (50MB), so raised for this one.
+measure "750k small file_read blocks" "$dir/small.md" 6 --max-input 64MB
+measure "a million empty blocks" "$dir/empty.md" 0
+exit $status
