@@ -181,7 +181,8 @@ std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
 // `text` cut to `share` bytes (head and tail kept), the cut marked on a
 // line of its own that says what was left out and what shows it.
 std::string FitText(std::string text, int64_t share, const OutputKind& kind) {
-  if (static_cast<int64_t>(text.size()) <= share) return text;
+  // Never replaced by a marker longer than itself.
+  if (static_cast<int64_t>(text.size()) <= std::max<int64_t>(share, 200)) return text;
   // Room for the marker itself (about 200 bytes), within a small share too.
   const int64_t room = std::max<int64_t>(share - std::min<int64_t>(240, share / 3), 0);
   Cut c = CutAt(text, static_cast<size_t>(room / 2), static_cast<size_t>(room - room / 2));
