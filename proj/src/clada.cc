@@ -64,6 +64,32 @@ std::string PathRefusal(absl::string_view action_name, const core::Json& params,
   return "";
 }
 
+// What the batch's valid actions are about to write, move or delete (each
+// path parameter of a `write` action, resolved; a path a real run refuses is
+// left out, its action fails), and whether an exec runs: git-tx keeps the
+// old bytes of untracked files there before anything changes them.
+git_tx::BatchPlan PlanBatch(const std::vector<core::Action>& actions, const core::PathPolicy& paths) {
+  git_tx::BatchPlan plan;
+  for (const core::Action& action : actions) {
+    const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
+    if (def == nullptr) continue;
+    if (def->executor == "exec") plan.has_exec = true;
+    if (def->type != "write") continue;
+    for (const sham_action_parser::ParameterDef& p : def->parameters) {
+      if (p.format != "path" && p.format != "multiline_paths") continue;
+      auto it = action.params.find(p.name);
+      if (it == action.params.end() || !it->is_string()) continue;
+      for (absl::string_view line : absl::StrSplit(it->get_ref<const std::string&>(), '\n')) {
+        line = absl::StripAsciiWhitespace(line);
+        if (line.empty()) continue;
+        absl::StatusOr<std::string> resolved = core::ResolvePath(paths, line);
+        if (resolved.ok()) plan.paths.push_back(*std::move(resolved));
+      }
+    }
+  }
+  return plan;
+}
+
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
   result.success = false;
   result.fatal_error = std::move(message);
@@ -159,7 +185,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
     absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
-        git_tx::BeginBatch(ctx->paths.working_root, MakeGitOptions(settings));
+        git_tx::BeginBatch(ctx->paths.working_root, MakeGitOptions(settings), PlanBatch(parsed.actions, ctx->paths));
     if (!begun.ok()) {
       return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
     }

@@ -5,7 +5,10 @@
 // - the user's edit made just before that run (fresh bytes every time) is
 //   never lost: it is still in the work tree or in a `[clada:pre]` snapshot;
 // - every commit that run made (a `[clada:pre]` snapshot, or the `AI:`
-//   commit on top of it) holds exactly that edit, byte for byte;
+//   commit on top of it) holds exactly that edit, byte for byte; a batch
+//   a killed run left in its journal is recorded by the next run as
+//   `AI: interrupted batch` (over its own snapshot), holding that earlier
+//   run's edit;
 // - a lock file the kill left in `.git` stops the next run before anything
 //   runs, with a message naming the file and what to do.
 // At the end every snapshot is still in the branch history, `git fsck` is
@@ -18,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <random>
@@ -140,7 +144,9 @@ TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
 
   std::mt19937 rng(12345);
   int kills = 0, finished = 0, snapshots = 0, ai_commits = 0, locks_left = 0, iterations = 0;
+  int interrupted_commits = 0;
   std::vector<std::string> snapshot_ids;
+  std::vector<std::string> earlier_edits;
   for (int i = 0; i < kMaxIterations && kills < kKillsNeeded; ++i) {
     iterations = i + 1;
     // The user's fresh edit, different bytes every time (size too).
@@ -174,16 +180,30 @@ TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
       ASSERT_TRUE(got == a || got == b) << "iteration " << i << ": " << name << " is torn (" << got.size() << " bytes)";
     }
 
-    // Every commit of this run holds the user's edit of this run.
+    // Every commit of this run holds the user's edit of this run, except
+    // those that record the batch a killed earlier run left in its journal
+    // (`AI: interrupted batch` and the snapshot below it): they hold the
+    // edit of that earlier run.
     bool in_snapshot = false;
+    bool below_interrupted = false;
+    const int ai_commits_before = ai_commits;
     for (absl::string_view line :
          absl::StrSplit(Capture(absl::StrCat(git, "log --format='%H %s' ", before.substr(0, 40), "..HEAD")), '\n',
                         absl::SkipEmpty())) {
       std::string id(line.substr(0, 40));
       bool is_snapshot = absl::StartsWith(line.substr(41), "[clada:pre]");
+      bool interrupted = absl::StartsWith(line.substr(41), "AI: interrupted batch");
       ASSERT_TRUE(is_snapshot || absl::StartsWith(line.substr(41), "AI: "))
           << "iteration " << i << ": unexpected commit " << line;
       std::string committed = Capture(absl::StrCat(git, "cat-file blob ", id, ":user.txt"));
+      if (interrupted || (is_snapshot && below_interrupted)) {
+        ASSERT_TRUE(std::find(earlier_edits.begin(), earlier_edits.end(), committed) != earlier_edits.end())
+            << "iteration " << i << ": commit " << line << " records an interrupted batch but holds no earlier user edit";
+        ++interrupted_commits;
+        below_interrupted = interrupted;
+        continue;
+      }
+      below_interrupted = false;
       ASSERT_EQ(committed, edit) << "iteration " << i << ": commit " << line
                                  << " does not hold this run's user edit byte for byte";
       if (is_snapshot) {
@@ -194,9 +214,12 @@ TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
         ++ai_commits;
       }
     }
-    // A whole run always snapshots the edit first.
-    if (let_finish) {
-      ASSERT_TRUE(in_snapshot) << "iteration " << i << ": a finished run made no [clada:pre] snapshot";
+    earlier_edits.push_back(edit);
+    // A whole run that committed its batch snapshots the edit below it (a
+    // batch that changed nothing commits nothing, and the edit stays in the
+    // work tree).
+    if (let_finish && ai_commits > ai_commits_before) {
+      ASSERT_TRUE(in_snapshot) << "iteration " << i << ": a finished run made an AI commit but no [clada:pre] snapshot";
     }
     // The edit is never lost: clada never writes user.txt, and a snapshot
     // (checked above) holds it whole.
@@ -223,7 +246,8 @@ TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
   }
   std::cout << "crash safety: " << kills << " runs killed, " << finished << " finished first, in " << iterations
             << " iterations (a full run takes " << run_us / 1000 << " ms); " << snapshots << " snapshots and "
-            << ai_commits << " AI commits checked; " << locks_left << " stale git lock(s) reported and removed\n";
+            << ai_commits << " AI commits checked, " << interrupted_commits
+            << " commits of interrupted batches recorded by the next run; " << locks_left << " stale git lock(s) reported and removed\n";
   ASSERT_GE(kills, kKillsNeeded) << "only " << kills << " of " << iterations << " kills landed during a run";
   // The checks above ran on commits: they must have been there to check.
   EXPECT_GT(snapshots, 0);

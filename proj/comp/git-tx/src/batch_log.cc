@@ -12,7 +12,7 @@ absl::StatusOr<std::vector<BatchLogEntry>> ListRecentBatches(
   ASSIGN_OR_RETURN(CommitPtr c, HeadCommit(wt.repo.get()));
   std::vector<BatchLogEntry> out;
   while (c != nullptr && static_cast<int>(out.size()) < limit) {
-    if (IsAiCommit(c.get()) || IsSnapshotCommit(c.get())) {
+    if (IsCladaCommit(c.get())) {
       out.push_back({OidHex(*git_commit_id(c.get())), IsoCommitTime(c.get()),
                      Subject(c.get()), IsSnapshotCommit(c.get())});
     }

@@ -1,22 +1,36 @@
 // BeginBatch / BatchTransaction::Finish: the `[clada:pre]` snapshot before a
 // batch and the `AI:` commit after it.
 //
-// The snapshot leaves HEAD, the index and the work tree equal (ignored files
-// aside), so every change seen by Finish was made during the batch: by the
-// batch when it lies under a record's touched path, by someone else
-// otherwise. The AI commit's tree is built in a private in-memory index from
-// HEAD's tree plus the batch's paths only, so files the user staged or
-// changed meanwhile never slip into it.
+// BeginBatch writes nothing but objects and the journal: it computes the
+// snapshot tree (the index, plus the work tree's version of every tracked
+// change, plus the untracked or ignored files the plan is about to
+// overwrite, move or delete) and records, for an exec, every untracked file.
+// Finish compares the work tree with that state: a path whose bytes differ
+// from it changed during the batch, by the batch when it lies under a
+// record's touched path (or a record touches_anything), by someone else
+// otherwise. Only when the batch changed something are the snapshot commit
+// and the AI commit written; the AI commit's tree is the snapshot tree plus
+// the batch's paths only, so files the user staged or changed meanwhile never
+// slip into it.
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <map>
+#include <random>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/git-tx/src/internal/commands.h"
 #include "proj/comp/git-tx/src/internal/commit_message.h"
 #include "proj/comp/git-tx/src/internal/git_handles.h"
 #include "proj/comp/git-tx/src/internal/repo.h"
@@ -27,9 +41,27 @@ namespace internal {
 struct BatchState {
   bool active = false;
   bool finished = false;
+  // Nothing planned and no exec: the batch only reads; Finish commits
+  // nothing.
+  bool read_only = false;
+  bool has_exec = false;
+  bool recovering = false;  // recording a journal a killed clada left
   GitOptions options;
   std::optional<WorkTree> wt;
-  std::optional<git_oid> head_at_begin;  // after the snapshot
+  std::string batch_id;
+  std::optional<git_oid> head_at_begin;  // nullopt: unborn branch
+  git_oid index_tree{};                  // the index before the batch
+  git_oid snapshot_tree{};               // see the file comment
+  // The user's changes to tracked files at BeginBatch (stat included).
+  std::vector<TreeChange> tracked;
+  // Untracked or ignored files under the plan, in the snapshot tree.
+  std::map<std::string, TreeChange> kept_untracked;
+  // Every untracked (not ignored) file at BeginBatch.
+  std::set<std::string> untracked_at_begin;
+  // With exec: their bytes at BeginBatch (blobs written, no commit).
+  std::map<std::string, TreeChange> exec_untracked;
+  std::vector<std::string> planned_rel;
+  std::string plain_root;  // without git: the root of `.clada/journal`
   std::optional<std::string> snapshot;
   std::vector<std::string> notes;
   // Untracked nested repositories git cannot snapshot; ignored by Finish.
@@ -55,7 +87,8 @@ std::optional<struct stat> StatPath(const WorkTree& wt,
 absl::StatusOr<git_oid> CommitTree(const WorkTree& wt, const git_oid& tree_oid,
                                    const git_commit* parent,
                                    const std::string& message,
-                                   const GitOptions& options) {
+                                   const GitOptions& options,
+                                   const char* update_ref = "HEAD") {
   ASSIGN_OR_RETURN(SignaturePtr sig, MakeSignature(options));
   git_tree* tree = nullptr;
   RETURN_IF_ERROR(GitStatus(git_tree_lookup(&tree, wt.repo.get(), &tree_oid),
@@ -64,87 +97,12 @@ absl::StatusOr<git_oid> CommitTree(const WorkTree& wt, const git_oid& tree_oid,
   const git_commit* parents[1] = {parent};
   git_oid out;
   RETURN_IF_ERROR(
-      GitStatus(git_commit_create(&out, wt.repo.get(), "HEAD", sig.get(),
+      GitStatus(git_commit_create(&out, wt.repo.get(), update_ref, sig.get(),
                                   sig.get(), nullptr, message.c_str(), tree,
                                   parent ? 1 : 0, parent ? parents : nullptr),
                 absl::StrCat("commit '", message.substr(0, message.find('\n')),
                              "' (if HEAD moved meanwhile, run clada again)")));
   return out;
-}
-
-// Commits every uncommitted change (like `git add -A && git commit`) as the
-// snapshot; the real index ends up equal to the new HEAD.
-absl::Status CommitSnapshot(BatchState& s,
-                            const std::vector<ChangedPath>& changed,
-                            const git_commit* head) {
-  const WorkTree& wt = *s.wt;
-  git_index* raw = nullptr;
-  RETURN_IF_ERROR(
-      GitStatus(git_repository_index(&raw, wt.repo.get()), "open the index"));
-  IndexPtr index(raw);
-  std::vector<std::string> listed;
-  for (const ChangedPath& c : changed) {
-    if (IsDirectoryEntry(c.path)) {
-      s.left_out.insert(c.path);
-      s.notes.push_back(
-          absl::StrCat("'", c.path,
-                       "' is a nested git repository: it is not snapshotted or "
-                       "committed"));
-      continue;
-    }
-    std::optional<struct stat> st = StatPath(wt, c.path);
-    if (st && !S_ISDIR(st->st_mode)) {
-      RETURN_IF_ERROR(GitStatus(git_index_add_bypath(raw, c.path.c_str()),
-                                absl::StrCat("snapshot '", c.path, "'")));
-    } else {
-      RETURN_IF_ERROR(
-          GitStatus(git_index_remove_bypath(raw, c.path.c_str()),
-                    absl::StrCat("snapshot the removal of '", c.path, "'")));
-    }
-    listed.push_back(c.path);
-  }
-  git_oid tree_oid;
-  RETURN_IF_ERROR(GitStatus(git_index_write_tree(&tree_oid, raw),
-                            "write the snapshot tree"));
-  RETURN_IF_ERROR(GitStatus(git_index_write(raw), "write the index"));
-  if (head != nullptr && git_oid_equal(&tree_oid, git_commit_tree_id(head)))
-    return absl::OkStatus();
-  if (head == nullptr && listed.empty()) return absl::OkStatus();
-  std::string message =
-      absl::StrCat(kSnapshotPrefix, " ", IsoTimeNow(),
-                   "\n\nUncommitted changes before the clada batch:\n");
-  for (size_t i = 0; i < listed.size() && i < kSnapshotBodyFiles; ++i) {
-    absl::StrAppend(&message, "- ", listed[i], "\n");
-  }
-  if (listed.size() > kSnapshotBodyFiles) {
-    absl::StrAppend(&message, "- and ", listed.size() - kSnapshotBodyFiles,
-                    " more\n");
-  }
-  ASSIGN_OR_RETURN(git_oid commit,
-                   CommitTree(wt, tree_oid, head, message, s.options));
-  s.snapshot = OidHex(commit);
-  return absl::OkStatus();
-}
-
-// Commits an empty tree as the first commit of an unborn branch, so the AI
-// commit has a parent `clada undo` can return to.
-absl::StatusOr<CommitPtr> CommitEmptyRoot(BatchState& s) {
-  const WorkTree& wt = *s.wt;
-  git_treebuilder* raw = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_treebuilder_new(&raw, wt.repo.get(), nullptr),
-                            "create the empty tree"));
-  TreebuilderPtr builder(raw);
-  git_oid tree_oid;
-  RETURN_IF_ERROR(
-      GitStatus(git_treebuilder_write(&tree_oid, raw), "write the empty tree"));
-  std::string message =
-      absl::StrCat(kSnapshotPrefix, " ", IsoTimeNow(),
-                   "\n\nEmpty first commit: the state before the first clada "
-                   "batch.\n");
-  ASSIGN_OR_RETURN(git_oid oid,
-                   CommitTree(wt, tree_oid, nullptr, message, s.options));
-  s.snapshot = OidHex(oid);
-  return LookupCommit(wt.repo.get(), oid);
 }
 
 // True when repo-relative `path` lies at or below one of `prefixes`.
@@ -183,15 +141,6 @@ absl::StatusOr<bool> FileModeIsTrusted(git_repository* repo) {
   git_config_free(cfg);
   return value != 0;
 }
-
-// One path of the AI commit: its new blob, or its removal.
-struct TreeChange {
-  std::string path;
-  bool remove = false;
-  git_oid id{};
-  git_filemode_t mode = GIT_FILEMODE_BLOB;
-  struct stat st {};  // taken before hashing, for the index entry
-};
 
 // Hashes the work tree's version of each path into the object database.
 absl::StatusOr<std::vector<TreeChange>> ReadChanges(
@@ -346,6 +295,610 @@ absl::Status UpdateIndexFor(const WorkTree& wt,
   return GitStatus(git_index_write(raw), "write the index");
 }
 
+
+bool SameState(const TreeChange& a, const TreeChange* b) {
+  if (b == nullptr) return a.remove;
+  if (a.remove || b->remove) return a.remove == b->remove;
+  return git_oid_equal(&a.id, &b->id) && a.mode == b->mode;
+}
+
+// The entry of `path` in `tree` as a TreeChange (remove when absent).
+TreeChange EntryIn(const git_tree* tree, const std::string& path) {
+  TreeChange c;
+  c.path = path;
+  git_tree_entry* e = nullptr;
+  if (tree == nullptr || git_tree_entry_bypath(&e, tree, path.c_str()) != 0 ||
+      git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+    if (e != nullptr) git_tree_entry_free(e);
+    c.remove = true;
+    return c;
+  }
+  c.id = *git_tree_entry_id(e);
+  c.mode = git_tree_entry_filemode(e);
+  git_tree_entry_free(e);
+  return c;
+}
+
+absl::StatusOr<TreePtr> LookupTree(const WorkTree& wt, const git_oid& id) {
+  git_tree* t = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_tree_lookup(&t, wt.repo.get(), &id),
+                            absl::StrCat("look up tree ", ShortOid(id))));
+  return TreePtr(t);
+}
+
+absl::StatusOr<git_oid> EmptyTree(const WorkTree& wt) {
+  git_treebuilder* raw = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_treebuilder_new(&raw, wt.repo.get(), nullptr),
+                            "create the empty tree"));
+  TreebuilderPtr builder(raw);
+  git_oid tree_oid;
+  RETURN_IF_ERROR(
+      GitStatus(git_treebuilder_write(&tree_oid, raw), "write the empty tree"));
+  return tree_oid;
+}
+
+// Every file (not directory) at or below repo-relative `rel` that the index
+// does not hold: the untracked and ignored files an action on `rel` would
+// overwrite, move or delete. Nested repositories and `.git` are skipped.
+void CollectUntrackedUnder(const WorkTree& wt, git_index* index,
+                           const std::string& rel,
+                           std::set<std::string>* out, int depth = 0) {
+  if (depth > 64) return;
+  const std::string abs = WorkdirPath(wt, rel);
+  struct stat st;
+  if (::lstat(abs.c_str(), &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+        git_index_get_bypath(index, rel.c_str(), 0) == nullptr) {
+      out->insert(rel);
+    }
+    return;
+  }
+  struct stat git_st;
+  if (!rel.empty() && ::lstat((abs + "/.git").c_str(), &git_st) == 0) return;
+  DIR* d = ::opendir(abs.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == ".." || (rel.empty() && name == ".git"))
+      continue;
+    names.push_back(std::move(name));
+  }
+  ::closedir(d);
+  for (const std::string& name : names) {
+    CollectUntrackedUnder(wt, index, rel.empty() ? name : rel + "/" + name,
+                          out, depth + 1);
+  }
+}
+
+std::string NewBatchId() {
+  std::random_device rd;
+  return absl::StrCat(absl::ToUnixMillis(absl::Now()), "-", ::getpid(), "-",
+                      rd() % 1000000);
+}
+
+// ---- The journal: what a batch is about to do, written before it acts. ----
+
+std::string JournalPath(const WorkTree& wt) {
+  return wt.gitdir + "/clada/journal";
+}
+
+nlohmann::json ChangeJson(const TreeChange& c) {
+  nlohmann::json j = {{"path", c.path}};
+  if (!c.remove) {
+    j["id"] = OidHex(c.id);
+    j["mode"] = static_cast<int>(c.mode);
+  }
+  return j;
+}
+
+absl::StatusOr<TreeChange> ChangeFromJson(const nlohmann::json& j) {
+  TreeChange c;
+  if (!j.is_object() || !j.contains("path") || !j["path"].is_string())
+    return absl::InternalError("entry without a path");
+  c.path = j["path"].get<std::string>();
+  if (!j.contains("id")) {
+    c.remove = true;
+    return c;
+  }
+  if (!j["id"].is_string() || !j.contains("mode") ||
+      !j["mode"].is_number_integer())
+    return absl::InternalError("entry without id or mode");
+  ASSIGN_OR_RETURN(c.id, ParseOid(j["id"].get<std::string>(), "blob id"));
+  c.mode = static_cast<git_filemode_t>(j["mode"].get<int>());
+  return c;
+}
+
+absl::Status WriteJournal(const BatchState& s) {
+  const WorkTree& wt = *s.wt;
+  nlohmann::json j;
+  j["version"] = 1;
+  j["batch"] = s.batch_id;
+  j["time"] = IsoTimeNow();
+  j["pid"] = static_cast<int64_t>(::getpid());
+  j["head"] = s.head_at_begin ? OidHex(*s.head_at_begin) : "";
+  j["index_tree"] = OidHex(s.index_tree);
+  j["snapshot_tree"] = OidHex(s.snapshot_tree);
+  j["has_exec"] = s.has_exec;
+  j["paths"] = s.planned_rel;
+  j["tracked"] = nlohmann::json::array();
+  for (const TreeChange& c : s.tracked) j["tracked"].push_back(ChangeJson(c));
+  j["kept_untracked"] = nlohmann::json::array();
+  for (const auto& [p, c] : s.kept_untracked)
+    j["kept_untracked"].push_back(ChangeJson(c));
+  j["exec_untracked"] = nlohmann::json::array();
+  for (const auto& [p, c] : s.exec_untracked)
+    j["exec_untracked"].push_back(ChangeJson(c));
+  j["untracked"] = s.untracked_at_begin;
+  RETURN_IF_ERROR(core::CreateDirectories(wt.gitdir + "/clada"));
+  return core::WriteFileAtomic(JournalPath(wt), j.dump() + "\n");
+}
+
+absl::Status RemoveJournal(const WorkTree& wt) {
+  const std::string path = JournalPath(wt);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return core::ErrnoStatus(errno, "remove", path);
+  return absl::OkStatus();
+}
+
+// The batch a killed clada left in its journal, as a BatchState Finish can
+// commit. nullopt when there is no journal.
+absl::StatusOr<std::optional<BatchState>> LoadJournal(WorkTree& wt) {
+  const std::string path = JournalPath(wt);
+  absl::StatusOr<std::string> text = core::ReadFileToString(path, 256 << 20);
+  if (absl::IsNotFound(text.status())) return std::optional<BatchState>();
+  if (!text.ok()) return text.status();
+  auto bad = [&](absl::string_view why) {
+    return absl::InternalError(absl::StrCat(
+        "'", path, "' (the journal of an interrupted clada batch) is unreadable (",
+        why, "); `git status` shows what that batch left; delete the file and "
+        "run clada again"));
+  };
+  nlohmann::json j =
+      nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j["batch"].is_string() || !j["head"].is_string() ||
+      !j["index_tree"].is_string() || !j["snapshot_tree"].is_string() ||
+      !j["paths"].is_array() || !j["tracked"].is_array() ||
+      !j["kept_untracked"].is_array() || !j["exec_untracked"].is_array() ||
+      !j["untracked"].is_array()) {
+    return bad("malformed");
+  }
+  BatchState s;
+  s.recovering = true;
+  s.batch_id = j["batch"].get<std::string>();
+  s.has_exec = j.value("has_exec", false);
+  const std::string head = j["head"].get<std::string>();
+  if (!head.empty()) {
+    absl::StatusOr<git_oid> h = ParseOid(head, "head");
+    if (!h.ok()) return bad(h.status().message());
+    s.head_at_begin = *h;
+  }
+  absl::StatusOr<git_oid> it = ParseOid(j["index_tree"].get<std::string>(), "index tree");
+  absl::StatusOr<git_oid> st = ParseOid(j["snapshot_tree"].get<std::string>(), "snapshot tree");
+  if (!it.ok() || !st.ok()) return bad("bad tree id");
+  s.index_tree = *it;
+  s.snapshot_tree = *st;
+  for (const auto& p : j["paths"]) {
+    if (p.is_string()) s.planned_rel.push_back(p.get<std::string>());
+  }
+  for (const auto& e : j["tracked"]) {
+    absl::StatusOr<TreeChange> c = ChangeFromJson(e);
+    if (!c.ok()) return bad(c.status().message());
+    s.tracked.push_back(*c);
+  }
+  for (const char* key : {"kept_untracked", "exec_untracked"}) {
+    for (const auto& e : j[key]) {
+      absl::StatusOr<TreeChange> c = ChangeFromJson(e);
+      if (!c.ok()) return bad(c.status().message());
+      (std::string(key) == "kept_untracked" ? s.kept_untracked
+                                            : s.exec_untracked)[c->path] = *c;
+    }
+  }
+  for (const auto& p : j["untracked"]) {
+    if (p.is_string()) s.untracked_at_begin.insert(p.get<std::string>());
+  }
+  s.wt = std::move(wt);
+  s.active = true;
+  return std::optional<BatchState>(std::move(s));
+}
+
+// ---- BeginBatch's state and Finish's commits. ----
+
+// Records the state before the batch in `s` (see BatchState) and writes
+// the snapshot tree's objects.
+absl::Status CaptureBeginState(BatchState& s, const BatchPlan& plan,
+                               const git_commit* head) {
+  const WorkTree& wt = *s.wt;
+  git_index* raw = nullptr;
+  RETURN_IF_ERROR(
+      GitStatus(git_repository_index(&raw, wt.repo.get()), "open the index"));
+  IndexPtr index(raw);
+  RETURN_IF_ERROR(GitStatus(git_index_read(raw, /*force=*/0), "read the index"));
+  RETURN_IF_ERROR(GitStatus(git_index_write_tree(&s.index_tree, raw),
+                            "record the index as a tree"));
+  ASSIGN_OR_RETURN(TreePtr index_tree, LookupTree(wt, s.index_tree));
+
+  ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
+  std::vector<std::string> tracked_paths, untracked_paths;
+  for (const ChangedPath& c : changed) {
+    if (IsDirectoryEntry(c.path)) {
+      s.left_out.insert(c.path);
+      if (s.has_exec) {
+        s.notes.push_back(absl::StrCat(
+            "'", c.path,
+            "' is a nested git repository: it is not snapshotted or committed"));
+      }
+      continue;
+    }
+    if (c.status & GIT_STATUS_WT_NEW) {
+      s.untracked_at_begin.insert(c.path);
+      untracked_paths.push_back(c.path);
+    } else {
+      tracked_paths.push_back(c.path);
+    }
+  }
+  ASSIGN_OR_RETURN(s.tracked, ReadChanges(wt, index_tree.get(), tracked_paths));
+
+  std::set<std::string> kept;
+  for (const std::string& abs : plan.paths) {
+    std::string rel;
+    if (abs == wt.workdir) {
+      rel = "";
+    } else if (absl::StartsWith(abs, wt.workdir + "/")) {
+      rel = abs.substr(wt.workdir.size() + 1);
+    } else {
+      continue;  // outside the work tree (an --allow root)
+    }
+    while (!rel.empty() && rel.back() == '/') rel.pop_back();
+    if (rel == ".git" || absl::StartsWith(rel, ".git/")) continue;
+    s.planned_rel.push_back(rel);
+    CollectUntrackedUnder(wt, raw, rel, &kept);
+  }
+  kept.erase(LockRelPath(wt));
+  std::vector<std::string> kept_paths(kept.begin(), kept.end());
+  ASSIGN_OR_RETURN(std::vector<TreeChange> kept_changes,
+                   ReadChanges(wt, index_tree.get(), kept_paths));
+  for (TreeChange& c : kept_changes) {
+    if (!c.remove) s.kept_untracked[c.path] = c;
+  }
+  if (s.has_exec) {
+    std::vector<std::string> rest;
+    for (const std::string& p : untracked_paths) {
+      if (s.kept_untracked.count(p) == 0) rest.push_back(p);
+    }
+    ASSIGN_OR_RETURN(std::vector<TreeChange> blobs,
+                     ReadChanges(wt, index_tree.get(), rest));
+    for (TreeChange& c : blobs) {
+      if (!c.remove) s.exec_untracked[c.path] = c;
+    }
+  }
+
+  std::vector<TreeChange> all = s.tracked;
+  for (const auto& [p, c] : s.kept_untracked) all.push_back(c);
+  std::sort(all.begin(), all.end(),
+            [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+  ASSIGN_OR_RETURN(s.snapshot_tree, BuildBatchTree(wt, index_tree.get(), all));
+  (void)head;
+  return absl::OkStatus();
+}
+
+// The paths that differ between trees `a` and `b` (either may be null).
+absl::StatusOr<std::vector<std::string>> DiffPaths(const WorkTree& wt,
+                                                   const git_tree* a,
+                                                   const git_tree* b) {
+  git_diff* diff = nullptr;
+  RETURN_IF_ERROR(GitStatus(
+      git_diff_tree_to_tree(&diff, wt.repo.get(), const_cast<git_tree*>(a),
+                            const_cast<git_tree*>(b), nullptr),
+      "compare trees"));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff, i);
+    out.push_back(d->new_file.path ? d->new_file.path : d->old_file.path);
+  }
+  git_diff_free(diff);
+  return out;
+}
+
+std::string SnapshotMessage(const BatchState& s,
+                            const std::vector<std::string>& files,
+                            const std::vector<std::string>& kept) {
+  std::string message = absl::StrCat(kSnapshotPrefix, " ", IsoTimeNow(), "\n\n");
+  if (files.empty()) {
+    absl::StrAppend(&message, "The state before the first clada batch.\n");
+  } else {
+    absl::StrAppend(&message, "Uncommitted changes before the clada batch:\n");
+    for (size_t i = 0; i < files.size() && i < kSnapshotBodyFiles; ++i) {
+      const bool is_kept =
+          std::find(kept.begin(), kept.end(), files[i]) != kept.end();
+      absl::StrAppend(&message, "- ", files[i],
+                      is_kept ? " (untracked: kept because the batch changes it)"
+                              : "",
+                      "\n");
+    }
+    if (files.size() > kSnapshotBodyFiles) {
+      absl::StrAppend(&message, "- and ", files.size() - kSnapshotBodyFiles,
+                      " more\n");
+    }
+  }
+  absl::StrAppend(&message, "\n", kIndexTrailer, OidHex(s.index_tree), "\n",
+                  kBatchTrailer, s.batch_id, "\n");
+  return message;
+}
+
+// Keeps the pre-batch index reachable when no commit holds it.
+absl::Status KeepIndexTree(BatchState& s, const git_oid& snapshot,
+                           const git_commit* parent) {
+  const WorkTree& wt = *s.wt;
+  ASSIGN_OR_RETURN(git_oid holder,
+                   CommitTree(wt, s.index_tree, parent,
+                              absl::StrCat("clada: the index before batch ",
+                                           s.batch_id, "\n"),
+                              s.options, nullptr));
+  git_reference* ref = nullptr;
+  const std::string name = absl::StrCat(kIndexRefPrefix, OidHex(snapshot));
+  RETURN_IF_ERROR(GitStatus(
+      git_reference_create(&ref, wt.repo.get(), name.c_str(), &holder, 1,
+                           "clada: the index before a batch"),
+      absl::StrCat("write ", name)));
+  git_reference_free(ref);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<BatchCommitResult> CommitBatch(
+    BatchState& s, const std::vector<ActionRecord>& records) {
+  BatchCommitResult result;
+  const WorkTree& wt = *s.wt;
+  RETURN_IF_ERROR(CheckNoGitOperationInProgress(wt));
+  RETURN_IF_ERROR(CheckNotSteppedBack(wt));
+  ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(wt.repo.get()));
+  const git_oid* head_id = head ? git_commit_id(head.get()) : nullptr;
+  const bool head_moved =
+      (head_id == nullptr) != !s.head_at_begin.has_value() ||
+      (head_id != nullptr && !git_oid_equal(head_id, &*s.head_at_begin));
+  if (head_moved && head_id != nullptr) {
+    s.notes.push_back(absl::StrCat(
+        "HEAD moved during the batch (",
+        s.head_at_begin ? ShortOid(*s.head_at_begin) : "none", " -> ",
+        ShortOid(*head_id),
+        "): someone committed meanwhile; the AI commit builds on it"));
+  }
+  ASSIGN_OR_RETURN(TreePtr snapshot_tree, LookupTree(wt, s.snapshot_tree));
+
+  // Every path that may differ from the state at BeginBatch.
+  ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
+  std::set<std::string> candidates;
+  for (const ChangedPath& c : changed) {
+    if (s.left_out.count(c.path) > 0) continue;
+    if (IsDirectoryEntry(c.path)) {
+      if (s.has_exec && s.left_out.count(c.path) == 0) {
+        s.notes.push_back(absl::StrCat(
+            "'", c.path, "' is a nested git repository: it is not committed"));
+      }
+      continue;
+    }
+    candidates.insert(c.path);
+  }
+  for (const TreeChange& c : s.tracked) candidates.insert(c.path);
+  for (const auto& [p, c] : s.kept_untracked) candidates.insert(p);
+  const std::vector<std::string> candidate_list(candidates.begin(),
+                                                candidates.end());
+  ASSIGN_OR_RETURN(std::vector<TreeChange> now,
+                   ReadChanges(wt, snapshot_tree.get(), candidate_list));
+
+  const std::vector<std::string> prefixes = TouchedPrefixes(wt, records);
+  const bool takes_all =
+      std::any_of(records.begin(), records.end(),
+                  [](const ActionRecord& r) { return r.touches_anything; });
+  std::vector<TreeChange> batch_changes;
+  std::vector<std::string> foreign_rel;
+  std::vector<TreeChange> snapshot_edits;  // kept files dropped, exec's added
+  std::vector<std::string> kept_in_snapshot;
+  auto foreign = [&](const std::string& p) {
+    foreign_rel.push_back(p);
+    result.foreign_changes.push_back(WorkdirPath(wt, p));
+  };
+  auto batch = [&](const TreeChange& c, bool touched) {
+    batch_changes.push_back(c);
+    if (!touched) result.unattributed_changes.push_back(WorkdirPath(wt, c.path));
+  };
+  for (const TreeChange& c : now) {
+    const bool touched = UnderAny(c.path, prefixes);
+    auto kept = s.kept_untracked.find(c.path);
+    if (kept != s.kept_untracked.end()) {
+      if (!SameState(c, &kept->second) && (touched || takes_all)) {
+        batch(c, touched);
+        kept_in_snapshot.push_back(c.path);
+      } else {
+        // Unchanged (or not the batch's): it stays untracked, out of git.
+        TreeChange drop;
+        drop.path = c.path;
+        drop.remove = true;
+        snapshot_edits.push_back(drop);
+        if (!SameState(c, &kept->second)) foreign(c.path);
+      }
+      continue;
+    }
+    const TreeChange before = EntryIn(snapshot_tree.get(), c.path);
+    if (before.remove && s.untracked_at_begin.count(c.path) > 0) {
+      // The user's own untracked file: never committed unless an exec of
+      // this batch changed it, and then its old bytes go into the snapshot.
+      auto blob = s.exec_untracked.find(c.path);
+      if (blob == s.exec_untracked.end() || SameState(c, &blob->second))
+        continue;
+      if (touched || takes_all) {
+        batch(c, touched);
+        snapshot_edits.push_back(blob->second);
+        kept_in_snapshot.push_back(c.path);
+      } else {
+        foreign(c.path);
+      }
+      continue;
+    }
+    if (SameState(c, &before)) continue;  // as it was at BeginBatch
+    if (touched || takes_all) {
+      batch(c, touched);
+    } else {
+      foreign(c.path);
+    }
+  }
+  if (!foreign_rel.empty()) {
+    s.notes.push_back(absl::StrCat(
+        foreign_rel.size(),
+        " path(s) changed during the batch by someone else and left "
+        "uncommitted: ",
+        absl::StrJoin(foreign_rel, ", ")));
+  }
+  auto done_without_commit = [&](std::string why) -> BatchCommitResult {
+    result.summary = std::move(why);
+    result.unattributed_changes.clear();
+    absl::Status removed = RemoveJournal(wt);
+    if (!removed.ok()) s.notes.push_back(std::string(removed.message()));
+    return result;
+  };
+  if (batch_changes.empty()) {
+    return done_without_commit("the batch changed nothing: no commit");
+  }
+
+  // The snapshot as it is kept: without the planned untracked files the
+  // batch left alone, with the old bytes of untracked files an exec changed.
+  git_oid final_snapshot = s.snapshot_tree;
+  if (!snapshot_edits.empty()) {
+    std::sort(snapshot_edits.begin(), snapshot_edits.end(),
+              [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+    ASSIGN_OR_RETURN(final_snapshot,
+                     BuildBatchTree(wt, snapshot_tree.get(), snapshot_edits));
+  }
+  ASSIGN_OR_RETURN(git_oid empty_tree, EmptyTree(wt));
+  const git_oid head_tree = head ? *git_commit_tree_id(head.get()) : empty_tree;
+  // HEAD moved: someone committed during the batch; the snapshot (taken on
+  // the old HEAD) cannot go below it, so the AI commit builds on the new one.
+  const bool make_snapshot =
+      !head_moved && (head == nullptr || !git_oid_equal(&final_snapshot, &head_tree) ||
+                      !git_oid_equal(&s.index_tree, &head_tree));
+  const git_oid baseline_id = head_moved ? head_tree : final_snapshot;
+  ASSIGN_OR_RETURN(TreePtr baseline, LookupTree(wt, baseline_id));
+  std::sort(batch_changes.begin(), batch_changes.end(),
+            [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+  ASSIGN_OR_RETURN(git_oid ai_tree,
+                   BuildBatchTree(wt, baseline.get(), batch_changes));
+  if (git_oid_equal(&ai_tree, &baseline_id)) {
+    return done_without_commit("the batch's changes match HEAD: no commit");
+  }
+
+  CommitPtr parent = std::move(head);
+  if (make_snapshot) {
+    ASSIGN_OR_RETURN(TreePtr final_tree, LookupTree(wt, final_snapshot));
+    TreePtr head_tree_obj;
+    if (parent != nullptr) {
+      ASSIGN_OR_RETURN(head_tree_obj, LookupTree(wt, head_tree));
+    }
+    ASSIGN_OR_RETURN(std::vector<std::string> files,
+                     DiffPaths(wt, head_tree_obj.get(), final_tree.get()));
+    ASSIGN_OR_RETURN(git_oid snap,
+                     CommitTree(wt, final_snapshot, parent.get(),
+                                SnapshotMessage(s, files, kept_in_snapshot),
+                                s.options));
+    s.snapshot = OidHex(snap);
+    if (!git_oid_equal(&s.index_tree, &head_tree) &&
+        !git_oid_equal(&s.index_tree, &final_snapshot)) {
+      RETURN_IF_ERROR(KeepIndexTree(s, snap, parent.get()));
+    }
+    ASSIGN_OR_RETURN(parent, LookupCommit(wt.repo.get(), snap));
+  }
+  std::vector<std::string> batch_paths;
+  for (const TreeChange& c : batch_changes) batch_paths.push_back(c.path);
+  const std::string message = absl::StrCat(
+      s.recovering ? BuildInterruptedMessage(s.planned_rel, batch_paths, foreign_rel)
+                   : BuildBatchMessage(records, foreign_rel, wt.workdir, batch_paths),
+      "\n", kBatchTrailer, s.batch_id, "\n");
+  ASSIGN_OR_RETURN(git_oid commit,
+                   CommitTree(wt, ai_tree, parent.get(), message, s.options));
+  result.commit_id = OidHex(commit);
+  result.summary = message.substr(0, message.find('\n'));
+
+  // The index: the batch's paths as committed, and the user's own changes
+  // as snapshotted (unless someone staged something else there meanwhile).
+  std::vector<TreeChange> index_changes = batch_changes;
+  if (make_snapshot) {
+    // A foreign change stays in the work tree: the index entry keeps the
+    // snapshot's bytes and the stat taken at BeginBatch, so it shows.
+    std::set<std::string> skip(batch_paths.begin(), batch_paths.end());
+    for (const TreeChange& c : s.tracked) {
+      if (skip.count(c.path) == 0) index_changes.push_back(c);
+    }
+  }
+  absl::Status index_status = UpdateIndexFor(wt, index_changes);
+  if (!index_status.ok()) {
+    s.notes.push_back(absl::StrCat(
+        "committed ", ShortOid(commit), ", but the index was not updated (",
+        index_status.message(),
+        "); `git reset` refreshes it without touching any file"));
+  }
+  absl::Status removed = RemoveJournal(wt);
+  if (!removed.ok()) s.notes.push_back(std::string(removed.message()));
+  return result;
+}
+
+bool HasJournal(const WorkTree& wt) {
+  struct stat st;
+  return ::lstat(JournalPath(wt).c_str(), &st) == 0;
+}
+
+absl::StatusOr<std::vector<std::string>> RecoverInterruptedBatch(
+    const std::string& root, const GitOptions& options) {
+  ASSIGN_OR_RETURN(std::optional<WorkTree> wt, OpenWorkTree(root));
+  if (!wt) return std::vector<std::string>();
+  ASSIGN_OR_RETURN(std::optional<BatchState> loaded, LoadJournal(*wt));
+  if (!loaded) return std::vector<std::string>();
+  BatchState& s = *loaded;
+  s.options = options;
+  const WorkTree& w = *s.wt;
+  ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(w.repo.get()));
+  // Killed after its commits (or between them): finish what is left.
+  if (head != nullptr && Trailer(head.get(), kBatchTrailer) == s.batch_id) {
+    if (IsAiCommit(head.get())) {
+      RETURN_IF_ERROR(RemoveJournal(w));
+      return std::vector<std::string>();
+    }
+    s.head_at_begin = *git_commit_id(head.get());
+    s.snapshot_tree = *git_commit_tree_id(head.get());
+    s.index_tree = s.snapshot_tree;
+    s.kept_untracked.clear();
+  }
+  ActionRecord record;
+  record.action = "interrupted batch";
+  record.success = false;
+  for (const std::string& rel : s.planned_rel)
+    record.touched_paths.push_back(WorkdirPath(w, rel));
+  record.touches_anything = s.has_exec;
+  ASSIGN_OR_RETURN(BatchCommitResult r, CommitBatch(s, {record}));
+  std::vector<std::string> notes = s.notes;
+  if (r.commit_id) {
+    notes.insert(notes.begin(),
+                 absl::StrCat("the previous clada run was interrupted mid-batch "
+                              "(killed); what it changed is now recorded as ",
+                              r.commit_id->substr(0, 7), " '", r.summary,
+                              "': `clada undo` takes it back"));
+  } else {
+    notes.insert(notes.begin(),
+                 "the previous clada run was interrupted mid-batch (killed); "
+                 "it had changed nothing");
+  }
+  return notes;
+}
+
+namespace {
+
+// Without git: the journal only names what the interrupted batch meant to
+// touch.
+std::string PlainJournalPath(const std::string& root) {
+  return root + "/.clada/journal";
+}
+
 }  // namespace
 }  // namespace internal
 
@@ -368,12 +921,50 @@ const std::vector<std::string>& BatchTransaction::notes() const {
   return state_->notes;
 }
 
+namespace {
+
+// Without git: reports a journal a killed run left, then writes this one's.
+void PlainJournal(const std::string& root, const BatchPlan& plan,
+                  std::vector<std::string>* notes, bool write) {
+  const std::string path = internal::PlainJournalPath(root);
+  absl::StatusOr<std::string> old = core::ReadFileToString(path, 16 << 20);
+  if (old.ok()) {
+    nlohmann::json j = nlohmann::json::parse(*old, nullptr, false);
+    std::vector<std::string> paths;
+    if (j.is_object() && j["paths"].is_array()) {
+      for (const auto& p : j["paths"])
+        if (p.is_string()) paths.push_back(p.get<std::string>());
+    }
+    const bool exec = j.is_object() && j.value("has_exec", false);
+    notes->push_back(absl::StrCat(
+        "the previous clada run was interrupted mid-batch (killed); without "
+        "git nothing recorded it. It was about to change: ",
+        paths.empty() ? "(no file paths)" : absl::StrJoin(paths, ", "),
+        exec ? ", and it ran an exec" : ""));
+    ::unlink(path.c_str());
+  }
+  if (!write) return;
+  nlohmann::json j = {{"paths", plan.paths}, {"has_exec", plan.has_exec},
+                      {"time", internal::IsoTimeNow()}};
+  if (core::CreateStateDirectory(root + "/.clada").ok()) {
+    (void)core::WriteFileAtomic(path, j.dump() + "\n");
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
-    const std::string& working_root, const GitOptions& options) {
+    const std::string& working_root, const GitOptions& options,
+    const BatchPlan& plan) {
   auto state = std::make_unique<BatchState>();
   state->options = options;
+  state->has_exec = plan.has_exec;
+  state->read_only = plan.paths.empty() && !plan.has_exec;
   if (options.mode == GitOptions::Mode::kOff) {
     state->notes.push_back("git is off (--no-git): nothing is committed");
+    ASSIGN_OR_RETURN(std::string root, internal::CanonicalRoot(working_root));
+    PlainJournal(root, plan, &state->notes, !state->read_only);
+    state->plain_root = root;
     return std::make_unique<BatchTransaction>(std::move(state));
   }
   ASSIGN_OR_RETURN(std::string root, internal::CanonicalRoot(working_root));
@@ -387,12 +978,17 @@ absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
                        "without --git=require"));
     }
     state->notes.push_back("not inside a git work tree: running without git");
+    PlainJournal(root, plan, &state->notes, !state->read_only);
+    state->plain_root = root;
     return std::make_unique<BatchTransaction>(std::move(state));
   }
+  RETURN_IF_ERROR(internal::CheckNoGitOperationInProgress(*wt));
+  RETURN_IF_ERROR(internal::CheckNotSteppedBack(*wt));
+  ASSIGN_OR_RETURN(std::vector<std::string> recovered,
+                   internal::RecoverInterruptedBatch(root, options));
+  state->notes = std::move(recovered);
   state->wt = std::move(*wt);
   const WorkTree& w = *state->wt;
-  RETURN_IF_ERROR(internal::CheckNoGitOperationInProgress(w));
-  RETURN_IF_ERROR(internal::CheckNotSteppedBack(w));
   ASSIGN_OR_RETURN(CommitPtr head, internal::HeadCommit(w.repo.get()));
   if (head != nullptr && git_repository_head_detached(w.repo.get()) == 1) {
     state->notes.push_back(absl::StrCat(
@@ -401,13 +997,12 @@ absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
         "<name>` to keep "
         "them"));
   }
-  ASSIGN_OR_RETURN(std::vector<ChangedPath> changed,
-                   internal::ListChangedPaths(w));
-  if (!changed.empty())
-    RETURN_IF_ERROR(internal::CommitSnapshot(*state, changed, head.get()));
-  ASSIGN_OR_RETURN(CommitPtr after, internal::HeadCommit(w.repo.get()));
-  if (after != nullptr) state->head_at_begin = *git_commit_id(after.get());
+  if (head != nullptr) state->head_at_begin = *git_commit_id(head.get());
   state->active = true;
+  if (state->read_only) return std::make_unique<BatchTransaction>(std::move(state));
+  state->batch_id = internal::NewBatchId();
+  RETURN_IF_ERROR(internal::CaptureBeginState(*state, plan, head.get()));
+  RETURN_IF_ERROR(internal::WriteJournal(*state));
   return std::make_unique<BatchTransaction>(std::move(state));
 }
 
@@ -420,96 +1015,16 @@ absl::StatusOr<BatchCommitResult> BatchTransaction::Finish(
   }
   s.finished = true;
   BatchCommitResult result;
+  if (!s.plain_root.empty()) ::unlink(internal::PlainJournalPath(s.plain_root).c_str());
   if (!s.active) {
     result.summary = "git not used: no commit";
     return result;
   }
-  const WorkTree& wt = *s.wt;
-  RETURN_IF_ERROR(internal::CheckNoGitOperationInProgress(wt));
-  RETURN_IF_ERROR(internal::CheckNotSteppedBack(wt));
-  ASSIGN_OR_RETURN(CommitPtr head, internal::HeadCommit(wt.repo.get()));
-  if (head != nullptr && s.head_at_begin &&
-      !git_oid_equal(git_commit_id(head.get()), &*s.head_at_begin)) {
-    s.notes.push_back(absl::StrCat(
-        "HEAD moved during the batch (", internal::ShortOid(*s.head_at_begin),
-        " -> ", internal::ShortOid(*git_commit_id(head.get())),
-        "): someone committed meanwhile; the AI commit builds on it"));
-  }
-
-  // Who changed what: the batch (touched paths) or someone else.
-  ASSIGN_OR_RETURN(std::vector<ChangedPath> changed,
-                   internal::ListChangedPaths(wt));
-  const std::vector<std::string> prefixes =
-      internal::TouchedPrefixes(wt, records);
-  const bool takes_all =
-      std::any_of(records.begin(), records.end(),
-                  [](const ActionRecord& r) { return r.touches_anything; });
-  std::vector<std::string> batch_paths;
-  std::vector<std::string> foreign_rel;
-  for (const ChangedPath& c : changed) {
-    if (s.left_out.count(c.path) > 0) continue;
-    const bool touched = internal::UnderAny(c.path, prefixes);
-    if (takes_all || touched) {
-      if (internal::IsDirectoryEntry(c.path)) {
-        s.notes.push_back(absl::StrCat(
-            "'", c.path, "' is a nested git repository: it is not committed"));
-        continue;
-      }
-      batch_paths.push_back(c.path);
-      // Only the exec can explain it, and so could an editor saving meanwhile.
-      if (!touched) {
-        result.unattributed_changes.push_back(
-            internal::WorkdirPath(wt, c.path));
-      }
-    } else {
-      foreign_rel.push_back(c.path);
-      result.foreign_changes.push_back(internal::WorkdirPath(wt, c.path));
-    }
-  }
-  if (!foreign_rel.empty()) {
-    s.notes.push_back(absl::StrCat(
-        foreign_rel.size(),
-        " path(s) changed during the batch by someone else and left "
-        "uncommitted: ",
-        absl::StrJoin(foreign_rel, ", ")));
-  }
-  if (batch_paths.empty()) {
-    result.summary = "the batch changed nothing: no commit";
-    result.unattributed_changes.clear();
+  if (s.read_only) {
+    result.summary = "the batch only read: no commit";
     return result;
   }
-
-  if (head == nullptr) {
-    ASSIGN_OR_RETURN(head, internal::CommitEmptyRoot(s));
-  }
-  git_tree* baseline = nullptr;
-  RETURN_IF_ERROR(internal::GitStatus(git_commit_tree(&baseline, head.get()),
-                                      "read HEAD's tree"));
-  internal::TreePtr owned_baseline(baseline);
-  ASSIGN_OR_RETURN(std::vector<internal::TreeChange> tree_changes,
-                   internal::ReadChanges(wt, baseline, batch_paths));
-  ASSIGN_OR_RETURN(git_oid tree_oid,
-                   internal::BuildBatchTree(wt, baseline, tree_changes));
-  if (git_oid_equal(&tree_oid, git_tree_id(baseline))) {
-    result.summary = "the batch's changes match HEAD: no commit";
-    result.unattributed_changes.clear();
-    return result;
-  }
-  const std::string message =
-      internal::BuildBatchMessage(records, foreign_rel, wt.workdir);
-  ASSIGN_OR_RETURN(
-      git_oid commit,
-      internal::CommitTree(wt, tree_oid, head.get(), message, s.options));
-  result.commit_id = internal::OidHex(commit);
-  result.summary = message.substr(0, message.find('\n'));
-  absl::Status index_status = internal::UpdateIndexFor(wt, tree_changes);
-  if (!index_status.ok()) {
-    s.notes.push_back(absl::StrCat(
-        "committed ", internal::ShortOid(commit),
-        ", but the index was not updated (", index_status.message(),
-        "); `git reset` refreshes it without touching any file"));
-  }
-  return result;
+  return internal::CommitBatch(s, records);
 }
 
 }  // namespace clada::git_tx

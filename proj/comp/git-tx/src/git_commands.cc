@@ -31,11 +31,11 @@ std::string Usage(const std::string& name) {
   if (name == "squash") {
     return "usage: clada squash --mode auto_ai|ai_messages|hours N|days "
            "N|msg_contains TEXT "
-           "[--message M] [--contiguous-only] [--force]";
+           "[--message M] [--contiguous-only] [--force] [--dry-run]";
   }
   if (name == "log") return "usage: clada log [-n N]";
   if (name == "undo" || name == "step-back" || name == "step-forward") {
-    return absl::StrCat("usage: clada ", name);
+    return absl::StrCat("usage: clada ", name, " [--dry-run]");
   }
   return "usage: clada undo | step-back | step-forward | squash ... | log [-n "
          "N]";
@@ -125,25 +125,54 @@ absl::StatusOr<SquashRequest> ParseSquashArgs(
   return req;
 }
 
+void PrintUndo(const internal::UndoResult& r, std::ostream& out) {
+  for (const std::string& n : r.notes) out << "note: " << n << "\n";
+  const std::string would = r.dry_run ? "would " : "";
+  out << (r.dry_run ? "would undo " : "undid ") << Short(r.undone_commit)
+      << " " << r.undone_subject << "\n";
+  if (r.head_commit.empty()) {
+    out << "HEAD " << (r.dry_run ? "would be" : "is now")
+        << " on an unborn branch, as before the first batch\n";
+  } else {
+    out << "HEAD " << (r.dry_run ? "would be" : "is now") << " "
+        << Short(r.head_commit) << " " << r.head_subject << "\n";
+  }
+  if (!r.uncommitted.empty()) {
+    out << "your uncommitted changes " << (r.dry_run ? "would be" : "are")
+        << " back, uncommitted: " << absl::StrJoin(r.uncommitted, ", ")
+        << "\n";
+  }
+  if (!r.restored.empty()) {
+    out << "files " << (r.dry_run ? "it would restore" : "restored") << ": "
+        << absl::StrJoin(r.restored, ", ") << "\n";
+  }
+  if (r.dry_run) out << "dry run: nothing was changed\n";
+  (void)would;
+}
+
 void PrintStep(const StepResult& r, bool forward, std::ostream& out) {
+  const bool dry = r.dry_run;
   if (r.at_tip) {
-    out << "back at the tip of " << r.branch << ": " << Short(r.commit) << " "
-        << r.subject << "\n";
+    out << (dry ? "would be back at the tip of " : "back at the tip of ")
+        << r.branch << ": " << Short(r.commit) << " " << r.subject << "\n";
     if (r.conflicts.empty() && !r.stashed_files.empty()) {
-      out << "restored " << r.stashed_files.size()
+      out << (dry ? "would restore " : "restored ") << r.stashed_files.size()
           << " uncommitted file(s): " << absl::StrJoin(r.stashed_files, ", ")
           << "\n";
     }
-    return;
-  }
-  out << "now at " << Short(r.commit) << " " << r.subject << " (" << r.branch
-      << " is unchanged; HEAD is detached here)\n";
-  if (!forward && !r.stashed_files.empty()) {
-    out << "stashed " << r.stashed_files.size()
-        << " uncommitted file(s): " << absl::StrJoin(r.stashed_files, ", ")
-        << "; they come back when `clada step-forward` reaches the tip\n";
+  } else {
+    out << (dry ? "would move to " : "now at ") << Short(r.commit) << " "
+        << r.subject << " (" << r.branch << " "
+        << (dry ? "would stay" : "is") << " unchanged; HEAD "
+        << (dry ? "would be" : "is") << " detached there)\n";
+    if (!forward && !r.stashed_files.empty()) {
+      out << (dry ? "would stash " : "stashed ") << r.stashed_files.size()
+          << " uncommitted file(s): " << absl::StrJoin(r.stashed_files, ", ")
+          << "; they come back when `clada step-forward` reaches the tip\n";
+    }
   }
   if (!r.stash_note.empty()) out << "note: " << r.stash_note << "\n";
+  if (dry) out << "dry run: nothing was changed\n";
 }
 
 core::Json StepData(const StepResult& r) {
@@ -222,6 +251,17 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
   if (options.mode == GitOptions::Mode::kOff) {
     return usage("git is off (--no-git), and this command needs it");
   }
+  // --dry-run: every command but log says what it would do and changes
+  // nothing.
+  bool dry_run = false;
+  std::vector<std::string> rest;
+  for (const std::string& a : args) {
+    if (a == "--dry-run" && name != "log") {
+      dry_run = true;
+    } else {
+      rest.push_back(a);
+    }
+  }
 
   // The commands that change HEAD or the work tree wait for the run lock,
   // like `clada run`, so they never interleave with a batch in progress.
@@ -232,28 +272,25 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
   };
 
   if (name == "undo") {
-    if (!args.empty())
-      return usage(absl::StrCat("unexpected argument '", args[0], "'"));
+    if (!rest.empty())
+      return usage(absl::StrCat("unexpected argument '", rest[0], "'"));
     absl::StatusOr<RunLock> lock = take_run_lock();
     if (!lock.ok()) return fail(lock.status());
     absl::StatusOr<internal::UndoResult> r =
-        internal::UndoLastBatch(working_root);
+        internal::UndoLastBatch(working_root, options, dry_run);
     if (!r.ok()) return fail(r.status());
-    out << "undid " << Short(r->undone_commit) << " " << r->undone_subject
-        << "\n"
-        << "HEAD is now " << Short(r->head_commit) << " " << r->head_subject
-        << "\n";
+    PrintUndo(*r, out);
     return kExitOk;
   }
   if (name == "step-back" || name == "step-forward") {
-    if (!args.empty())
-      return usage(absl::StrCat("unexpected argument '", args[0], "'"));
+    if (!rest.empty())
+      return usage(absl::StrCat("unexpected argument '", rest[0], "'"));
     const bool forward = name == "step-forward";
     absl::StatusOr<RunLock> lock = take_run_lock();
     if (!lock.ok()) return fail(lock.status());
     absl::StatusOr<StepResult> r =
-        forward ? internal::StepForward(working_root)
-                : internal::StepBack(working_root, options);
+        forward ? internal::StepForward(working_root, dry_run)
+                : internal::StepBack(working_root, options, dry_run);
     if (!r.ok()) return fail(r.status());
     PrintStep(*r, forward, out);
     if (!r->conflicts.empty()) {
@@ -263,15 +300,24 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
     return kExitOk;
   }
   if (name == "squash") {
-    absl::StatusOr<SquashRequest> req = ParseSquashArgs(args);
+    absl::StatusOr<SquashRequest> req = ParseSquashArgs(rest);
     if (!req.ok()) return usage(std::string(req.status().message()));
     absl::StatusOr<RunLock> lock = take_run_lock();
     if (!lock.ok()) return fail(lock.status());
     absl::StatusOr<internal::SquashResult> r =
-        internal::SquashCommits(working_root, *req, options);
+        internal::SquashCommits(working_root, *req, options, dry_run);
     if (!r.ok()) return fail(r.status());
     std::vector<std::string> shorts;
     for (const std::string& c : r->squashed) shorts.push_back(Short(c));
+    for (const std::string& n : r->notes) out << "note: " << n << "\n";
+    if (dry_run) {
+      out << "would squash " << r->squashed.size() << " commits ("
+          << absl::StrJoin(shorts, ", ") << ") into one";
+      if (r->replayed > 0)
+        out << "; " << r->replayed << " other clada commit(s) would be rewritten";
+      out << "\ndry run: nothing was changed\n";
+      return kExitOk;
+    }
     out << "squashed " << r->squashed.size() << " commits ("
         << absl::StrJoin(shorts, ", ") << ") into " << Short(r->squash_commit);
     if (r->replayed > 0)
@@ -323,7 +369,8 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action,
   };
   const GitOptions options;
   if (action.name == "undo") {
-    absl::StatusOr<internal::UndoResult> r = internal::UndoLastBatch(root);
+    absl::StatusOr<internal::UndoResult> r =
+        internal::UndoLastBatch(root, options, /*dry_run=*/false);
     if (!r.ok()) return fail(r.status());
     return core::ActionOutcome::Ok({{"undone_commit", r->undone_commit},
                                     {"undone_subject", r->undone_subject},
@@ -332,8 +379,9 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action,
   }
   if (action.name == "git_step_back" || action.name == "git_step_forward") {
     absl::StatusOr<StepResult> r = action.name == "git_step_forward"
-                                       ? internal::StepForward(root)
-                                       : internal::StepBack(root, options);
+                                       ? internal::StepForward(root, false)
+                                       : internal::StepBack(root, options,
+                                                            false);
     if (!r.ok()) return fail(r.status());
     if (!r->conflicts.empty()) {
       return core::ActionOutcome::Fail(
@@ -345,7 +393,7 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action,
     absl::StatusOr<SquashRequest> req = SquashRequestFromParams(action.params);
     if (!req.ok()) return fail(req.status());
     absl::StatusOr<internal::SquashResult> r =
-        internal::SquashCommits(root, *req, options);
+        internal::SquashCommits(root, *req, options, /*dry_run=*/false);
     if (!r.ok()) return fail(r.status());
     return core::ActionOutcome::Ok({{"commit", r->new_head},
                                     {"squash_commit", r->squash_commit},

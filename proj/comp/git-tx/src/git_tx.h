@@ -125,10 +125,29 @@ class BatchTransaction {
   std::unique_ptr<internal::BatchState> state_;
 };
 
-// Opens a batch on the work tree that contains `working_root`. When the
-// tree has uncommitted changes (tracked or untracked; ignored files never),
-// they are committed as `[clada:pre] <ISO 8601 time>` so the user's own work
-// is recorded apart from the AI's; the index then matches that commit.
+// What a batch is about to do, known before any action runs.
+struct BatchPlan {
+  // Canonical absolute paths the batch's valid actions will write, move or
+  // delete (each `format: path` / `multiline_paths` parameter of a write
+  // action, resolved); a directory covers everything below it. An untracked
+  // or ignored file at or below one of them is kept in the `[clada:pre]`
+  // snapshot, so its old bytes can come back with `clada undo`.
+  std::vector<std::string> paths;
+  // The batch runs an exec: any file may change.
+  bool has_exec = false;
+};
+
+// Opens a batch on the work tree that contains `working_root`. Nothing is
+// committed yet: BeginBatch records the state before the batch (the
+// snapshot tree: HEAD plus the user's changes to tracked files, plus the
+// untracked or ignored files at or below plan.paths; the index as it is; and
+// for an exec, every untracked file) and writes the batch's journal
+// (`<gitdir>/clada/journal`). Finish commits that state as
+// `[clada:pre] <ISO 8601 time>` only if the batch changed something. An
+// empty plan without exec reads only: no journal, and Finish commits
+// nothing. A journal left by a clada that was killed is first recorded as
+// an `AI: interrupted batch` commit (with a note), so `clada undo` can take
+// it back.
 // Returns an inactive transaction for Mode::kOff, or for kAuto outside a
 // work tree (with a note).
 // Errors (each message says what to do; the orchestrator treats them as
@@ -140,7 +159,8 @@ class BatchTransaction {
 //   Unavailable  `.git/index.lock` exists (another git process, or a crash);
 //   Internal  a corrupt repository or another libgit2 failure.
 absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
-    const std::string& working_root, const GitOptions& options);
+    const std::string& working_root, const GitOptions& options,
+    const BatchPlan& plan);
 
 // Serialises clada processes on one working root with flock(2) on
 // `<working_root>/.clada/lock` (created with a `.clada/.gitignore` that hides

@@ -56,13 +56,11 @@ absl::Status ValidateRequest(const SquashRequest& req) {
   return absl::OkStatus();
 }
 
-bool IsCladaCommit(const git_commit* c) {
-  return IsAiCommit(c) || IsSnapshotCommit(c);
-}
-
-// Whether `c` matches a non-auto mode's predicate.
+// Whether `c` matches a non-auto mode's predicate. Times are author times
+// (when the batch ran), which a rebase or an earlier squash does not move.
 bool Matches(const SquashRequest& req, const git_commit* c, absl::Time now) {
-  const absl::Time when = absl::FromUnixSeconds(git_commit_time(c));
+  const absl::Time when =
+      absl::FromUnixSeconds(git_commit_author(c)->when.time);
   switch (req.mode) {
     case SquashMode::kAutoAi:
       return IsCladaCommit(c);
@@ -106,11 +104,11 @@ std::string SquashMessage(const SquashRequest& req,
   const bool all_ai =
       std::all_of(picked.begin(), picked.end(),
                   [](const git_commit* c) { return IsAiCommit(c); });
+  (void)all_ai;
   std::string subject =
       req.message ? *req.message
-      : all_ai
-          ? absl::StrCat(kAiPrefix, "squash of ", picked.size(), " batches")
-          : absl::StrCat("Squash of ", picked.size(), " commits");
+                  : absl::StrCat(kAiPrefix, "squash of ", picked.size(),
+                                 " batches");
   std::string msg =
       absl::StrCat(subject, "\n\nSquashed ", picked.size(), " commits (mode ",
                    ModeName(req.mode), "), oldest first:\n");
@@ -120,6 +118,7 @@ std::string SquashMessage(const SquashRequest& req,
     absl::StrAppend(&msg, "\n--- ", ShortOid(*git_commit_id(c)), " ",
                     IsoCommitTime(c), "\n", body, "\n");
   }
+  absl::StrAppend(&msg, "\n", kSquashTrailer, picked.size(), "\n");
   return msg;
 }
 
@@ -221,7 +220,8 @@ absl::StatusOr<SquashMode> ParseSquashMode(absl::string_view name) {
 
 absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
                                            const SquashRequest& req,
-                                           const GitOptions& options) {
+                                           const GitOptions& options,
+                                           bool dry_run) {
   RETURN_IF_ERROR(ValidateRequest(req));
   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree(working_root));
   git_repository* repo = wt.repo.get();
@@ -240,22 +240,39 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
   ReferencePtr owned_head_ref(head_ref);
   const git_oid head_id = *git_commit_id(head.get());
 
-  // First-parent history from HEAD; a merge commit ends it.
+  // First-parent history from HEAD down to the first commit that is not
+  // clada's (a user's commit is never rewritten, re-authored or dropped,
+  // so no rewrite may start below it) or a merge commit.
   std::vector<CommitPtr> chain;
+  CommitPtr user_commit;
   {
     ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(repo, head_id));
     while (c != nullptr && git_commit_parentcount(c.get()) <= 1) {
+      if (!IsCladaCommit(c.get())) {
+        user_commit = std::move(c);
+        break;
+      }
       ASSIGN_OR_RETURN(CommitPtr parent, FirstParent(c.get()));
       chain.push_back(std::move(c));
       c = std::move(parent);
     }
   }
+  std::string stop_note;
+  if (user_commit != nullptr) {
+    stop_note = absl::StrCat(
+        "the search stopped at your commit ",
+        ShortOid(*git_commit_id(user_commit.get())), " '",
+        Subject(user_commit.get()),
+        "': squash never rewrites a commit that is not clada's, nor anything "
+        "below one");
+  }
   const std::vector<size_t> selected = SelectCommits(req, chain);
   if (selected.size() < 2) {
     return absl::FailedPreconditionError(absl::StrCat(
-        selected.size(), " commit(s) match squash mode ", ModeName(req.mode),
-        req.contiguous_only ? " (contiguous)" : "",
-        ": nothing to squash (it takes two)"));
+        selected.size(), " clada commit(s) match squash mode ",
+        ModeName(req.mode), req.contiguous_only ? " (contiguous)" : "",
+        ": nothing to squash (it takes two)",
+        stop_note.empty() ? "" : "; ", stop_note));
   }
   const size_t newest = selected.front();
   const size_t oldest = selected.back();
@@ -279,6 +296,8 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
     picked.push_back(chain[*it].get());
 
   SquashResult result;
+  result.dry_run = dry_run;
+  if (!stop_note.empty()) result.notes.push_back(stop_note);
   ASSIGN_OR_RETURN(CommitPtr current, FirstParent(chain[oldest].get()));
   for (size_t i = oldest + 1; i-- > 0;) {
     const git_commit* c = chain[i].get();
@@ -302,6 +321,13 @@ absl::StatusOr<SquashResult> SquashCommits(const std::string& working_root,
     ++result.replayed;
   }
 
+  // A dry run stops here: the rewritten commits exist only as unreferenced
+  // objects (so a replay conflict is found as in a real squash); no ref
+  // moves.
+  if (dry_run) {
+    result.new_head = OidHex(*git_commit_id(current.get()));
+    return result;
+  }
   const git_oid* new_head = git_commit_id(current.get());
   std::string reflog = absl::StrCat("clada squash: ", selected.size(),
                                     " commits (mode ", ModeName(req.mode), ")");

@@ -105,7 +105,7 @@ std::string StaleStateNote(const StepState& state) {
 }  // namespace
 
 absl::StatusOr<StepResult> StepBack(const std::string& working_root,
-                                    const GitOptions& options) {
+                                    const GitOptions& options, bool dry_run) {
   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree(working_root));
   git_repository* repo = wt.repo.get();
   RETURN_IF_ERROR(CheckNoGitOperationInProgress(wt));
@@ -125,6 +125,11 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root,
           "): nothing earlier; `clada step-forward` goes back towards the "
           "tip"));
     }
+    if (dry_run) {
+      StepResult r = Describe(parent.get(), state->branch);
+      r.dry_run = true;
+      return r;
+    }
     RETURN_IF_ERROR(CheckoutCommitSafely(repo, parent.get()));
     RETURN_IF_ERROR(GitStatus(
         git_repository_set_head_detached(repo, git_commit_id(parent.get())),
@@ -137,7 +142,7 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root,
   std::string stale;
   if (state) {
     stale = StaleStateNote(*state);
-    RETURN_IF_ERROR(RemoveStepState(wt));
+    if (!dry_run) RETURN_IF_ERROR(RemoveStepState(wt));
   }
   if (git_repository_head_detached(repo) == 1) {
     return absl::FailedPreconditionError(
@@ -173,6 +178,13 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root,
     }
   }
 
+  if (dry_run) {
+    StepResult r = Describe(parent.get(), branch);
+    for (const ChangedPath& c : changed) r.stashed_files.push_back(c.path);
+    r.stash_note = stale;
+    r.dry_run = true;
+    return r;
+  }
   StepState next;
   next.branch = branch;
   next.tip = *git_commit_id(head.get());
@@ -225,7 +237,8 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root,
   return r;
 }
 
-absl::StatusOr<StepResult> StepForward(const std::string& working_root) {
+absl::StatusOr<StepResult> StepForward(const std::string& working_root,
+                                       bool dry_run) {
   ASSIGN_OR_RETURN(WorkTree wt, OpenRequiredWorkTree(working_root));
   git_repository* repo = wt.repo.get();
   RETURN_IF_ERROR(CheckNoGitOperationInProgress(wt));
@@ -237,7 +250,7 @@ absl::StatusOr<StepResult> StepForward(const std::string& working_root) {
   if (!stepped) {
     if (state) {
       std::string note = StaleStateNote(*state);
-      RETURN_IF_ERROR(RemoveStepState(wt));
+      if (!dry_run) RETURN_IF_ERROR(RemoveStepState(wt));
       return absl::FailedPreconditionError(
           absl::StrCat("nothing to step forward: ", note));
     }
@@ -281,8 +294,15 @@ absl::StatusOr<StepResult> StepForward(const std::string& working_root) {
                                     ShortOid(*state->stash), ")")
                      : ""));
   }
-  RETURN_IF_ERROR(CheckoutCommitSafely(repo, child.get()));
   const bool at_tip = git_oid_equal(git_commit_id(child.get()), &tip_id) != 0;
+  if (dry_run) {
+    StepResult r = Describe(child.get(), state->branch);
+    r.at_tip = at_tip;
+    if (at_tip) r.stashed_files = state->stashed_files;
+    r.dry_run = true;
+    return r;
+  }
+  RETURN_IF_ERROR(CheckoutCommitSafely(repo, child.get()));
   if (!at_tip) {
     RETURN_IF_ERROR(GitStatus(
         git_repository_set_head_detached(repo, git_commit_id(child.get())),

@@ -1,8 +1,10 @@
 // RunLock: one clada run per working root, across threads and processes.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -89,11 +91,41 @@ TEST(RunLock, SecondAcquireWaitsForTheTimeoutThenFailsClearly) {
   EXPECT_TRUE(absl::IsUnavailable(second.status())) << second.status();
   EXPECT_TRUE(absl::StrContains(
       second.status().message(),
-      absl::StrCat("another clada run is working on '", root, "' (lock '", root,
-                   "/.clada/lock' held by pid ", ::getpid(),
+      absl::StrCat("another clada run is working on '", root,
+                   "' (the run lock is held by pid ", ::getpid(),
                    "); waited 100ms")))
       << second.status();
   EXPECT_TRUE(absl::StrContains(second.status().message(), "--lock-timeout"));
+}
+
+// Issue 17 #14: an answer's exec can `rm -r .clada` (or replace the lock
+// file) while its run holds the lock; a second run must still wait. The
+// lock is on the working root directory itself.
+TEST(RunLock, DeletingOrReplacingTheLockFileDoesNotReleaseTheLock) {
+  std::string root = MakeTempDir();
+  LockHeldByChild holder;
+  ASSERT_NO_FATAL_FAILURE(holder.Start(root));
+  ASSERT_EQ(::unlink((root + "/.clada/lock").c_str()), 0);
+  absl::StatusOr<RunLock> second =
+      RunLock::Acquire(root, absl::Milliseconds(60));
+  EXPECT_FALSE(second.ok()) << "acquired after the lock file was deleted";
+  EXPECT_TRUE(absl::IsUnavailable(second.status())) << second.status();
+  // Replaced by a directory, or the whole state directory gone: same.
+  ASSERT_EQ(::mkdir((root + "/.clada/lock").c_str(), 0755), 0);
+  EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(60)).ok());
+  ASSERT_EQ(std::system(("rm -rf '" + root + "/.clada'").c_str()), 0);
+  EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(60)).ok());
+  EXPECT_TRUE(holder.Release()) << "the child could not take the lock";
+  EXPECT_TRUE(RunLock::Acquire(root, absl::Milliseconds(60)).ok());
+}
+
+// Issue 16/17: a `.clada/lock` turned into a directory no longer stops
+// every later run.
+TEST(RunLock, ALockPathTurnedIntoADirectoryDoesNotBlockRuns) {
+  std::string root = MakeTempDir();
+  ASSERT_TRUE(core::CreateDirectories(root + "/.clada/lock").ok());
+  absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(1));
+  EXPECT_TRUE(lock.ok()) << lock.status();
 }
 
 TEST(RunLock, WaiterGetsTheLockOnceTheHolderReleasesIt) {
@@ -188,13 +220,13 @@ TEST(RunLock, ConcurrentRunsAreSerialised) {
       results[i] = lock.status();
       return;
     }
+    std::string path = absl::StrCat(root, "/run", i, ".txt");
     absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
-        BeginBatch(root, GitOptions());
+        BeginBatch(root, GitOptions(), BatchPlan{{path}, false});
     if (!tx.ok()) {
       results[i] = tx.status();
       return;
     }
-    std::string path = absl::StrCat(root, "/run", i, ".txt");
     (void)core::WriteFileAtomic(path, "x\n");
     absl::SleepFor(absl::Milliseconds(
         100));  // a slow action: the other run would see the file
@@ -234,7 +266,7 @@ TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
      "-qm init");
   {  // An AI commit, so that undo and squash would have work to do.
     absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
-        BeginBatch(root, GitOptions());
+        BeginBatch(root, GitOptions(), BatchPlan{{root + "/b.txt"}, false});
     ASSERT_TRUE(tx.ok()) << tx.status();
     ASSERT_TRUE(core::WriteFileAtomic(root + "/b.txt", "b\n").ok());
     ActionRecord record;
@@ -271,8 +303,7 @@ TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
     EXPECT_EQ(err.str(),
               absl::StrCat("clada ", command[0],
                            ": another clada run is working on '", root,
-                           "' (lock '", root, "/.clada/lock' held by pid ",
-                           child,
+                           "' (the run lock is held by pid ", child,
                            "); waited 200ms. Let it finish and run again, or "
                            "give a longer --lock-timeout\n"));
     EXPECT_EQ(Sh(root, "git rev-parse HEAD"), head) << command[0];

@@ -142,6 +142,10 @@ class Scenario {
       return;
     }
     if (step.contains("finish")) return Finish(step);
+    if (step.contains("abandon")) {  // a clada killed mid-batch
+      tx_.reset();
+      return;
+    }
     if (step.contains("command")) return Command(step);
     if (step.contains("action")) return Action(step);
     if (step.contains("log")) return ExpectLog(step);
@@ -229,8 +233,14 @@ class Scenario {
     options.mode = ParseMode(step["begin"].value("mode", std::string("auto")));
     if (step["begin"].contains("author"))
       options.author_name = step["begin"]["author"];
+    BatchPlan plan;
+    for (const std::string& rel :
+         step["begin"].value("plan", std::vector<std::string>{})) {
+      plan.paths.push_back(Abs(rel));
+    }
+    plan.has_exec = step["begin"].value("exec", false);
     absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
-        BeginBatch(root_, options);
+        BeginBatch(root_, options, plan);
     if (step.contains("error")) {
       ASSERT_FALSE(tx.ok()) << "BeginBatch succeeded";
       EXPECT_TRUE(absl::StrContains(tx.status().message(),
@@ -282,6 +292,17 @@ class Scenario {
       return;
     }
     ASSERT_TRUE(result.ok()) << result.status();
+    if (step.contains("snapshot")) {
+      EXPECT_EQ(tx_->snapshot_commit().has_value(),
+                step["snapshot"].get<bool>());
+    }
+    if (step.contains("note")) {
+      std::string notes;
+      for (const std::string& n : tx_->notes())
+        absl::StrAppend(&notes, n, "\n");
+      EXPECT_TRUE(absl::StrContains(notes, step["note"].get<std::string>()))
+          << notes;
+    }
     if (step.contains("commit")) {
       EXPECT_EQ(result->commit_id.has_value(), step["commit"].get<bool>())
           << result->summary;

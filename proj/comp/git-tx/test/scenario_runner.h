@@ -9,11 +9,14 @@
 //   {"write": "rel/path", "content": "..."}   write a file under the root
 //   {"exclude": [rel, ...], "listed": [repo-relative, ...]}
 //                                     ExcludeFromCommits on those paths
-//   {"begin": {"mode": "auto|off|require"}, "error"?, "snapshot"?: bool,
+//   {"begin": {"mode": "auto|off|require", "plan"?: [rel, ...], "exec"?:
+//    bool}, "error"?, "snapshot"?: bool,
 //    "active"?: bool, "note"?: "substring"}
 //   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?}],
 //    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel],
-//    "unattributed"?: [rel]}
+//    "unattributed"?: [rel], "snapshot"?: bool (a [clada:pre] was made)}
+//   {"abandon": true}                 drop the batch without Finish, as a
+//                                     clada killed mid-batch would
 //   {"command": "undo", "args"?: [...], "mode"?: "off", "exit": 0, "out"?:
 //   "substr",
 //    "out_lacks"?: "substr", "err"?: "substr"}

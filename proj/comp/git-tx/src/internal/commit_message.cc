@@ -12,8 +12,51 @@ namespace {
 
 constexpr size_t kSubjectListBudget = 60;
 
-bool ChangesFiles(const ActionRecord& r) {
-  return r.touches_anything || !r.touched_paths.empty();
+// Repo-relative forms of `r`'s touched paths.
+std::vector<std::string> RelTouched(const ActionRecord& r,
+                                    absl::string_view workdir) {
+  std::vector<std::string> out;
+  for (const std::string& t : r.touched_paths) {
+    if (t == workdir) {
+      out.push_back("");
+    } else if (absl::StartsWith(t, absl::StrCat(workdir, "/"))) {
+      std::string rel = t.substr(workdir.size() + 1);
+      while (!rel.empty() && rel.back() == '/') rel.pop_back();
+      out.push_back(rel);
+    }
+  }
+  return out;
+}
+
+bool Under(const std::string& path, const std::vector<std::string>& prefixes) {
+  for (const std::string& p : prefixes) {
+    if (p.empty() || path == p || absl::StartsWith(path, p + "/")) return true;
+  }
+  return false;
+}
+
+// Whether `r` changed one of `changed` (repo-relative): a path under its
+// touched paths, or for an action that may change anything (exec), a path
+// under no other record's touched paths.
+bool ChangedFiles(const ActionRecord& r, const std::vector<ActionRecord>& all,
+                  const std::vector<std::string>& changed,
+                  absl::string_view workdir) {
+  if (r.touches_anything) {
+    std::vector<std::string> others;
+    for (const ActionRecord& o : all) {
+      if (o.touches_anything) continue;
+      for (std::string& t : RelTouched(o, workdir)) others.push_back(std::move(t));
+    }
+    for (const std::string& c : changed) {
+      if (!Under(c, others)) return true;
+    }
+    return false;
+  }
+  const std::vector<std::string> mine = RelTouched(r, workdir);
+  for (const std::string& c : changed) {
+    if (Under(c, mine)) return true;
+  }
+  return false;
 }
 
 std::string Item(const ActionRecord& r, absl::string_view workdir) {
@@ -50,16 +93,15 @@ std::string DisplayTarget(absl::string_view target, absl::string_view workdir) {
 }
 
 std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
-                              absl::string_view workdir) {
-  // Successful changing actions first; if none, whatever changed files.
+                              absl::string_view workdir,
+                              const std::vector<std::string>& changed) {
+  // The actions that changed a committed file, in batch order.
   std::vector<std::string> items;
-  for (int pass = 0; pass < 2 && items.empty(); ++pass) {
-    for (const ActionRecord& r : records) {
-      if (!ChangesFiles(r) || (pass == 0 && !r.success)) continue;
-      std::string item = Item(r, workdir);
-      if (std::find(items.begin(), items.end(), item) == items.end())
-        items.push_back(item);
-    }
+  for (const ActionRecord& r : records) {
+    if (!ChangedFiles(r, records, changed, workdir)) continue;
+    std::string item = Item(r, workdir);
+    if (std::find(items.begin(), items.end(), item) == items.end())
+      items.push_back(item);
   }
   std::string list;
   size_t shown = 0;
@@ -80,11 +122,54 @@ std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
   return absl::StrCat("AI: ", list, " (", counts, ")");
 }
 
+namespace {
+
+void AppendFiles(const std::vector<std::string>& changed, std::string* msg) {
+  absl::StrAppend(msg, "\nChanged files:\n");
+  for (const std::string& c : changed) absl::StrAppend(msg, "- ", c, "\n");
+}
+
+void AppendForeign(const std::vector<std::string>& foreign, std::string* msg) {
+  if (foreign.empty()) return;
+  absl::StrAppend(msg,
+                  "\nLeft uncommitted (changed meanwhile by someone else):\n");
+  for (const std::string& f : foreign) absl::StrAppend(msg, "- ", f, "\n");
+}
+
+}  // namespace
+
+std::string BuildInterruptedMessage(const std::vector<std::string>& planned,
+                                    const std::vector<std::string>& changed,
+                                    const std::vector<std::string>& foreign) {
+  std::string list;
+  for (const std::string& c : changed) {
+    if (!list.empty() && list.size() + 2 + c.size() > kSubjectListBudget) {
+      list += ", ...";
+      break;
+    }
+    absl::StrAppend(&list, list.empty() ? "" : ", ", c);
+  }
+  std::string msg = absl::StrCat(
+      "AI: interrupted batch: ", list,
+      "\n\nThe clada run of this batch was killed before it finished (its "
+      "journal was found by the next run). What the batch changed by then is "
+      "this commit; `clada undo` takes it back.\n");
+  if (!planned.empty()) {
+    absl::StrAppend(&msg, "\nIt was about to change:\n");
+    for (const std::string& p : planned)
+      absl::StrAppend(&msg, "- ", p.empty() ? "." : p, "\n");
+  }
+  AppendFiles(changed, &msg);
+  AppendForeign(foreign, &msg);
+  return msg;
+}
+
 std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
                               const std::vector<std::string>& foreign,
-                              absl::string_view workdir) {
-  std::string msg =
-      absl::StrCat(BuildBatchSubject(records, workdir), "\n\nActions:\n");
+                              absl::string_view workdir,
+                              const std::vector<std::string>& changed) {
+  std::string msg = absl::StrCat(BuildBatchSubject(records, workdir, changed),
+                                 "\n\nActions:\n");
   for (const ActionRecord& r : records) {
     std::string target = DisplayTarget(r.target, workdir);
     absl::StrAppend(&msg, "- ", r.success ? "ok" : "failed", " ", r.action,
@@ -92,18 +177,14 @@ std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
     if (!r.block_id.empty()) absl::StrAppend(&msg, " (block ", r.block_id, ")");
     absl::StrAppend(&msg, "\n");
   }
+  AppendFiles(changed, &msg);
   if (std::any_of(records.begin(), records.end(),
                   [](const ActionRecord& r) { return r.touches_anything; })) {
     absl::StrAppend(&msg,
                     "\nAn action may change any file (e.g. exec): every change "
-                    "in the work tree "
-                    "is part of this commit.\n");
+                    "in the work tree is part of this commit.\n");
   }
-  if (!foreign.empty()) {
-    absl::StrAppend(
-        &msg, "\nLeft uncommitted (changed meanwhile by someone else):\n");
-    for (const std::string& f : foreign) absl::StrAppend(&msg, "- ", f, "\n");
-  }
+  AppendForeign(foreign, &msg);
   return msg;
 }
 

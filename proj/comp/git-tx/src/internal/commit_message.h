@@ -22,18 +22,29 @@ std::string ActionVerb(absl::string_view action);
 // `target` relative to `workdir` when it lies inside it, else unchanged.
 std::string DisplayTarget(absl::string_view target, absl::string_view workdir);
 
-// Subject line: "AI: " + the successful changing actions as "verb target"
-// (deduplicated, at most ~60 characters then "and N more") + "(N ok[, M
-// failed])".
+// Subject line: "AI: " + the actions that changed a file of `changed`
+// (repo-relative paths committed) as "verb target" (deduplicated, at most
+// ~60 characters then "and N more"; an exec only when it changed a file no
+// other action touched) + "(N ok[, M failed])".
 std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
-                              absl::string_view workdir);
+                              absl::string_view workdir,
+                              const std::vector<std::string>& changed);
 
 // Full message: subject, a blank line, every record as
-// "- ok|failed <action> <target> (block <id>)", then the paths left
-// uncommitted (`foreign`, repo-relative) if any.
+// "- ok|failed <action> <target> (block <id>)", "Changed files:" with one
+// bullet per path of `changed`, then the paths left uncommitted (`foreign`,
+// repo-relative) if any.
 std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
                               const std::vector<std::string>& foreign,
-                              absl::string_view workdir);
+                              absl::string_view workdir,
+                              const std::vector<std::string>& changed);
+
+// Message of a batch a killed clada left in its journal:
+// "AI: interrupted batch: <files>", what it was about to change, what it
+// changed.
+std::string BuildInterruptedMessage(const std::vector<std::string>& planned,
+                                    const std::vector<std::string>& changed,
+                                    const std::vector<std::string>& foreign);
 
 }  // namespace clada::git_tx::internal
 

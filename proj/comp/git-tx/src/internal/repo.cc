@@ -103,16 +103,6 @@ std::string FormatTime(int64_t seconds, int offset_minutes) {
                           absl::FixedTimeZone(offset_minutes * 60));
 }
 
-absl::StatusOr<git_oid> ParseOid(const std::string& hex,
-                                 absl::string_view field) {
-  git_oid oid;
-  if (git_oid_fromstr(&oid, hex.c_str()) < 0 || hex.size() != GIT_OID_HEXSZ) {
-    return absl::InternalError(
-        absl::StrCat("malformed ", field, " '", hex, "'"));
-  }
-  return oid;
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> CanonicalRoot(const std::string& working_root) {
@@ -355,6 +345,33 @@ bool IsAiCommit(const git_commit* commit) {
 bool IsSnapshotCommit(const git_commit* commit) {
   const char* m = git_commit_message(commit);
   return m != nullptr && absl::StartsWith(m, kSnapshotPrefix);
+}
+
+
+absl::StatusOr<git_oid> ParseOid(const std::string& hex,
+                                 absl::string_view field) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, hex.c_str()) < 0 || hex.size() != GIT_OID_HEXSZ) {
+    return absl::InternalError(
+        absl::StrCat("malformed ", field, " '", hex, "'"));
+  }
+  return oid;
+}
+
+std::string Trailer(const git_commit* commit, absl::string_view key) {
+  const char* m = git_commit_message(commit);
+  if (m == nullptr) return "";
+  absl::string_view msg(m);
+  size_t at = msg.rfind(absl::StrCat("\n", key));
+  if (at == absl::string_view::npos) return "";
+  absl::string_view value = msg.substr(at + 1 + key.size());
+  value = value.substr(0, value.find('\n'));
+  return std::string(value);
+}
+
+bool IsCladaCommit(const git_commit* commit) {
+  return IsAiCommit(commit) || IsSnapshotCommit(commit) ||
+         !Trailer(commit, kSquashTrailer).empty();
 }
 
 std::string IsoTimeNow() {

@@ -10,6 +10,8 @@
 #ifndef CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_REPO_H_
 #define CLADA_PROJ_COMP_GIT_TX_SRC_INTERNAL_REPO_H_
 
+#include <sys/stat.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +67,16 @@ struct ChangedPath {
   unsigned int status;  // git_status_t bits
 };
 
+// One path's bytes in the work tree, as git stores them: a blob and mode,
+// or its absence.
+struct TreeChange {
+  std::string path;     // repo-relative
+  bool remove = false;  // absent (or a directory)
+  git_oid id{};
+  git_filemode_t mode = GIT_FILEMODE_BLOB;
+  struct stat st {};  // taken before hashing, for the index entry
+};
+
 // Every changed path (staged, unstaged, untracked; never ignored; submodules
 // excluded), sorted, without the run lock.
 absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt);
@@ -96,6 +108,27 @@ inline constexpr absl::string_view kAiPrefix = "AI: ";
 inline constexpr absl::string_view kSnapshotPrefix = "[clada:pre]";
 bool IsAiCommit(const git_commit* commit);
 bool IsSnapshotCommit(const git_commit* commit);
+
+// Trailers clada writes at the end of its commit messages:
+//   Clada-Batch: <id>   on the snapshot and the AI commit of one batch (a
+//                       recovered journal recognises a batch already
+//                       committed by it);
+//   Clada-Index: <tree> on a snapshot: the index before the batch, which
+//                       `clada undo` puts back (kept reachable by
+//                       refs/clada/index/<snapshot> when no commit holds it).
+inline constexpr absl::string_view kBatchTrailer = "Clada-Batch: ";
+inline constexpr absl::string_view kIndexTrailer = "Clada-Index: ";
+inline constexpr absl::string_view kIndexRefPrefix = "refs/clada/index/";
+// On a `clada squash` commit: how many clada commits it folds.
+inline constexpr absl::string_view kSquashTrailer = "Clada-Squash: ";
+// A commit clada made: `AI:`, `[clada:pre]`, or a squash of them.
+bool IsCladaCommit(const git_commit* commit);
+// A 40-hex object id. Errors: Internal naming `field`.
+absl::StatusOr<git_oid> ParseOid(const std::string& hex, absl::string_view field);
+
+// The value of trailer `key` (e.g. kBatchTrailer) in `commit`'s message, or
+// "" when it has none.
+std::string Trailer(const git_commit* commit, absl::string_view key);
 
 // ISO 8601 with offset, like `date -Iseconds`: now in the local zone, or a
 // commit's committer time in the commit's own zone.
