@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/state_dir.h"
 
 namespace clada::context::internal {
 namespace {
@@ -19,10 +20,6 @@ namespace {
 constexpr int kFormatVersion = 1;
 // context.json holds paths only; anything this large is not ours.
 constexpr int64_t kMaxStoreBytes = 16 * 1024 * 1024;
-
-std::string StateDir(const std::string& working_root) {
-  return absl::StrCat(working_root, "/.clada");
-}
 
 absl::Status Corrupt(const std::string& file, absl::string_view problem) {
   return absl::FailedPreconditionError(absl::StrCat(
@@ -51,7 +48,7 @@ std::string ParseErrorText(const std::exception& e) {
 }  // namespace
 
 std::string ContextFilePath(const std::string& working_root) {
-  return absl::StrCat(StateDir(working_root), "/context.json");
+  return core::StatePath(working_root, "context.json");
 }
 
 absl::StatusOr<std::vector<std::string>> LoadEntries(
@@ -106,7 +103,7 @@ absl::StatusOr<std::vector<std::string>> LoadEntries(
 
 absl::Status SaveEntries(const std::string& working_root,
                          const std::vector<std::string>& entries) {
-  absl::Status made = core::CreateStateDirectory(StateDir(working_root));
+  absl::Status made = core::CreateStateDirectory(core::StateDir(working_root));
   if (!made.ok()) return IoError(made);
   nlohmann::ordered_json doc;
   doc["version"] = kFormatVersion;
@@ -118,10 +115,9 @@ absl::Status SaveEntries(const std::string& working_root,
 }
 
 absl::StatusOr<StoreLock> StoreLock::Acquire(const std::string& working_root) {
-  absl::Status made = core::CreateStateDirectory(StateDir(working_root));
+  absl::Status made = core::CreateStateDirectory(core::StateDir(working_root));
   if (!made.ok()) return IoError(made);
-  const std::string path =
-      absl::StrCat(StateDir(working_root), "/context.lock");
+  const std::string path = core::StatePath(working_root, "context.lock");
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) return IoError(core::ErrnoStatus(errno, "cannot open", path));
   while (::flock(fd, LOCK_EX) != 0) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "proj/comp/core/src/state_dir.h"
 
 namespace clada::core {
 namespace {
@@ -59,6 +60,10 @@ std::string DeniedReason(const std::string& canonical) {
            "integration, not by actions)";
   }
   if (HasComponent(canonical, ".ssh")) return "it is inside a .ssh directory";
+  if (HasComponent(canonical, kStateDirName)) {
+    return "it is inside .clada, clada's own state (settings, approved commands, locks, listener state, "
+           "working set), which no action may read or change; the user edits it by hand or with clada's commands";
+  }
   return "";
 }
 
