@@ -275,8 +275,9 @@ TEST_P(ExecCaseTest, Run) {
   sham_action_parser::ActionParseResult parsed =
       sham_action_parser::ParseShamResponse(absl::StrReplaceAll(c.sham, {{"{root}", root}}));
   ASSERT_TRUE(parsed.errors.empty()) << sham_action_parser::ActionParseErrorToJson(parsed.errors[0]).dump(2);
-  ASSERT_EQ(parsed.actions.size(), 1u);
-  core::Action action = parsed.actions[0];
+  // Several blocks run in order as one batch; `expect` is about the last.
+  ASSERT_GE(parsed.actions.size(), 1u);
+  core::Action action = parsed.actions.back();
   if (setup.contains("code_prefix")) {
     std::string prefix;
     for (int i = 0; i < setup["code_prefix"]["count"].get<int>(); ++i) {
@@ -298,8 +299,18 @@ TEST_P(ExecCaseTest, Run) {
                                           : core::ExecPolicy::kAllow;
   if (setup.value("approve_block_code", false)) {
     std::ostringstream out, err;
-    ASSERT_EQ(RunApproveCommand({action.params["code"].get<std::string>()}, ctx, out, err), 0) << err.str();
+    ASSERT_EQ(RunApproveCommand(
+                  {"--lang", action.params["lang"].get<std::string>(), action.params["code"].get<std::string>()}, ctx,
+                  out, err),
+              0)
+        << err.str();
   }
+  for (const Json& args : setup.value("approve", Json::array())) {
+    std::ostringstream out, err;
+    ASSERT_EQ(RunApproveCommand(args.get<std::vector<std::string>>(), ctx, out, err), 0) << err.str();
+  }
+  // The run starts: the approvals are read now, once, as the orchestrator does.
+  LoadApprovedCode(&ctx);
 
   core::ActionOutcome outcome;
   std::string echo;
@@ -312,6 +323,12 @@ TEST_P(ExecCaseTest, Run) {
     if (setup.contains("path")) env.Set("PATH", setup["path"].get<std::string>());
     ScopedSignals signals(setup.value("catch_signals", Json::array()), setup.value("ignore_signals", Json::array()));
     const bool broken_stderr = setup.value("stderr", "") == "broken_pipe";
+    for (size_t i = 0; i + 1 < parsed.actions.size(); ++i) {
+      core::ActionOutcome earlier = ExecuteCode(parsed.actions[i], ctx);
+      if (expect.value("earlier_succeed", false)) {
+        EXPECT_TRUE(earlier.success) << "block " << i + 1 << ": " << earlier.error;
+      }
+    }
     if (broken_stderr) {
       BrokenStderr broken;
       outcome = ExecuteCode(action, ctx);
@@ -407,6 +424,10 @@ TEST_P(ExecCaseTest, Run) {
   }
   if (expect.contains("allowed_commands")) {
     Json list = Json::parse(ReadFile(absl::StrCat(root, "/.clada/allowed-commands.json")));
+    // The entries without their timestamps.
+    for (Json& entry : list["commands"]) {
+      if (entry.is_object()) entry.erase("added");
+    }
     EXPECT_EQ(list["commands"], expect["allowed_commands"]);
   }
 }
