@@ -365,8 +365,28 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   spec.marker = absl::StrCat("CLADA_EXEC_ID=", NewExecId());
   spec.env = ChildEnvironment(root, spec.marker);
   spec.cwd = cwd;
-  const int64_t timeout_ms =
-      timeout_s->has_value() ? **timeout_s * 1000 : (ctx.limits.timeout_ms > 0 ? ctx.limits.timeout_ms : 30'000);
+  // The user's limits bound the snippet; its own `timeout` may only lower them.
+  const int64_t user_ms = ctx.limits.timeout_ms > 0 ? ctx.limits.timeout_ms : 30'000;
+  int64_t timeout_ms = user_ms;
+  absl::string_view limit_source = "the timeout";
+  if (timeout_s->has_value() && **timeout_s * 1000 < user_ms) {
+    timeout_ms = **timeout_s * 1000;
+    limit_source = "its `timeout`";
+  } else if (timeout_s->has_value() && **timeout_s * 1000 > user_ms) {
+    limit_source = "the user's timeout; `timeout` can lower it, not raise it";
+  }
+  if (ctx.limits.deadline != absl::InfiniteFuture()) {
+    const int64_t left_ms = absl::ToInt64Milliseconds(ctx.limits.deadline - absl::Now());
+    if (left_ms <= 0) {
+      return Fail(
+          "total_timeout: not run; the batch passed its total timeout (set by the user) before this action. "
+          "Send it again in the next answer");
+    }
+    if (left_ms < timeout_ms) {
+      timeout_ms = left_ms;
+      limit_source = "what was left of the batch's total timeout, set by the user";
+    }
+  }
   spec.timeout = std::chrono::milliseconds(timeout_ms);
   spec.max_output_bytes = ctx.limits.max_output_bytes;
 
@@ -377,8 +397,8 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
         action.metadata.block_id.empty() ? "[exec] " : absl::StrCat("[", action.metadata.block_id, ":exec] ");
     stderr_echo.emplace();
     auto write = [&stderr_echo](absl::string_view text) { stderr_echo->Write(text); };
-    echo_out.emplace(prefix, write);
-    echo_err.emplace(prefix, write);
+    echo_out.emplace(prefix, write, ctx.limits.max_output_bytes, "stdout");
+    echo_err.emplace(prefix, write, ctx.limits.max_output_bytes, "stderr");
     spec.on_output = [&](internal::Stream s, absl::string_view chunk) {
       (s == internal::Stream::kStdout ? *echo_out : *echo_err).Append(chunk);
     };
@@ -420,9 +440,13 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
                                 lang->binary, " was running; ", stopped, OutputTail(r)),
                    std::move(data));
   } else if (r.timed_out) {
+    const bool own_limit = limit_source == "its `timeout`";
     outcome = Fail(absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
-                                " (the timeout); ", stopped,
-                                ". Raise `timeout` (seconds) or make the code finish sooner", OutputTail(r)),
+                                " (", limit_source, "); ", stopped, ". ",
+                                own_limit ? absl::StrCat("Raise `timeout` (seconds, up to ", user_ms / 1000,
+                                                         ") or make the code finish sooner")
+                                          : "Make the code finish sooner, or split it into shorter steps",
+                                OutputTail(r)),
                    std::move(data));
   } else if (!r.exited) {
     outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " was killed by ", internal::SignalName(r.term_signal),

@@ -22,6 +22,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/file_io.h"
@@ -293,6 +295,9 @@ TEST_P(ExecCaseTest, Run) {
   ctx.quiet = setup.value("quiet", true);
   ctx.limits.timeout_ms = setup.value("timeout_ms", int64_t{20'000});
   ctx.limits.max_output_bytes = setup.value("max_output_bytes", ctx.limits.max_output_bytes);
+  if (setup.contains("deadline_in_ms")) {
+    ctx.limits.deadline = absl::Now() + absl::Milliseconds(setup["deadline_in_ms"].get<int64_t>());
+  }
   const std::string policy = setup.value("policy", "allow");
   ctx.exec_policy = policy == "deny"      ? core::ExecPolicy::kDeny
                     : policy == "approve" ? core::ExecPolicy::kApprove
@@ -392,6 +397,15 @@ TEST_P(ExecCaseTest, Run) {
     EXPECT_NE(std::find(lines.begin(), lines.end(), s.get<std::string>()), lines.end())
         << "echo lacks the line " << s << "; echo was:\n"
         << echo;
+  }
+  if (expect.contains("stdout_max_bytes")) {
+    EXPECT_LE(stdout_text.size(), expect["stdout_max_bytes"].get<size_t>()) << "stdout is over its bound";
+  }
+  if (expect.contains("echo_max_bytes")) {
+    EXPECT_LE(echo.size(), expect["echo_max_bytes"].get<size_t>()) << "the live echo is over its bound";
+  }
+  for (const Json& s : expect.value("echo_lacks", Json::array())) {
+    EXPECT_FALSE(absl::StrContains(echo, s.get<std::string>())) << "echo holds " << s << "; echo was:\n" << echo;
   }
   for (const Json& s : expect.value("warnings_contain", Json::array())) {
     bool found = false;
