@@ -151,6 +151,7 @@ absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_roo
   ctx.limits.timeout_ms = settings.timeout_ms;
   ctx.exec_policy = settings.exec;
   ctx.quiet = settings.quiet;
+  exec::LoadApprovedCode(&ctx);  // once per run: an action cannot approve code for a later one
   return ctx;
 }
 

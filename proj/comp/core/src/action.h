@@ -64,12 +64,26 @@ struct Limits {
 // How `exec` treats code it is asked to run.
 enum class ExecPolicy { kAllow, kDeny, kApprove };
 
+// Code a person approved with `clada approve` for `exec: approve`: it runs
+// only in that language. An empty `lang` is an entry from an earlier clada
+// that did not record one: it approves nothing.
+struct ApprovedCode {
+  std::string lang;
+  std::string code;
+};
+
 // Everything an executor needs besides the action itself.
 struct ExecContext {
   PathPolicy paths;  // working root, allowed roots, deny list
   Limits limits;
   ExecPolicy exec_policy = ExecPolicy::kAllow;
   bool quiet = false;  // no live output on stderr
+  // exec: approve: .clada/allowed-commands.json as it was when the run
+  // started (exec::LoadApprovedCode), never re-read during the run, so an
+  // action that rewrites the file approves nothing. When the file could not
+  // be read, `approvals_error` says why and no code runs.
+  std::vector<ApprovedCode> approved_code;
+  std::string approvals_error;
 };
 
 // What running one action produced. Executors never throw: every failure is

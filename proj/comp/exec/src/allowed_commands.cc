@@ -1,10 +1,7 @@
 #include "proj/comp/exec/src/allowed_commands.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/status_macros.h"
 
@@ -13,6 +10,11 @@ namespace {
 
 constexpr int64_t kMaxFileBytes = 16 << 20;
 
+bool IsEntry(const core::Json& e) {
+  if (e.is_string()) return true;
+  return e.is_object() && e.contains("lang") && e["lang"].is_string() && e.contains("code") && e["code"].is_string();
+}
+
 // The file's JSON object; an empty object when the file does not exist.
 absl::StatusOr<core::Json> LoadFile(const std::string& path) {
   absl::StatusOr<std::string> text = core::ReadFileToString(path, kMaxFileBytes);
@@ -20,16 +22,21 @@ absl::StatusOr<core::Json> LoadFile(const std::string& path) {
   if (!text.ok()) return text.status();
   core::Json doc = core::Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, " is not a JSON object like {\"commands\": [\"npm test\"]}; fix or remove it"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " is not a JSON object like {\"commands\": [{\"lang\": \"bash\", \"code\": \"npm test\"}]}; "
+              "fix or remove it"));
   }
   if (doc.contains("commands")) {
     const core::Json& commands = doc["commands"];
-    const bool all_strings = commands.is_array() && std::all_of(commands.begin(), commands.end(),
-                                                                [](const core::Json& c) { return c.is_string(); });
-    if (!all_strings) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(path, ": \"commands\" must be an array of strings; fix or remove it"));
+    if (!commands.is_array()) {
+      return absl::FailedPreconditionError(absl::StrCat(path, ": \"commands\" must be an array; fix or remove it"));
+    }
+    for (const core::Json& e : commands) {
+      if (!IsEntry(e)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            path, ": each entry of \"commands\" must be an object {\"lang\": \"bash\", \"code\": \"npm test\"} "
+                  "(or a string, from an earlier clada); fix or remove it"));
+      }
     }
   }
   if (doc.contains("added") && !doc["added"].is_object()) {
@@ -39,29 +46,38 @@ absl::StatusOr<core::Json> LoadFile(const std::string& path) {
   return doc;
 }
 
+core::ApprovedCode EntryOf(const core::Json& e) {
+  if (e.is_string()) return {"", e.get<std::string>()};
+  return {e["lang"].get<std::string>(), e["code"].get<std::string>()};
+}
+
 }  // namespace
 
 std::string AllowedCommandsPath(absl::string_view root) { return absl::StrCat(root, "/.clada/allowed-commands.json"); }
 
-absl::StatusOr<std::vector<std::string>> LoadAllowedCommands(absl::string_view root) {
+absl::StatusOr<std::vector<core::ApprovedCode>> LoadAllowedCommands(absl::string_view root) {
   ASSIGN_OR_RETURN(core::Json doc, LoadFile(AllowedCommandsPath(root)));
-  std::vector<std::string> commands;
+  std::vector<core::ApprovedCode> approved;
   if (doc.contains("commands")) {
-    for (const core::Json& c : doc["commands"]) commands.push_back(c.get<std::string>());
+    for (const core::Json& e : doc["commands"]) approved.push_back(EntryOf(e));
   }
-  return commands;
+  return approved;
 }
 
-absl::StatusOr<bool> AddAllowedCommand(absl::string_view root, const std::string& code, absl::Time now) {
+absl::StatusOr<bool> AddAllowedCommand(absl::string_view root, const std::string& lang, const std::string& code,
+                                       absl::Time now) {
   const std::string path = AllowedCommandsPath(root);
   ASSIGN_OR_RETURN(core::Json doc, LoadFile(path));
   if (!doc.contains("commands")) doc["commands"] = core::Json::array();
-  for (const core::Json& c : doc["commands"]) {
-    if (c.get<std::string>() == code) return false;
+  for (const core::Json& e : doc["commands"]) {
+    const core::ApprovedCode a = EntryOf(e);
+    if (a.lang == lang && a.code == code) return false;
   }
-  doc["commands"].push_back(code);
-  if (!doc.contains("added")) doc["added"] = core::Json::object();
-  doc["added"][code] = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  core::Json entry = core::Json::object();
+  entry["lang"] = lang;
+  entry["code"] = code;
+  entry["added"] = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  doc["commands"].push_back(std::move(entry));
   RETURN_IF_ERROR(core::CreateStateDirectory(absl::StrCat(root, "/.clada")));
   // The code came from the LLM and may hold invalid UTF-8: replace rather
   // than throw.
@@ -73,9 +89,9 @@ absl::StatusOr<bool> AddAllowedCommand(absl::string_view root, const std::string
 
 std::string ShellQuote(absl::string_view s) { return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'"); }
 
-std::string ApproveCommandLine(absl::string_view code) {
+std::string ApproveCommandLine(absl::string_view lang, absl::string_view code) {
   const bool dashed = !code.empty() && code.front() == '-';
-  return absl::StrCat("clada approve ", dashed ? "-- " : "", ShellQuote(code));
+  return absl::StrCat("clada approve --lang ", lang, " ", dashed ? "-- " : "", ShellQuote(code));
 }
 
 }  // namespace clada::exec::internal

@@ -257,8 +257,10 @@ absl::StatusOr<bool> ReturnOutputParam(const Json& params) {
 }
 
 // Refuses the code unless ctx.exec_policy lets it run; the message tells the
-// LLM what a person can do about it.
-std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std::string& code) {
+// LLM what a person can do about it. Under approve only ctx.approved_code
+// counts, the list as read when the run started.
+std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std::string& lang,
+                                         const std::string& code) {
   switch (ctx.exec_policy) {
     case core::ExecPolicy::kAllow:
       return std::nullopt;
@@ -267,18 +269,35 @@ std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std
           "command_not_allowed: exec is turned off for this project (setting exec: deny); nothing was run. "
           "Use the file actions instead, or ask the user to allow exec.");
     case core::ExecPolicy::kApprove: {
-      absl::StatusOr<std::vector<std::string>> approved = internal::LoadAllowedCommands(ctx.paths.working_root);
-      if (!approved.ok()) {
-        return absl::StrCat("command_not_allowed: cannot read the list of approved code: ",
-                            approved.status().message());
+      if (!ctx.approvals_error.empty()) {
+        return absl::StrCat("command_not_allowed: cannot read the list of approved code: ", ctx.approvals_error);
       }
-      for (const std::string& a : *approved) {
-        if (a == code) return std::nullopt;
+      std::vector<std::string> other_langs;
+      bool without_lang = false;
+      for (const core::ApprovedCode& a : ctx.approved_code) {
+        if (a.code != code) continue;
+        if (a.lang == lang) return std::nullopt;
+        if (a.lang.empty()) {
+          without_lang = true;
+        } else if (std::find(other_langs.begin(), other_langs.end(), a.lang) == other_langs.end()) {
+          other_langs.push_back(a.lang);
+        }
       }
-      return absl::StrCat(
-          "command_not_allowed: this code is not in .clada/allowed-commands.json (setting exec: approve), "
-          "so it was not run. A person can approve exactly this code with:\n",
-          internal::ApproveCommandLine(code));
+      std::string why;
+      if (!other_langs.empty()) {
+        why = absl::StrCat("this code is approved in .clada/allowed-commands.json for ", absl::StrJoin(other_langs, ", "),
+                           " only, not for ", lang, " (setting exec: approve)");
+      } else if (without_lang) {
+        why =
+            ".clada/allowed-commands.json lists this code without a language (an entry from an earlier clada), "
+            "and such an entry approves nothing (setting exec: approve)";
+      } else {
+        why =
+            "this code is not in .clada/allowed-commands.json (setting exec: approve; the list is read when a run "
+            "starts)";
+      }
+      return absl::StrCat("command_not_allowed: ", why, ", so it was not run. A person can approve exactly this code for ",
+                          lang, " with:\n", internal::ApproveCommandLine(lang, code));
     }
   }
   return std::string("command_not_allowed: unknown exec policy");
@@ -308,7 +327,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     return Fail("invalid_params: `cwd` must be a string path");
   }
 
-  if (std::optional<std::string> refusal = PolicyRefusal(ctx, code)) return Fail(*refusal);
+  if (std::optional<std::string> refusal = PolicyRefusal(ctx, lang_name, code)) return Fail(*refusal);
 
   const std::string& root = ctx.paths.working_root;
   if (root.empty()) return Fail("no working root is set");
@@ -346,8 +365,28 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   spec.marker = absl::StrCat("CLADA_EXEC_ID=", NewExecId());
   spec.env = ChildEnvironment(root, spec.marker);
   spec.cwd = cwd;
-  const int64_t timeout_ms =
-      timeout_s->has_value() ? **timeout_s * 1000 : (ctx.limits.timeout_ms > 0 ? ctx.limits.timeout_ms : 30'000);
+  // The user's limits bound the snippet; its own `timeout` may only lower them.
+  const int64_t user_ms = ctx.limits.timeout_ms > 0 ? ctx.limits.timeout_ms : 30'000;
+  int64_t timeout_ms = user_ms;
+  absl::string_view limit_source = "the timeout";
+  if (timeout_s->has_value() && **timeout_s * 1000 < user_ms) {
+    timeout_ms = **timeout_s * 1000;
+    limit_source = "its `timeout`";
+  } else if (timeout_s->has_value() && **timeout_s * 1000 > user_ms) {
+    limit_source = "the user's timeout; `timeout` can lower it, not raise it";
+  }
+  if (ctx.limits.deadline != absl::InfiniteFuture()) {
+    const int64_t left_ms = absl::ToInt64Milliseconds(ctx.limits.deadline - absl::Now());
+    if (left_ms <= 0) {
+      return Fail(
+          "total_timeout: not run; the batch passed its total timeout (set by the user) before this action. "
+          "Send it again in the next answer");
+    }
+    if (left_ms < timeout_ms) {
+      timeout_ms = left_ms;
+      limit_source = "what was left of the batch's total timeout, set by the user";
+    }
+  }
   spec.timeout = std::chrono::milliseconds(timeout_ms);
   spec.max_output_bytes = ctx.limits.max_output_bytes;
 
@@ -358,8 +397,8 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
         action.metadata.block_id.empty() ? "[exec] " : absl::StrCat("[", action.metadata.block_id, ":exec] ");
     stderr_echo.emplace();
     auto write = [&stderr_echo](absl::string_view text) { stderr_echo->Write(text); };
-    echo_out.emplace(prefix, write);
-    echo_err.emplace(prefix, write);
+    echo_out.emplace(prefix, write, ctx.limits.max_output_bytes, "stdout");
+    echo_err.emplace(prefix, write, ctx.limits.max_output_bytes, "stderr");
     spec.on_output = [&](internal::Stream s, absl::string_view chunk) {
       (s == internal::Stream::kStdout ? *echo_out : *echo_err).Append(chunk);
     };
@@ -401,9 +440,13 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
                                 lang->binary, " was running; ", stopped, OutputTail(r)),
                    std::move(data));
   } else if (r.timed_out) {
+    const bool own_limit = limit_source == "its `timeout`";
     outcome = Fail(absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
-                                " (the timeout); ", stopped,
-                                ". Raise `timeout` (seconds) or make the code finish sooner", OutputTail(r)),
+                                " (", limit_source, "); ", stopped, ". ",
+                                own_limit ? absl::StrCat("Raise `timeout` (seconds, up to ", user_ms / 1000,
+                                                         ") or make the code finish sooner")
+                                          : "Make the code finish sooner, or split it into shorter steps",
+                                OutputTail(r)),
                    std::move(data));
   } else if (!r.exited) {
     outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " was killed by ", internal::SignalName(r.term_signal),
@@ -434,19 +477,62 @@ const std::vector<std::string>& ExecActionNames() {
   return *kNames;
 }
 
+void LoadApprovedCode(core::ExecContext* ctx) {
+  ctx->approved_code.clear();
+  ctx->approvals_error.clear();
+  if (ctx->exec_policy != core::ExecPolicy::kApprove) return;
+  if (ctx->paths.working_root.empty()) {
+    ctx->approvals_error = "no working root is set";
+    return;
+  }
+  try {
+    absl::StatusOr<std::vector<core::ApprovedCode>> loaded = internal::LoadAllowedCommands(ctx->paths.working_root);
+    if (loaded.ok()) {
+      ctx->approved_code = *std::move(loaded);
+    } else {
+      ctx->approvals_error = std::string(loaded.status().message());
+    }
+  } catch (const std::exception& e) {
+    ctx->approved_code.clear();
+    ctx->approvals_error = absl::StrCat("internal error: ", e.what());
+  }
+}
+
 int RunApproveCommand(const std::vector<std::string>& args, const core::ExecContext& ctx, std::ostream& out,
                       std::ostream& err) {
   static constexpr absl::string_view kUsage =
-      "usage: clada approve [--] '<code>'\n"
-      "Adds <code> (exactly as the exec action gives it) to .clada/allowed-commands.json,\n"
-      "the list that setting exec: approve accepts.\n";
+      "usage: clada approve [--lang LANG] [--] '<code>'\n"
+      "Adds <code> (exactly as the exec action gives it) for the language LANG (bash, sh, python,\n"
+      "javascript or ruby; default bash) to .clada/allowed-commands.json, the list that setting\n"
+      "exec: approve accepts. The code runs only in that language; a run reads the list when it starts.\n";
   try {
     if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
       out << kUsage;
       return 0;
     }
-    std::vector<std::string> rest = args;
-    if (!rest.empty() && rest[0] == "--") rest.erase(rest.begin());
+    std::string lang = "bash";
+    std::vector<std::string> rest;
+    bool only_code = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (!only_code && a == "--") {
+        only_code = true;
+      } else if (!only_code && a == "--lang") {
+        if (i + 1 >= args.size()) {
+          err << "clada approve: --lang needs a language: one of " << LanguageList() << "\n" << kUsage;
+          return 2;
+        }
+        lang = args[++i];
+      } else if (!only_code && absl::StartsWith(a, "--lang=")) {
+        lang = a.substr(7);
+      } else {
+        rest.push_back(a);
+      }
+    }
+    if (FindLanguage(lang) == nullptr) {
+      err << "clada approve: unknown language '" << lang << "'; use one of " << LanguageList() << "\n" << kUsage;
+      return 2;
+    }
     if (rest.size() != 1 || rest[0].empty()) {
       err << (rest.size() > 1 ? "clada approve: give the code as one quoted argument\n"
                               : "clada approve: no code given\n")
@@ -458,13 +544,13 @@ int RunApproveCommand(const std::vector<std::string>& args, const core::ExecCont
       err << "clada approve: no working root is set\n";
       return 1;
     }
-    absl::StatusOr<bool> added = internal::AddAllowedCommand(ctx.paths.working_root, code, absl::Now());
+    absl::StatusOr<bool> added = internal::AddAllowedCommand(ctx.paths.working_root, lang, code, absl::Now());
     if (!added.ok()) {
       err << "clada approve: " << added.status().message() << "\n";
       return 1;
     }
-    out << (*added ? "approved: " : "already approved: ") << internal::ShellQuote(code) << "\n  in "
-        << internal::AllowedCommandsPath(ctx.paths.working_root) << "\n";
+    out << (*added ? "approved for " : "already approved for ") << lang << ": " << internal::ShellQuote(code)
+        << "\n  in " << internal::AllowedCommandsPath(ctx.paths.working_root) << "\n";
     if (ctx.exec_policy != core::ExecPolicy::kApprove) {
       out << "note: the list is consulted only under the setting exec: approve\n";
     }

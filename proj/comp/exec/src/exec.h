@@ -55,7 +55,8 @@ namespace clada::exec {
 //                                or killed by a signal (its name)
 //   "exec_timeout: ..."          ran past its timeout; data.timed_out is true
 //   "command_not_allowed: ..."   refused by ctx.exec_policy; under approve
-//                                it gives the `clada approve '<code>'` command
+//                                (lang, code) must be in ctx.approved_code;
+//                                it gives the `clada approve --lang ...` command
 //   "<bin> not found in PATH"    interpreter missing
 //   "path_escape: ..." / "path_denied: ..." / "invalid_path: ..."  bad cwd
 //   "cwd ..."                    cwd missing or not a directory
@@ -65,13 +66,23 @@ core::ActionOutcome ExecuteCode(const core::Action& action, const core::ExecCont
 // The action names ExecuteCode handles: {"exec"}.
 const std::vector<std::string>& ExecActionNames();
 
-// `clada approve <code>`: `args` are the words after "approve", either
-// {code} or {"--", code}. Records code with the current UTC time in
+// Reads the approvals of `exec: approve` into ctx->approved_code, from
+// <working root>/.clada/allowed-commands.json, once, when a run starts:
+// ExecuteCode never reads the file, so nothing a batch does to it approves
+// anything before the next run. An entry binds a language to a code; a plain
+// string entry (an earlier clada's format) approves nothing. When the file
+// cannot be read, ctx->approvals_error says why and every exec is refused.
+// Does nothing (clears both) unless ctx->exec_policy is approve. Never throws.
+void LoadApprovedCode(core::ExecContext* ctx);
+
+// `clada approve [--lang LANG] [--] <code>`: `args` are the words after
+// "approve"; LANG is bash (default), sh, python, javascript or ruby.
+// Records {lang, code} with the current UTC time in
 // <working root>/.clada/allowed-commands.json (atomic replace) and says so
 // on `out`. Returns 0 when recorded or already listed, 1 when the file
 // cannot be read or written (message on `err`), 2 for a usage error
-// (no code, an empty code, or extra words). "-h" / "--help" prints usage on
-// `out` and returns 0.
+// (no code, an empty code, extra words, an unknown or missing LANG).
+// "-h" / "--help" prints usage on `out` and returns 0.
 int RunApproveCommand(const std::vector<std::string>& args, const core::ExecContext& ctx, std::ostream& out,
                       std::ostream& err);
 

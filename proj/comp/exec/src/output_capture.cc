@@ -39,6 +39,80 @@ size_t LeadingContinuations(absl::string_view s) {
   return i;
 }
 
+// One step of decoding at s[i]: `raw` bytes read, `out` bytes they become
+// in valid UTF-8 (a well-formed sequence stays, anything else is U+FFFD).
+struct Unit {
+  size_t raw;
+  size_t out;
+  bool valid;
+};
+
+Unit NextUnit(const unsigned char* s, size_t n, size_t i) {
+  const unsigned char c = s[i];
+  if (c < 0x80) return {1, 1, true};
+  // Well-formed sequences per Unicode table 3-7: the length and the range
+  // allowed for the second byte depend on the first.
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  }
+  size_t good = len == 0 ? 0 : 1;
+  if (len > 0 && i + 1 < n && s[i + 1] >= lo && s[i + 1] <= hi) {
+    good = 2;
+    while (good < len && i + good < n && IsContinuation(s[i + good])) ++good;
+  }
+  if (len > 0 && good == len) return {len, len, true};
+  return {std::max<size_t>(good, 1), kReplacement.size(), false};
+}
+
+// Bytes `text` takes once made valid UTF-8.
+size_t SanitizedSize(absl::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t out = 0;
+  for (size_t i = 0; i < text.size();) {
+    const Unit u = NextUnit(s, text.size(), i);
+    out += u.out;
+    i += u.raw;
+  }
+  return out;
+}
+
+// The longest prefix of `text`, whole characters, that takes at most `limit`
+// bytes once made valid UTF-8.
+absl::string_view PrefixWithin(absl::string_view text, size_t limit) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t out = 0, i = 0;
+  while (i < text.size()) {
+    const Unit u = NextUnit(s, text.size(), i);
+    if (out + u.out > limit) break;
+    out += u.out;
+    i += u.raw;
+  }
+  return text.substr(0, i);
+}
+
+// The longest suffix of `text`, starting at a character as decoded from the
+// start of `text`, that takes at most `limit` bytes once made valid UTF-8.
+absl::string_view SuffixWithin(absl::string_view text, size_t limit) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t remaining = SanitizedSize(text), i = 0;
+  while (remaining > limit && i < text.size()) {
+    const Unit u = NextUnit(s, text.size(), i);
+    remaining -= u.out;
+    i += u.raw;
+  }
+  return text.substr(i);
+}
+
 }  // namespace
 
 HeadTailBuffer::HeadTailBuffer(int64_t cap)
@@ -80,11 +154,23 @@ void HeadTailBuffer::Append(absl::string_view data) {
 std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
   std::string tail =
       absl::StrCat(absl::string_view(ring_).substr(ring_pos_), absl::string_view(ring_).substr(0, ring_pos_));
-  if (!truncated()) return SanitizeUtf8(absl::StrCat(head_, tail));
-  absl::string_view head(head_);
-  head = head.substr(0, WithoutIncompleteTail(head));
-  absl::string_view kept_tail(tail);
-  kept_tail.remove_prefix(LeadingContinuations(kept_tail));
+  const size_t head_cap = static_cast<size_t>(head_cap_), tail_cap = static_cast<size_t>(tail_cap_);
+  std::string whole;
+  absl::string_view head, kept_tail;
+  if (!truncated()) {
+    whole = absl::StrCat(head_, tail);
+    // Every byte fits, but invalid bytes take three once they are U+FFFD:
+    // the cap counts the bytes that go into the result.
+    if (cap_ < 0 || SanitizedSize(whole) <= static_cast<size_t>(cap_)) return SanitizeUtf8(whole);
+    head = PrefixWithin(whole, head_cap);
+    kept_tail = SuffixWithin(absl::string_view(whole).substr(head.size()), tail_cap);
+  } else {
+    head = absl::string_view(head_);
+    head = PrefixWithin(head.substr(0, WithoutIncompleteTail(head)), head_cap);
+    kept_tail = absl::string_view(tail);
+    kept_tail.remove_prefix(LeadingContinuations(kept_tail));
+    kept_tail = SuffixWithin(kept_tail, tail_cap);
+  }
   const int64_t left_out = total_ - static_cast<int64_t>(head.size()) - static_cast<int64_t>(kept_tail.size());
   return absl::StrCat(SanitizeUtf8(head), "\n[output truncated: ", left_out, " bytes of ", stream_name, " left out]\n",
                       SanitizeUtf8(kept_tail));
@@ -94,50 +180,82 @@ std::string SanitizeUtf8(absl::string_view text) {
   std::string out;
   out.reserve(text.size());
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-      ++i;
-      continue;
-    }
-    // Well-formed sequences per Unicode table 3-7: the length and the range
-    // allowed for the second byte depend on the first.
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    }
-    size_t good = len == 0 ? 0 : 1;
-    if (len > 0 && i + 1 < n && s[i + 1] >= lo && s[i + 1] <= hi) {
-      good = 2;
-      while (good < len && i + good < n && IsContinuation(s[i + good])) ++good;
-    }
-    if (len > 0 && good == len) {
-      out.append(text.data() + i, len);
-      i += len;
+  for (size_t i = 0; i < text.size();) {
+    const Unit u = NextUnit(s, text.size(), i);
+    if (u.valid) {
+      out.append(text.data() + i, u.raw);
     } else {
       out.append(kReplacement.data(), kReplacement.size());
-      i += std::max<size_t>(good, 1);
     }
+    i += u.raw;
   }
   return out;
 }
 
-LineEcho::LineEcho(std::string prefix, std::function<void(absl::string_view)> sink)
-    : prefix_(std::move(prefix)), sink_(std::move(sink)) {}
+namespace {
+
+// EscapeControls of the longest prefix of `text`, whole characters, whose
+// escaped form takes at most `limit` bytes; *consumed: the bytes of `text`
+// it covers.
+std::string EscapeWithin(absl::string_view text, size_t limit, size_t* consumed) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(std::min(text.size(), limit));
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t i = 0;
+  while (i < text.size()) {
+    const Unit u = NextUnit(s, text.size(), i);
+    const size_t before = out.size();
+    if (!u.valid) {
+      for (size_t k = 0; k < u.raw; ++k) {
+        out += "\\x";
+        out.push_back(kHex[s[i + k] >> 4]);
+        out.push_back(kHex[s[i + k] & 0xF]);
+      }
+    } else if (u.raw == 1 && ((s[i] < 0x20 && s[i] != '\t' && s[i] != '\n') || s[i] == 0x7F)) {
+      out += "\\x";
+      out.push_back(kHex[s[i] >> 4]);
+      out.push_back(kHex[s[i] & 0xF]);
+    } else if (u.raw == 2 && s[i] == 0xC2 && s[i + 1] <= 0x9F) {
+      // C1 controls (U+0080..U+009F): some terminals act on them, e.g. CSI.
+      out += "\\u00";
+      out.push_back(kHex[s[i + 1] >> 4]);
+      out.push_back(kHex[s[i + 1] & 0xF]);
+    } else if (u.raw == 3 && s[i] == 0xE2 &&
+               ((s[i + 1] == 0x80 && s[i + 2] >= 0xA8 && s[i + 2] <= 0xAE) ||
+                (s[i + 1] == 0x81 && s[i + 2] >= 0xA6 && s[i + 2] <= 0xA9))) {
+      // Line and paragraph separators and the bidirectional overrides and
+      // isolates (U+2028..U+202E, U+2066..U+2069), which reorder what a
+      // terminal shows.
+      const unsigned cp = ((s[i] & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xF]);
+    } else {
+      out.append(text.data() + i, u.raw);
+    }
+    if (out.size() > limit) {
+      out.resize(before);
+      break;
+    }
+    i += u.raw;
+  }
+  *consumed = i;
+  return out;
+}
+
+}  // namespace
+
+std::string EscapeControls(absl::string_view text) {
+  size_t consumed = 0;
+  return EscapeWithin(text, text.size() * 6 + 1, &consumed);
+}
+
+LineEcho::LineEcho(std::string prefix, std::function<void(absl::string_view)> sink, int64_t cap,
+                   std::string stream_name)
+    : prefix_(std::move(prefix)), sink_(std::move(sink)), cap_(cap), stream_name_(std::move(stream_name)) {}
 
 void LineEcho::Append(absl::string_view data) {
+  if (stopped_) return;
   while (!data.empty()) {
     const size_t nl = data.find('\n');
     if (nl == absl::string_view::npos) {
@@ -166,8 +284,23 @@ void LineEcho::Flush() {
 }
 
 void LineEcho::Emit(absl::string_view line) {
-  if (!sink_) return;
-  sink_(absl::StrCat(prefix_, line, "\n"));
+  if (!sink_ || stopped_) return;
+  if (cap_ < 0) {
+    sink_(absl::StrCat(prefix_, EscapeControls(line), "\n"));
+    return;
+  }
+  size_t consumed = 0;
+  const std::string text = EscapeWithin(line, static_cast<size_t>(cap_ - echoed_), &consumed);
+  echoed_ += static_cast<int64_t>(text.size());
+  if (consumed == line.size()) {
+    sink_(absl::StrCat(prefix_, text, "\n"));
+    return;
+  }
+  if (!text.empty()) sink_(absl::StrCat(prefix_, text, "\n"));
+  sink_(absl::StrCat(prefix_, "[live ", stream_name_, " stops here, at the output cap of ", cap_,
+                     " bytes; the result keeps the head and the tail]\n"));
+  stopped_ = true;
+  partial_.clear();
 }
 
 }  // namespace clada::exec::internal

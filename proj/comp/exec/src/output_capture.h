@@ -17,7 +17,9 @@ namespace clada::exec::internal {
 
 // Keeps at most `cap` bytes of a stream: everything while it fits, else the
 // first cap/2 and the last cap - cap/2 bytes. Memory stays O(cap) however
-// much is appended. A negative cap keeps everything.
+// much is appended. A negative cap keeps everything. The cap holds for the
+// text Finish returns (besides the marker line), measured after invalid
+// bytes became U+FFFD (three bytes each).
 class HeadTailBuffer {
  public:
   explicit HeadTailBuffer(int64_t cap);
@@ -27,10 +29,11 @@ class HeadTailBuffer {
   int64_t total_bytes() const { return total_; }
   bool truncated() const { return cap_ >= 0 && total_ > cap_; }
 
-  // The kept text as valid UTF-8 (invalid bytes become U+FFFD). Past the cap
-  // it is head + "\n[output truncated: N bytes of <stream_name> left out]\n" + tail,
-  // with both cuts moved to character boundaries; N counts every byte of the
-  // original stream that is not in head or tail.
+  // The kept text as valid UTF-8 (invalid bytes become U+FFFD). When that
+  // is over the cap it is head + "\n[output truncated: N bytes of
+  // <stream_name> left out]\n" + tail, head at most cap/2 bytes and tail at
+  // most cap - cap/2 bytes of the result, both cut at character boundaries;
+  // N counts every byte of the original stream that is not in head or tail.
   std::string Finish(absl::string_view stream_name) const;
 
  private:
@@ -48,14 +51,25 @@ class HeadTailBuffer {
 // so the text can go into a JSON document.
 std::string SanitizeUtf8(absl::string_view text);
 
-// Cuts a chunked stream into lines and hands each one, prefixed and ending
-// in '\n', to `sink`. A line longer than kMaxLine is passed on in pieces so a
-// stream without newlines is still echoed as it arrives.
+// `text` safe to show on a terminal: control characters other than '\t'
+// and '\n' become "\x1b"-style escapes, C1 controls, line separators and
+// bidirectional overrides "\u009b"-style ones, and bytes that are not UTF-8
+// "\xff", so output cannot move the cursor, rewrite earlier lines, reorder
+// what is shown or talk to the terminal (OSC 52 clipboard).
+std::string EscapeControls(absl::string_view text);
+
+// Cuts a chunked stream into lines and hands each one, escaped
+// (EscapeControls), prefixed and ending in '\n', to `sink`. A line longer
+// than kMaxLine is passed on in pieces so a stream without newlines is still
+// echoed as it arrives. Past `cap` bytes of escaped text (prefixes not
+// counted; negative: no cap) one line says the live echo of `stream_name`
+// stops there, and the rest is dropped.
 class LineEcho {
  public:
   static constexpr size_t kMaxLine = 64 * 1024;
 
-  LineEcho(std::string prefix, std::function<void(absl::string_view)> sink);
+  LineEcho(std::string prefix, std::function<void(absl::string_view)> sink, int64_t cap = -1,
+           std::string stream_name = "output");
 
   void Append(absl::string_view data);
   // Emits a last line that had no newline.
@@ -66,6 +80,10 @@ class LineEcho {
 
   std::string prefix_;
   std::function<void(absl::string_view)> sink_;
+  int64_t cap_;
+  std::string stream_name_;
+  int64_t echoed_ = 0;
+  bool stopped_ = false;
   std::string partial_;
 };
 

@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,6 +19,7 @@
 #include <cerrno>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -381,33 +384,315 @@ int KillMarked(absl::string_view marker, std::chrono::milliseconds wait_limit, p
   return static_cast<int>(victims.size());
 }
 
-// True once the leader has exited; it stays a zombie (WNOWAIT), so its pid
-// and its group id cannot be reused until Reap().
-bool LeaderHasExited(pid_t pid) {
-  siginfo_t info = {};
-  int rc;
-  do {
-    rc = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
-  } while (rc < 0 && errno == EINTR);
-  return rc == 0 && info.si_pid == pid;
+// ---- The supervisor: a forked child of this process that starts the
+// snippet, is the child subreaper of everything below it, and kills all of
+// it. It runs between fork() and _exit() in a copy of a possibly
+// multi-threaded process, so it calls only async-signal-safe functions:
+// raw system calls, no allocation, no stdio, no locks.
+
+// What the supervisor tells its parent, one fixed-size write each (atomic:
+// under PIPE_BUF).
+struct SupervisorMessage {
+  int32_t kind;     // kSpawnFailed, kStarted or kDone
+  int32_t value;    // errno of posix_spawn, the snippet's pid, or its wait status
+  int32_t killed;   // kDone: descendants that were still running
+  int32_t unused;
+  int64_t exit_ns;  // kDone: CLOCK_MONOTONIC when the snippet exited
+};
+constexpr int32_t kSpawnFailed = 1;
+constexpr int32_t kStarted = 2;
+constexpr int32_t kDone = 3;
+
+// Commands from the parent, one byte each.
+constexpr char kCommandTerm = 'T';  // SIGTERM to the snippet's group
+constexpr char kCommandKill = 'K';  // SIGKILL to the snippet's group
+
+struct SupervisorSetup {
+  pid_t parent;
+  int status_fd;   // write end, to the parent
+  int command_fd;  // read end, from the parent
+  int out_fd;      // the snippet's stdout and stderr (write ends)
+  int err_fd;
+  const char* program;
+  char* const* argv;
+  char* const* envp;
+  const posix_spawn_file_actions_t* actions;
+  const posix_spawnattr_t* attr;
+};
+
+int64_t MonotonicNanos() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// The wait status of the exited leader, which it reaps.
-int Reap(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+void WriteAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    size -= static_cast<size_t>(n);
   }
-  return status;
 }
 
-// Once the leader has exited (and before it is reaped, so that its group id
-// is still its own): every live member of its group and every process
-// carrying the marker that left the group, then the group again for members
-// forked during the scan. Returns how many it found.
-int KillLeftovers(absl::string_view marker, pid_t leader, const std::optional<PidAllocation>& before) {
-  const int killed = KillMarked(marker, std::chrono::seconds(2), leader, before, leader);
-  ::kill(-leader, SIGKILL);
-  return killed;
+void SendMessage(int fd, int32_t kind, int32_t value, int32_t killed = 0, int64_t exit_ns = 0) {
+  SupervisorMessage m = {kind, value, killed, 0, exit_ns};
+  WriteAll(fd, &m, sizeof m);
+}
+
+// Closes every descriptor but the sorted `keep` (close_range, else one by
+// one up to the limit).
+void CloseAllBut(const int* keep, int n) {
+  unsigned int from = 0;
+  for (int i = 0; i <= n; ++i) {
+    const unsigned int to = i < n ? static_cast<unsigned int>(keep[i]) : ~0U;
+    if (to > from) {
+      bool done = false;
+#ifdef SYS_close_range
+      done = ::syscall(SYS_close_range, from, to - 1, 0) == 0;
+#endif
+      if (!done) {
+        const long max = ::sysconf(_SC_OPEN_MAX);
+        const unsigned int last = max > 0 ? static_cast<unsigned int>(std::min<long>(max, 1 << 20)) : 1024U;
+        for (unsigned int fd = from; fd < to && fd < last; ++fd) ::close(static_cast<int>(fd));
+      }
+    }
+    if (i < n) from = static_cast<unsigned int>(keep[i]) + 1;
+  }
+}
+
+// Decimal of a non-negative number into `out` (NUL-terminated); its length.
+int FormatInt(int64_t v, char* out) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  for (int i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
+  out[n] = '\0';
+  return n;
+}
+
+// The parent pid and state letter from /proc/<pid>/stat; false if gone.
+bool ReadParentOf(pid_t pid, pid_t* ppid, char* state) {
+  char path[48] = "/proc/";
+  int len = 6 + FormatInt(pid, path + 6);
+  const char kStat[] = "/stat";
+  for (size_t i = 0; i < sizeof kStat; ++i) path[len + i] = kStat[i];
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  ssize_t n;
+  do {
+    n = ::read(fd, buf, sizeof buf);
+  } while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n <= 0) return false;
+  // "pid (comm) S ppid ...": comm may hold ')' and spaces.
+  ssize_t close_paren = -1;
+  for (ssize_t i = 0; i < n; ++i) {
+    if (buf[i] == ')') close_paren = i;
+  }
+  if (close_paren < 0 || close_paren + 4 >= n) return false;
+  *state = buf[close_paren + 2];
+  int64_t v = 0;
+  ssize_t i = close_paren + 4;
+  if (i >= n || buf[i] < '0' || buf[i] > '9') return false;
+  for (; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) v = v * 10 + (buf[i] - '0');
+  *ppid = static_cast<pid_t>(v);
+  return true;
+}
+
+// Whether /proc is this process's pid namespace, so that its numbers are
+// the ones kill() takes.
+bool ProcIsOurs() {
+  char link[32];
+  const ssize_t n = ::readlink("/proc/self", link, sizeof link - 1);
+  if (n <= 0) return false;
+  link[n] = '\0';
+  char self[24];
+  FormatInt(::getpid(), self);
+  for (int i = 0;; ++i) {
+    if (link[i] != self[i]) return false;
+    if (link[i] == '\0') return true;
+  }
+}
+
+// SIGKILL to every child of this process except `skip`, as read from /proc;
+// counts into *killed those that were running and not seen before (`seen`
+// holds up to kMaxSeen pids). Returns how many children it found (zombies
+// included). Children stay unreaped here, so none of the pids read can have
+// been reused when the signal goes.
+constexpr int kMaxSeen = 4096;
+int KillChildren(pid_t skip, pid_t* seen, int* seen_count, int* killed) {
+  const pid_t self = ::getpid();
+  const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  int found = 0;
+  alignas(8) char buf[16384];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
+      unsigned short reclen;
+      ::memcpy(&reclen, buf + off + 16, sizeof reclen);
+      const char* name = buf + off + 19;
+      off += reclen;
+      int64_t pid = 0;
+      bool numeric = name[0] != '\0';
+      for (const char* c = name; *c != '\0'; ++c) {
+        if (*c < '0' || *c > '9') {
+          numeric = false;
+          break;
+        }
+        pid = pid * 10 + (*c - '0');
+      }
+      if (!numeric || pid == skip || pid == self) continue;
+      pid_t ppid = 0;
+      char state = 0;
+      if (!ReadParentOf(static_cast<pid_t>(pid), &ppid, &state) || ppid != self) continue;
+      ++found;
+      if (state == 'Z' || state == 'X') continue;
+      ::kill(static_cast<pid_t>(pid), SIGKILL);
+      bool known = false;
+      for (int i = 0; i < *seen_count && !known; ++i) known = seen[i] == pid;
+      if (!known) {
+        ++*killed;
+        if (*seen_count < kMaxSeen) seen[(*seen_count)++] = static_cast<pid_t>(pid);
+      }
+    }
+  }
+  ::close(dir);
+  return found;
+}
+
+// Reaps every child that has ended; true when no child is left.
+bool ReapChildren() {
+  for (;;) {
+    const pid_t r = ::waitpid(-1, nullptr, WNOHANG);
+    if (r > 0) continue;
+    if (r < 0 && errno == EINTR) continue;
+    return r < 0 && errno == ECHILD;
+  }
+}
+
+// Kills every descendant (the snippet already reaped, or `leader` not yet):
+// children are killed, their children re-parent to us (we are their
+// subreaper) and are killed in the next round, until no child is left or
+// `limit_ns` has passed (a process in uninterruptible sleep).
+void KillAllDescendants(pid_t* seen, int* seen_count, int* killed, int64_t limit_ns) {
+  const bool proc_ok = ProcIsOurs();
+  const int64_t end = MonotonicNanos() + limit_ns;
+  for (;;) {
+    if (proc_ok) KillChildren(0, seen, seen_count, killed);
+    if (ReapChildren() || MonotonicNanos() >= end) return;
+    const struct timespec pause = {0, 1'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+[[noreturn]] void RunSupervisor(const SupervisorSetup& s) {
+  sigset_t all;
+  ::sigfillset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  // If the parent dies (even by SIGKILL), SIGTERM arrives here (blocked,
+  // read through the signalfd) and the command pipe reaches EOF: either way
+  // the whole tree is killed.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int keep[4] = {s.status_fd, s.command_fd, s.out_fd, s.err_fd};
+  std::sort(keep, keep + 4);
+  CloseAllBut(keep, 4);
+  if (::getppid() != s.parent) ::_exit(0);  // the parent died before prctl
+
+  pid_t snippet = -1;
+  const int rc = ::posix_spawn(&snippet, s.program, s.actions, s.attr, s.argv, s.envp);
+  ::close(s.out_fd);
+  ::close(s.err_fd);
+  if (rc != 0) {
+    SendMessage(s.status_fd, kSpawnFailed, rc);
+    ::_exit(0);
+  }
+  SendMessage(s.status_fd, kStarted, snippet);
+
+  sigset_t term;
+  ::sigemptyset(&term);
+  ::sigaddset(&term, SIGTERM);
+  const int sig_fd = ::signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
+  const int snippet_fd = PidfdOpen(snippet);
+  bool orphaned = false;
+  for (;;) {
+    siginfo_t info = {};
+    int w;
+    do {
+      w = ::waitid(P_PID, static_cast<id_t>(snippet), &info, WEXITED | WNOHANG | WNOWAIT);
+    } while (w < 0 && errno == EINTR);
+    if (w == 0 && info.si_pid == snippet) break;
+    struct pollfd fds[3];
+    nfds_t nfds = 0;
+    fds[nfds++] = {s.command_fd, POLLIN, 0};
+    if (sig_fd >= 0) fds[nfds++] = {sig_fd, POLLIN, 0};
+    if (snippet_fd >= 0) fds[nfds++] = {snippet_fd, POLLIN, 0};
+    const int ready = ::poll(fds, nfds, snippet_fd >= 0 ? -1 : 10);
+    if (ready < 0 && errno != EINTR) {
+      orphaned = true;
+      break;
+    }
+    if (ready <= 0) continue;
+    if (fds[0].revents != 0) {
+      char command = 0;
+      ssize_t n;
+      do {
+        n = ::read(s.command_fd, &command, 1);
+      } while (n < 0 && errno == EINTR);
+      if (n <= 0) {
+        orphaned = true;
+        break;
+      }
+      if (command == kCommandTerm) ::kill(-snippet, SIGTERM);
+      if (command == kCommandKill) ::kill(-snippet, SIGKILL);
+    }
+    if (sig_fd >= 0 && fds[1].revents != 0) {
+      orphaned = true;
+      break;
+    }
+  }
+
+  pid_t seen[kMaxSeen];
+  int seen_count = 0, killed = 0;
+  if (orphaned) {
+    ::kill(-snippet, SIGKILL);
+    KillAllDescendants(seen, &seen_count, &killed, 2'000'000'000);
+    ::_exit(0);
+  }
+  const int64_t exit_ns = MonotonicNanos();
+  // The leader has ended but is not reaped: its group id is still its own.
+  // Count and kill what it left (its orphans are ours now), then the group.
+  KillChildren(snippet, seen, &seen_count, &killed);
+  ::kill(-snippet, SIGKILL);
+  int status = 0;
+  while (::waitpid(snippet, &status, 0) < 0 && errno == EINTR) {
+  }
+  KillAllDescendants(seen, &seen_count, &killed, 2'000'000'000);
+  SendMessage(s.status_fd, kDone, status, killed, exit_ns);
+  ::_exit(0);
+}
+
+// One message from the supervisor; false at EOF or on an error.
+bool ReadMessage(int fd, SupervisorMessage* m) {
+  char* p = reinterpret_cast<char*>(m);
+  size_t got = 0;
+  while (got < sizeof *m) {
+    const ssize_t n = ::read(fd, p + got, sizeof *m - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace
@@ -438,15 +723,30 @@ int KillMarkedProcesses(absl::string_view marker, std::chrono::milliseconds wait
 
 absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   if (spec.argv.empty()) return absl::InvalidArgumentError("RunProcess: empty argv");
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("cannot create a pipe: ", ::strerror(errno)));
+  auto make_pipe = [](Fd* read_end, Fd* write_end) -> absl::Status {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      return absl::InternalError(absl::StrCat("cannot create a pipe: ", ::strerror(errno)));
+    }
+    read_end->reset(fds[0]);
+    write_end->reset(fds[1]);
+    return absl::OkStatus();
+  };
+  Fd out_read, out_write, err_read, err_write, status_read, status_write, command_read, command_write;
+  for (auto [r, w] : {std::pair{&out_read, &out_write}, std::pair{&err_read, &err_write},
+                      std::pair{&status_read, &status_write}}) {
+    absl::Status made = make_pipe(r, w);
+    if (!made.ok()) return made;
   }
-  Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("cannot create a pipe: ", ::strerror(errno)));
+  // Commands go through a socket, so that a command sent just as the
+  // supervisor exits fails with EPIPE (MSG_NOSIGNAL) instead of raising
+  // SIGPIPE here.
+  int command_pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, command_pair) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a socket pair: ", ::strerror(errno)));
   }
-  Fd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  command_read.reset(command_pair[0]);
+  command_write.reset(command_pair[1]);
 
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
@@ -475,21 +775,42 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
-  pid_t pid = -1;
   SignalWatch signals;
   const std::optional<PidAllocation> before = ReadPidAllocation();
+  const SupervisorSetup setup = {::getpid(),     status_write.get(), command_read.get(), out_write.get(),
+                                 err_write.get(), argv[0],           argv.data(),        envp.data(),
+                                 &actions,        &attr};
   const Clock::time_point start = Clock::now();
-  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  const pid_t supervisor = ::fork();
+  if (supervisor == 0) RunSupervisor(setup);
+  const int fork_errno = errno;
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    return absl::InternalError(absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(rc)));
+  if (supervisor < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot start ", spec.argv[0], ": fork failed: ", ::strerror(fork_errno)));
   }
   out_write.reset();
   err_write.reset();
+  status_write.reset();
+  command_read.reset();
+  // Closing the command pipe tells the supervisor to kill everything; it
+  // then exits and is reaped here, on every way out of this function.
+  auto finish_supervisor = [&]() {
+    command_write.reset();
+    while (::waitpid(supervisor, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  };
+
+  SupervisorMessage started = {};
+  if (!ReadMessage(status_read.get(), &started) || started.kind != kStarted) {
+    finish_supervisor();
+    const int err = started.kind == kSpawnFailed ? started.value : EIO;
+    return absl::InternalError(
+        absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(err)));
+  }
   ::fcntl(out_read.get(), F_SETFL, O_NONBLOCK);
   ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
-  Fd pidfd(PidfdOpen(pid));
 
   HeadTailBuffer out_buf(spec.max_output_bytes), err_buf(spec.max_output_bytes);
   RunResult result;
@@ -498,6 +819,10 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   std::optional<Clock::time_point> drain_deadline;
   bool leader_done = false;
   bool stopping = false;  // SIGTERM sent: on timeout or on a signal to us
+  auto command = [&](char c) {
+    while (::send(command_write.get(), &c, 1, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+    }
+  };
 
   for (;;) {
     Clock::time_point now = Clock::now();
@@ -505,10 +830,10 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
       if (!stopping && (now >= deadline || result.interrupted_by != 0)) {
         stopping = true;
         result.timed_out = result.interrupted_by == 0;
-        ::kill(-pid, SIGTERM);
+        command(kCommandTerm);
         kill_at = now + spec.kill_grace;
       } else if (stopping && !result.sent_sigkill && now >= kill_at) {
-        ::kill(-pid, SIGKILL);
+        command(kCommandKill);
         result.sent_sigkill = true;
       }
     }
@@ -521,11 +846,10 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     Clock::time_point wake = Clock::time_point::max();
     if (!leader_done) wake = stopping ? (result.sent_sigkill ? wake : kill_at) : deadline;
     if (drain_deadline) wake = std::min(wake, *drain_deadline);
-    int wait_ms = wake == Clock::time_point::max() ? -1 : MillisUntil(wake, now);
-    if (!leader_done && !pidfd.valid()) wait_ms = wait_ms < 0 ? 10 : std::min(wait_ms, 10);
+    const int wait_ms = wake == Clock::time_point::max() ? -1 : MillisUntil(wake, now);
 
     struct pollfd fds[4];
-    int nfds = 0, out_i = -1, err_i = -1, pid_i = -1, sig_i = -1;
+    int nfds = 0, out_i = -1, err_i = -1, status_i = -1, sig_i = -1;
     if (out_read.valid()) {
       out_i = nfds;
       fds[nfds++] = {out_read.get(), POLLIN, 0};
@@ -534,9 +858,9 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
       err_i = nfds;
       fds[nfds++] = {err_read.get(), POLLIN, 0};
     }
-    if (!leader_done && pidfd.valid()) {
-      pid_i = nfds;
-      fds[nfds++] = {pidfd.get(), POLLIN, 0};
+    if (!leader_done) {
+      status_i = nfds;
+      fds[nfds++] = {status_read.get(), POLLIN, 0};
     }
     if (!leader_done && signals.fd() >= 0) {
       sig_i = nfds;
@@ -545,33 +869,39 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     int ready = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (ready < 0 && errno != EINTR) {
       const int err = errno;
-      if (!leader_done) {
-        ::kill(-pid, SIGKILL);
-        KillLeftovers(spec.marker, pid, before);
-        Reap(pid);
-      }
+      finish_supervisor();
       return absl::InternalError(absl::StrCat("poll failed: ", ::strerror(err)));
     }
-    if (ready > 0) {
-      if (sig_i >= 0 && fds[sig_i].revents != 0) {
-        const int sig = signals.Read();
-        if (result.interrupted_by == 0) result.interrupted_by = sig;
-      }
-      if (out_i >= 0 && fds[out_i].revents != 0 &&
-          !ReadChunk(out_read.get(), out_buf, Stream::kStdout, spec.on_output)) {
-        out_read.reset();
-      }
-      if (err_i >= 0 && fds[err_i].revents != 0 &&
-          !ReadChunk(err_read.get(), err_buf, Stream::kStderr, spec.on_output)) {
-        err_read.reset();
-      }
+    if (ready <= 0) continue;
+    if (sig_i >= 0 && fds[sig_i].revents != 0) {
+      const int sig = signals.Read();
+      if (result.interrupted_by == 0) result.interrupted_by = sig;
     }
-    const bool maybe_exited = !pidfd.valid() || (pid_i >= 0 && ready > 0 && fds[pid_i].revents != 0);
-    if (!leader_done && maybe_exited && LeaderHasExited(pid)) {
+    if (out_i >= 0 && fds[out_i].revents != 0 &&
+        !ReadChunk(out_read.get(), out_buf, Stream::kStdout, spec.on_output)) {
+      out_read.reset();
+    }
+    if (err_i >= 0 && fds[err_i].revents != 0 &&
+        !ReadChunk(err_read.get(), err_buf, Stream::kStderr, spec.on_output)) {
+      err_read.reset();
+    }
+    if (status_i >= 0 && fds[status_i].revents != 0) {
+      SupervisorMessage done = {};
+      if (!ReadMessage(status_read.get(), &done) || done.kind != kDone) {
+        finish_supervisor();
+        return absl::InternalError(absl::StrCat("the process supervising ", spec.argv[0],
+                                                " ended unexpectedly; its processes were killed"));
+      }
       leader_done = true;
-      result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-      result.leftovers_killed = KillLeftovers(spec.marker, pid, before);
-      const int status = Reap(pid);
+      const int64_t start_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
+      result.duration_ms = std::max<int64_t>(0, (done.exit_ns - start_ns) / 1'000'000);
+      finish_supervisor();
+      // Belt and braces: a process carrying the marker outside the tree
+      // (none can be: orphans re-parent to the supervisor).
+      result.leftovers_killed =
+          done.killed + KillMarked(spec.marker, std::chrono::seconds(2), supervisor, before, /*group=*/0);
+      const int status = done.value;
       if (WIFEXITED(status)) {
         result.exited = true;
         result.exit_code = WEXITSTATUS(status);

@@ -22,6 +22,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/file_io.h"
@@ -275,8 +277,9 @@ TEST_P(ExecCaseTest, Run) {
   sham_action_parser::ActionParseResult parsed =
       sham_action_parser::ParseShamResponse(absl::StrReplaceAll(c.sham, {{"{root}", root}}));
   ASSERT_TRUE(parsed.errors.empty()) << sham_action_parser::ActionParseErrorToJson(parsed.errors[0]).dump(2);
-  ASSERT_EQ(parsed.actions.size(), 1u);
-  core::Action action = parsed.actions[0];
+  // Several blocks run in order as one batch; `expect` is about the last.
+  ASSERT_GE(parsed.actions.size(), 1u);
+  core::Action action = parsed.actions.back();
   if (setup.contains("code_prefix")) {
     std::string prefix;
     for (int i = 0; i < setup["code_prefix"]["count"].get<int>(); ++i) {
@@ -292,14 +295,27 @@ TEST_P(ExecCaseTest, Run) {
   ctx.quiet = setup.value("quiet", true);
   ctx.limits.timeout_ms = setup.value("timeout_ms", int64_t{20'000});
   ctx.limits.max_output_bytes = setup.value("max_output_bytes", ctx.limits.max_output_bytes);
+  if (setup.contains("deadline_in_ms")) {
+    ctx.limits.deadline = absl::Now() + absl::Milliseconds(setup["deadline_in_ms"].get<int64_t>());
+  }
   const std::string policy = setup.value("policy", "allow");
   ctx.exec_policy = policy == "deny"      ? core::ExecPolicy::kDeny
                     : policy == "approve" ? core::ExecPolicy::kApprove
                                           : core::ExecPolicy::kAllow;
   if (setup.value("approve_block_code", false)) {
     std::ostringstream out, err;
-    ASSERT_EQ(RunApproveCommand({action.params["code"].get<std::string>()}, ctx, out, err), 0) << err.str();
+    ASSERT_EQ(RunApproveCommand(
+                  {"--lang", action.params["lang"].get<std::string>(), action.params["code"].get<std::string>()}, ctx,
+                  out, err),
+              0)
+        << err.str();
   }
+  for (const Json& args : setup.value("approve", Json::array())) {
+    std::ostringstream out, err;
+    ASSERT_EQ(RunApproveCommand(args.get<std::vector<std::string>>(), ctx, out, err), 0) << err.str();
+  }
+  // The run starts: the approvals are read now, once, as the orchestrator does.
+  LoadApprovedCode(&ctx);
 
   core::ActionOutcome outcome;
   std::string echo;
@@ -312,6 +328,12 @@ TEST_P(ExecCaseTest, Run) {
     if (setup.contains("path")) env.Set("PATH", setup["path"].get<std::string>());
     ScopedSignals signals(setup.value("catch_signals", Json::array()), setup.value("ignore_signals", Json::array()));
     const bool broken_stderr = setup.value("stderr", "") == "broken_pipe";
+    for (size_t i = 0; i + 1 < parsed.actions.size(); ++i) {
+      core::ActionOutcome earlier = ExecuteCode(parsed.actions[i], ctx);
+      if (expect.value("earlier_succeed", false)) {
+        EXPECT_TRUE(earlier.success) << "block " << i + 1 << ": " << earlier.error;
+      }
+    }
     if (broken_stderr) {
       BrokenStderr broken;
       outcome = ExecuteCode(action, ctx);
@@ -376,6 +398,15 @@ TEST_P(ExecCaseTest, Run) {
         << "echo lacks the line " << s << "; echo was:\n"
         << echo;
   }
+  if (expect.contains("stdout_max_bytes")) {
+    EXPECT_LE(stdout_text.size(), expect["stdout_max_bytes"].get<size_t>()) << "stdout is over its bound";
+  }
+  if (expect.contains("echo_max_bytes")) {
+    EXPECT_LE(echo.size(), expect["echo_max_bytes"].get<size_t>()) << "the live echo is over its bound";
+  }
+  for (const Json& s : expect.value("echo_lacks", Json::array())) {
+    EXPECT_FALSE(absl::StrContains(echo, s.get<std::string>())) << "echo holds " << s << "; echo was:\n" << echo;
+  }
   for (const Json& s : expect.value("warnings_contain", Json::array())) {
     bool found = false;
     for (const std::string& w : outcome.warnings) found = found || absl::StrContains(w, s.get<std::string>());
@@ -407,6 +438,10 @@ TEST_P(ExecCaseTest, Run) {
   }
   if (expect.contains("allowed_commands")) {
     Json list = Json::parse(ReadFile(absl::StrCat(root, "/.clada/allowed-commands.json")));
+    // The entries without their timestamps.
+    for (Json& entry : list["commands"]) {
+      if (entry.is_object()) entry.erase("added");
+    }
     EXPECT_EQ(list["commands"], expect["allowed_commands"]);
   }
 }

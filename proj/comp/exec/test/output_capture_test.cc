@@ -42,6 +42,17 @@ std::string Expand(const Json& spec) {
   return out;
 }
 
+// The case's input: "chunks" (strings or repeats) or "chunks_hex" (bytes
+// JSON strings cannot hold, e.g. invalid UTF-8).
+std::vector<std::string> Chunks(const Json& c) {
+  std::vector<std::string> chunks;
+  for (const Json& chunk : c.value("chunks", Json::array())) chunks.push_back(Expand(chunk));
+  for (const Json& hex : c.value("chunks_hex", Json::array())) {
+    chunks.push_back(absl::HexStringToBytes(hex.get<std::string>()));
+  }
+  return chunks;
+}
+
 std::string CaseName(const ::testing::TestParamInfo<Json>& info) { return info.param["name"].get<std::string>(); }
 
 class HeadTailTest : public ::testing::TestWithParam<Json> {};
@@ -50,8 +61,7 @@ TEST_P(HeadTailTest, KeepsHeadAndTail) {
   const Json& c = GetParam();
   HeadTailBuffer buffer(c["cap"].get<int64_t>());
   int64_t total = 0;
-  for (const Json& chunk : c["chunks"]) {
-    const std::string bytes = Expand(chunk);
+  for (const std::string& bytes : Chunks(c)) {
     total += static_cast<int64_t>(bytes.size());
     buffer.Append(bytes);
   }
@@ -82,8 +92,9 @@ class LineEchoTest : public ::testing::TestWithParam<Json> {};
 TEST_P(LineEchoTest, EchoesPrefixedLines) {
   const Json& c = GetParam();
   std::vector<std::string> emitted;
-  LineEcho echo("[k7m:exec] ", [&](absl::string_view s) { emitted.emplace_back(s); });
-  for (const Json& chunk : c["chunks"]) echo.Append(Expand(chunk));
+  LineEcho echo(
+      "[k7m:exec] ", [&](absl::string_view s) { emitted.emplace_back(s); }, c.value("cap", int64_t{-1}), "stdout");
+  for (const std::string& chunk : Chunks(c)) echo.Append(chunk);
   echo.Flush();
   echo.Flush();  // a second flush has nothing left to say
   std::vector<std::string> want;
