@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -269,6 +270,39 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
   return core::Json(value);
 }
 
+// True when a heredoc given for `param` of `action` is a file's lines: each
+// line, the last one included, ends with "\n" (as an editor saves a file).
+// Edits (old_text, new_text, ...) keep the heredoc's exact text.
+bool IsLinesParameter(absl::string_view action, absl::string_view param) {
+  return param == "content" &&
+         (action == "file_write" || action == "file_append");
+}
+
+// The value of heredoc `h` as the action receives it: without the
+// indentation of an indented closer (and the line break before it), and,
+// for a parameter read as lines, with a "\n" after the last line. An empty
+// heredoc (the closer right after the opener) stays "": no lines.
+std::string HeredocValue(const std::string& value, const sham_parser::Heredoc& h,
+                         bool as_lines, std::vector<std::string>* warnings) {
+  absl::string_view text = value;
+  int lines = h.close_line - h.open_line - 1;
+  if (h.indented) {
+    if (text.size() >= h.closer_column)
+      text.remove_suffix(h.closer_column);
+    if (lines > 0 && !text.empty() && text.back() == '\n')
+      text.remove_suffix(1);
+    warnings->push_back(absl::StrCat(
+        "Parameter '", ToValidUtf8(h.key), "': the heredoc's closing line ",
+        h.close_line, " is indented; the value ends at the line before it "
+        "(start the closing line at column 1)"));
+  } else if (h.closer_column > 0) {
+    ++lines;  // the closer was appended to the last line
+  }
+  std::string out(text);
+  if (as_lines && lines > 0) out.push_back('\n');
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> ActionValue(const sham_parser::Block& block) {
@@ -345,6 +379,8 @@ Conversion ConvertParameters(const sham_parser::Block& block,
                              const ActionDefinition& definition) {
   Conversion out;
   std::vector<std::string> ignored;
+  absl::flat_hash_map<absl::string_view, const sham_parser::Heredoc*> heredocs;
+  for (const sham_parser::Heredoc& h : block.heredocs) heredocs[h.key] = &h;
   for (const auto& [key, value] : block.properties) {
     if (key == "action") continue;
     const ParameterDef* p = definition.FindParameter(key);
@@ -354,7 +390,19 @@ Conversion ConvertParameters(const sham_parser::Block& block,
         ignored.push_back(std::move(shown));
       continue;
     }
-    std::optional<core::Json> converted = ConvertValue(*p, value, &out.issues);
+    const auto found = heredocs.find(key);
+    const sham_parser::Heredoc* heredoc =
+        found == heredocs.end() ? nullptr : found->second;
+    std::optional<core::Json> converted;
+    if (heredoc != nullptr) {
+      const bool as_lines = IsLinesParameter(definition.name, key);
+      converted = ConvertValue(
+          *p, HeredocValue(value, *heredoc, as_lines, &out.warnings),
+          &out.issues);
+      if (as_lines) out.line_params.push_back(key);
+    } else {
+      converted = ConvertValue(*p, value, &out.issues);
+    }
     if (converted.has_value()) out.params[key] = *std::move(converted);
   }
   for (const ParameterDef& p : definition.parameters) {
@@ -386,6 +434,7 @@ Transform TransformBlock(const sham_parser::Block& block,
   action.metadata.start_line = block.start_line;
   action.metadata.end_line = block.end_line.value_or(block.start_line);
   action.warnings = std::move(conversion.warnings);
+  action.line_params = std::move(conversion.line_params);
   out.action = std::move(action);
   return out;
 }

@@ -40,9 +40,13 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
 
 // The block's values converted to the schema's types (block order, then
 // defaults in schema order), ignored keys as warnings, and one issue per
-// value that does not fit its type or format.
+// value that does not fit its type or format. A heredoc value loses the
+// indentation of an indented closer (with a warning); file_write's and
+// file_append's heredoc `content` is read as lines, each ending in "\n",
+// and named in `line_params`.
 struct Conversion {
   core::Json params = core::Json::object();
+  std::vector<std::string> line_params;
   std::vector<std::string> warnings;
   std::vector<Issue> issues;
 };

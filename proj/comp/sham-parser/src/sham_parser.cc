@@ -219,6 +219,7 @@ class BlockParser {
         absl::StartsWith(a.delimiter, dialect_->heredoc_prefix) &&
         absl::EndsWith(a.delimiter, block_->id)) {
       heredoc_key_ = a.key;
+      heredoc_open_line_ = LineNumber();
       heredoc_delimiter_ = a.delimiter;
       heredoc_has_content_ = false;
       heredoc_next_ = FindInText(a.delimiter, line_start_ + line_.size());
@@ -290,6 +291,13 @@ class BlockParser {
         std::string value;
         AppendJoinedLines(text_.substr(body, stop - body), &value);
         SetProperty(heredoc_key_, std::move(value));
+        Heredoc h;
+        h.key = std::string(heredoc_key_);
+        h.open_line = heredoc_open_line_;
+        h.close_line = LineNumber();
+        h.closer_column = at;
+        h.indented = at > 0 && internal::LeadingJsWhitespace(before) == at;
+        block_->heredocs.push_back(std::move(h));
         state_ = State::kInBlock;
         return;
       }
@@ -475,6 +483,7 @@ class BlockParser {
   internal::KeyIndex keys_;  // the block's keys, as views into text_
 
   absl::string_view heredoc_key_;
+  int heredoc_open_line_ = 0;
   absl::string_view heredoc_delimiter_;
   size_t heredoc_next_ = kNpos;  // next occurrence of the delimiter in text_
   bool heredoc_has_content_ = false;
