@@ -165,7 +165,7 @@ std::optional<std::string> CanonicalLineRange(absl::string_view text) {
 
 // Converts one value; on failure appends an issue and returns nullopt.
 std::optional<core::Json> ConvertValue(const ParameterDef& p,
-                                       const std::string& value,
+                                       std::string value,
                                        std::vector<Issue>* issues) {
   if (p.type == ParamType::kInteger) {
     int64_t n = 0;
@@ -209,7 +209,7 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
   }
   if (p.type == ParamType::kEnum) {
     if (std::find(p.values.begin(), p.values.end(), value) != p.values.end())
-      return core::Json(value);
+      return core::Json(std::move(value));
     issues->push_back(TypeIssue(
         absl::StrCat(ParamLabel(p),
                      " must be one of: ", absl::StrJoin(p.values, ", "),
@@ -232,7 +232,7 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
           absl::StrCat(ParamLabel(p), " contains a NUL byte"), path_fix));
       return std::nullopt;
     }
-    return core::Json(value);
+    return core::Json(std::move(value));
   }
   if (p.format == "multiline_paths") {
     std::vector<absl::string_view> paths;
@@ -267,7 +267,7 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
                                p.name, " = \"5-10\" for lines 5 to 10")));
     return std::nullopt;
   }
-  return core::Json(value);
+  return core::Json(std::move(value));
 }
 
 // True when a heredoc given for `param` of `action` is a file's lines: each
@@ -278,19 +278,19 @@ bool IsLinesParameter(absl::string_view action, absl::string_view param) {
          (action == "file_write" || action == "file_append");
 }
 
-// The value of heredoc `h` as the action receives it: without the
-// indentation of an indented closer (and the line break before it), and,
-// for a parameter read as lines, with a "\n" after the last line. An empty
-// heredoc (the closer right after the opener) stays "": no lines.
-std::string HeredocValue(const std::string& value, const sham_parser::Heredoc& h,
-                         bool as_lines, std::vector<std::string>* warnings) {
-  absl::string_view text = value;
+// Makes the value of heredoc `h` what the action receives, in place (the
+// parser leaves room for the final "\n", so a 50 MB value is not copied):
+// without the indentation of an indented closer (and the line break before
+// it), and, for a parameter read as lines, with a "\n" after the last line.
+// An empty heredoc (the closer right after the opener) stays "": no lines.
+void ApplyHeredocRules(const sham_parser::Heredoc& h, bool as_lines,
+                       std::string* value, std::vector<std::string>* warnings) {
   int lines = h.close_line - h.open_line - 1;
   if (h.indented) {
-    if (text.size() >= h.closer_column)
-      text.remove_suffix(h.closer_column);
-    if (lines > 0 && !text.empty() && text.back() == '\n')
-      text.remove_suffix(1);
+    if (value->size() >= h.closer_column)
+      value->resize(value->size() - h.closer_column);
+    if (lines > 0 && !value->empty() && value->back() == '\n')
+      value->pop_back();
     warnings->push_back(absl::StrCat(
         "Parameter '", ToValidUtf8(h.key), "': the heredoc's closing line ",
         h.close_line, " is indented; the value ends at the line before it "
@@ -298,9 +298,7 @@ std::string HeredocValue(const std::string& value, const sham_parser::Heredoc& h
   } else if (h.closer_column > 0) {
     ++lines;  // the closer was appended to the last line
   }
-  std::string out(text);
-  if (as_lines && lines > 0) out.push_back('\n');
-  return out;
+  if (as_lines && lines > 0) value->push_back('\n');
 }
 
 }  // namespace
@@ -375,13 +373,13 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
   return issues;
 }
 
-Conversion ConvertParameters(const sham_parser::Block& block,
+Conversion ConvertParameters(sham_parser::Block&& block,
                              const ActionDefinition& definition) {
   Conversion out;
   std::vector<std::string> ignored;
   absl::flat_hash_map<absl::string_view, const sham_parser::Heredoc*> heredocs;
   for (const sham_parser::Heredoc& h : block.heredocs) heredocs[h.key] = &h;
-  for (const auto& [key, value] : block.properties) {
+  for (auto& [key, value] : block.properties) {
     if (key == "action") continue;
     const ParameterDef* p = definition.FindParameter(key);
     if (p == nullptr) {
@@ -396,12 +394,11 @@ Conversion ConvertParameters(const sham_parser::Block& block,
     std::optional<core::Json> converted;
     if (heredoc != nullptr) {
       const bool as_lines = IsLinesParameter(definition.name, key);
-      converted = ConvertValue(
-          *p, HeredocValue(value, *heredoc, as_lines, &out.warnings),
-          &out.issues);
+      ApplyHeredocRules(*heredoc, as_lines, &value, &out.warnings);
       if (as_lines) out.line_params.push_back(key);
+      converted = ConvertValue(*p, std::move(value), &out.issues);
     } else {
-      converted = ConvertValue(*p, value, &out.issues);
+      converted = ConvertValue(*p, std::move(value), &out.issues);
     }
     if (converted.has_value()) out.params[key] = *std::move(converted);
   }
@@ -418,11 +415,11 @@ Conversion ConvertParameters(const sham_parser::Block& block,
   return out;
 }
 
-Transform TransformBlock(const sham_parser::Block& block,
+Transform TransformBlock(sham_parser::Block&& block,
                          const ActionDefinition& definition) {
   Transform out;
   out.issues = CheckRequiredParameters(block, definition);
-  Conversion conversion = ConvertParameters(block, definition);
+  Conversion conversion = ConvertParameters(std::move(block), definition);
   out.issues.insert(out.issues.end(),
                     std::make_move_iterator(conversion.issues.begin()),
                     std::make_move_iterator(conversion.issues.end()));
@@ -461,7 +458,8 @@ absl::StatusOr<const ActionDefinition*> ValidateShamBlock(
 
 absl::StatusOr<core::Action> TransformToAction(
     const sham_parser::Block& block, const ActionDefinition& definition) {
-  internal::Transform transform = internal::TransformBlock(block, definition);
+  internal::Transform transform =
+      internal::TransformBlock(sham_parser::Block(block), definition);
   if (!transform.action.has_value())
     return internal::IssuesToStatus(transform.issues);
   return *std::move(transform.action);

@@ -50,7 +50,8 @@ struct Conversion {
   std::vector<std::string> warnings;
   std::vector<Issue> issues;
 };
-Conversion ConvertParameters(const sham_parser::Block& block,
+// The block's values are moved out (a 50 MB value is not copied).
+Conversion ConvertParameters(sham_parser::Block&& block,
                              const ActionDefinition& definition);
 
 // The whole conversion of a block whose action is known: required
@@ -59,7 +60,7 @@ struct Transform {
   std::optional<core::Action> action;
   std::vector<Issue> issues;
 };
-Transform TransformBlock(const sham_parser::Block& block,
+Transform TransformBlock(sham_parser::Block&& block,
                          const ActionDefinition& definition);
 
 // InvalidArgument with every issue's message, joined by "; ".

@@ -361,9 +361,10 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
 
 ActionParseResult ParseShamResponse(absl::string_view text) {
   ActionParseResult result;
-  const sham_parser::ParseResult parsed = sham_parser::ParseBlocks(text);
+  // Not const: a clean block's values are moved into its action.
+  sham_parser::ParseResult parsed = sham_parser::ParseBlocks(text);
   const LineIndex lines(text);
-  const std::vector<sham_parser::Block>& blocks = parsed.blocks;
+  std::vector<sham_parser::Block>& blocks = parsed.blocks;
 
   // Blocks in input order, and the last line each one owns.
   std::vector<size_t> order(blocks.size());
@@ -434,17 +435,18 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
 
   const ActionSchema& schema = LoadedSchema();
   for (size_t k = 0; k < order.size(); ++k) {
-    const sham_parser::Block& block = blocks[order[k]];
+    sham_parser::Block& block = blocks[order[k]];
     const std::optional<std::string> action_value =
         internal::ActionValue(block);
+    const std::string block_id = block.id;  // the block may be moved below
     std::string content;  // made on the first error only
     const auto add_error = [&](std::string type, std::string message,
                                std::string fix) {
       if (content.empty())
         content = BlockContentForError(lines.Lines(starts[k], last_lines[k]));
       result.errors.push_back(ActionParseError{
-          block.id, action_value, std::move(type), std::move(message),
-          block.start_line, content, std::move(fix)});
+          block_id, action_value, std::move(type), std::move(message),
+          starts[k], content, std::move(fix)});
     };
     const std::vector<const sham_parser::ParseError*>& syntax = block_errors[k];
     if (!syntax.empty()) {
@@ -499,7 +501,7 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
       continue;
     }
     internal::Transform transform =
-        internal::TransformBlock(block, *check.definition);
+        internal::TransformBlock(std::move(block), *check.definition);
     if (!transform.action.has_value()) {
       for (internal::Issue& i : transform.issues)
         add_error(i.error_type, i.message, i.fix);

@@ -289,6 +289,8 @@ class BlockParser {
             at > 0 ? line_start_ + at
                    : (heredoc_has_content_ ? heredoc_content_end_ : body);
         std::string value;
+        // Room for the "\n" a layer reading the value as lines adds.
+        value.reserve(stop - body + 1);
         AppendJoinedLines(text_.substr(body, stop - body), &value);
         SetProperty(heredoc_key_, std::move(value));
         Heredoc h;
