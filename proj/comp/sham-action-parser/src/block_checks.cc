@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -23,6 +24,10 @@ namespace {
 
 // Names longer than this get no suggestion (edit distance is quadratic).
 constexpr size_t kMaxSuggestableLength = 64;
+
+// Unknown keys named in an "ignored unknown parameters" warning; the rest
+// are counted.
+constexpr size_t kMaxListedIgnoredKeys = 10;
 
 // The value as written when short and printable, else quoted and shortened.
 std::string ShowName(absl::string_view value) {
@@ -116,6 +121,62 @@ const ActionDefinition* SuggestAction(absl::string_view name,
     }
   }
   return best;
+}
+
+// The LLM-runnable actions nearest to `name` by edit distance, at most
+// `count`, nearest first (ties in schema order).
+std::vector<absl::string_view> NearestActions(absl::string_view name,
+                                              const ActionSchema& schema,
+                                              size_t count) {
+  const std::string wanted = NormalizeName(name.substr(0, kMaxSuggestableLength),
+                                           /*split_humps=*/true);
+  std::vector<std::pair<size_t, absl::string_view>> ranked;
+  for (const ActionDefinition& a : schema.actions) {
+    if (a.IsLlmAccessible())
+      ranked.emplace_back(EditDistance(wanted, a.name), a.name);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<absl::string_view> out;
+  for (size_t i = 0; i < ranked.size() && i < count; ++i)
+    out.push_back(ranked[i].second);
+  return out;
+}
+
+// The parameter of `definition` an unknown key most likely meant, or
+// nullptr: a small edit distance (old_txt, oldText), or the parameter's
+// words all in the key (file_path for path). Only a single best match.
+const ParameterDef* SuggestParameter(absl::string_view key,
+                                     const ActionDefinition& definition) {
+  if (key.size() > kMaxSuggestableLength) return nullptr;
+  const std::string wanted = NormalizeName(key, /*split_humps=*/true);
+  const size_t limit = wanted.size() <= 4 ? 1 : wanted.size() <= 11 ? 2 : 3;
+  const ParameterDef* best = nullptr;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  bool tie = false;
+  for (const ParameterDef& p : definition.parameters) {
+    const size_t d = EditDistance(wanted, p.name);
+    if (d > limit) continue;
+    if (d < best_distance) {
+      best = &p;
+      best_distance = d;
+      tie = false;
+    } else if (d == best_distance) {
+      tie = true;
+    }
+  }
+  if (best != nullptr && !tie) return best;
+  const std::vector<std::string> words = SortedWords(wanted);
+  const ParameterDef* contained = nullptr;
+  for (const ParameterDef& p : definition.parameters) {
+    const std::vector<std::string> own = SortedWords(p.name);
+    if (own.empty() || own.size() >= words.size()) continue;
+    if (!std::includes(words.begin(), words.end(), own.begin(), own.end()))
+      continue;
+    if (contained != nullptr) return nullptr;  // two fit: say nothing
+    contained = &p;
+  }
+  return contained;
 }
 
 std::string LlmActionNames(const ActionSchema& schema) {
@@ -301,6 +362,49 @@ void ApplyHeredocRules(const sham_parser::Heredoc& h, bool as_lines,
   if (as_lines && lines > 0) value->push_back('\n');
 }
 
+// The first control character in `value` that a quoted value almost never
+// means: every C0 control but tab, line feed and carriage return (which
+// mean the same in a regular expression and are how CRLF text is written).
+// `\b` in "\bword\b" is a backspace, not a word boundary.
+std::optional<unsigned char> UnmeantControl(absl::string_view value) {
+  for (const char ch : value) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return c;
+  }
+  return std::nullopt;
+}
+
+// "a backspace (U+0008, written \b)".
+std::string DescribeControl(unsigned char c) {
+  const std::string code = absl::StrCat("U+00", absl::Hex(c, absl::kZeroPad2));
+  switch (c) {
+    case '\b':
+      return absl::StrCat("a backspace (", code, ", written \\b)");
+    case '\f':
+      return absl::StrCat("a form feed (", code, ", written \\f)");
+    case 0:
+      return absl::StrCat("a NUL byte (", code, ", written \\u0000)");
+    default:
+      return absl::StrCat("the control character ", code, " (written \\u00",
+                          absl::Hex(c, absl::kZeroPad2), ")");
+  }
+}
+
+Issue UnmeantControlIssue(const ParameterDef& p, unsigned char c,
+                          absl::string_view block_id) {
+  const std::string id = block_id.empty() ? "k7m" : std::string(block_id);
+  return TypeIssue(
+      absl::StrCat(ParamLabel(p), " holds ", DescribeControl(c),
+                   ", which a quoted value decodes its escape to and which "
+                   "is almost never meant"),
+      absl::StrCat(
+          "For regular expressions and backslashes use a heredoc: ", p.name,
+          " = <<'EOT_SHAM_", id,
+          "', then the text exactly as it is (\\b stays \\b), then a line "
+          "EOT_SHAM_",
+          id, "; in a quoted value write \\\\ for each backslash"));
+}
+
 }  // namespace
 
 std::optional<std::string> ActionValue(const sham_parser::Block& block) {
@@ -336,9 +440,11 @@ ActionCheck CheckActionName(const sham_parser::Block& block,
                              " (did you mean '", suggestion->name, "'?)"),
                 absl::StrCat("Write action = \"", suggestion->name, "\"")});
     } else {
-      check.issues.push_back(
-          Issue{"validation", absl::StrCat("Unknown action: ", ShowName(*name)),
-                absl::StrCat("Use one of: ", LlmActionNames(schema))});
+      check.issues.push_back(Issue{
+          "validation", absl::StrCat("Unknown action: ", ShowName(*name)),
+          absl::StrCat("The nearest actions are ",
+                       absl::StrJoin(NearestActions(*name, schema, 3), ", "),
+                       "; `clada instructions` lists them all")});
     }
     return check;
   }
@@ -365,6 +471,25 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
         std::any_of(block.properties.begin(), block.properties.end(),
                     [&](const auto& kv) { return kv.first == p.name; });
     if (present) continue;
+    // A key the action does not take that was probably meant for p.
+    const std::string* meant = nullptr;
+    for (const auto& [key, value] : block.properties) {
+      if (key == "action" || definition.FindParameter(key) != nullptr) continue;
+      if (SuggestParameter(key, definition) == &p) {
+        meant = &key;
+        break;
+      }
+    }
+    if (meant != nullptr) {
+      issues.push_back(Issue{
+          "validation",
+          absl::StrCat("Missing required parameter: ", p.name,
+                       " (the block has '", ToValidUtf8(*meant),
+                       "': did you mean '", p.name, "'?)"),
+          absl::StrCat("Rename ", ToValidUtf8(*meant), " to ", p.name, "; ",
+                       ParameterNames(definition))});
+      continue;
+    }
     issues.push_back(Issue{
         "validation", absl::StrCat("Missing required parameter: ", p.name),
         absl::StrCat("Add the line ", p.name, " = \"...\" to the block; ",
@@ -376,16 +501,16 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
 Conversion ConvertParameters(sham_parser::Block&& block,
                              const ActionDefinition& definition) {
   Conversion out;
-  std::vector<std::string> ignored;
+  // Unknown keys, each once, in block order; a block may hold millions.
+  std::vector<absl::string_view> ignored;
+  absl::flat_hash_set<absl::string_view> ignored_seen;
   absl::flat_hash_map<absl::string_view, const sham_parser::Heredoc*> heredocs;
   for (const sham_parser::Heredoc& h : block.heredocs) heredocs[h.key] = &h;
   for (auto& [key, value] : block.properties) {
     if (key == "action") continue;
     const ParameterDef* p = definition.FindParameter(key);
     if (p == nullptr) {
-      std::string shown = absl::StrCat("'", ToValidUtf8(key), "'");
-      if (std::find(ignored.begin(), ignored.end(), shown) == ignored.end())
-        ignored.push_back(std::move(shown));
+      if (ignored_seen.insert(key).second) ignored.push_back(key);
       continue;
     }
     const auto found = heredocs.find(key);
@@ -397,6 +522,8 @@ Conversion ConvertParameters(sham_parser::Block&& block,
       ApplyHeredocRules(*heredoc, as_lines, &value, &out.warnings);
       if (as_lines) out.line_params.push_back(key);
       converted = ConvertValue(*p, std::move(value), &out.issues);
+    } else if (const std::optional<unsigned char> c = UnmeantControl(value)) {
+      out.issues.push_back(UnmeantControlIssue(*p, *c, block.id));
     } else {
       converted = ConvertValue(*p, std::move(value), &out.issues);
     }
@@ -407,10 +534,23 @@ Conversion ConvertParameters(sham_parser::Block&& block,
       out.params[p.name] = *p.default_value;
   }
   if (!ignored.empty()) {
+    std::vector<std::string> shown;
+    for (size_t i = 0; i < ignored.size() && i < kMaxListedIgnoredKeys; ++i) {
+      const ParameterDef* meant = SuggestParameter(ignored[i], definition);
+      shown.push_back(absl::StrCat(
+          "'", ToValidUtf8(ignored[i]), "'",
+          meant == nullptr
+              ? ""
+              : absl::StrCat(" (did you mean '", meant->name, "'?)")));
+    }
+    std::string more;
+    if (ignored.size() > kMaxListedIgnoredKeys)
+      more = absl::StrCat(" and ", ignored.size() - kMaxListedIgnoredKeys,
+                          " more");
     out.warnings.push_back(absl::StrCat(
         definition.name, ": ignored unknown parameter",
-        ignored.size() == 1 ? " " : "s ", absl::StrJoin(ignored, ", "), " (",
-        ParameterNames(definition), ")"));
+        ignored.size() == 1 ? " " : "s ", absl::StrJoin(shown, ", "), more,
+        " (", ParameterNames(definition), ")"));
   }
   return out;
 }

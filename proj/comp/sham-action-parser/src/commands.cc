@@ -30,8 +30,8 @@ blocks is ignored.
 constexpr absl::string_view kRules = R"(
 Rules:
 - A block starts with `#!SHAM [@three-char-SHA-256: k7m]` and ends with
-  `#!END_SHAM_k7m`. The ID is exactly 3 letters or digits; give every block
-  in an answer its own ID.
+  `#!END_SHAM_k7m`. The ID is 3 letters or digits (2 to 8 are accepted);
+  give every block in an answer its own ID.
 - Inside a block each line is `key = "value"`, the start of a heredoc, or
   empty. `action` names what to do; the other keys are its parameters. Keys
   start at the beginning of the line. There are no comments.

@@ -106,7 +106,7 @@ class BlockParser {
       return;
     }
     if (const char* problem = internal::BlockIdProblem(*id)) {
-      if (replacing) CloseBlock(std::nullopt);
+      if (replacing) CloseBlock(std::nullopt, LineNumber() - 1);
       const size_t column =
           absl::StartsWith(line_, dialect.canonical_id_prefix)
               ? internal::Utf16Length(dialect.canonical_id_prefix)
@@ -117,7 +117,7 @@ class BlockParser {
       }
       return;
     }
-    if (replacing) CloseBlock(std::nullopt);
+    if (replacing) CloseBlock(std::nullopt, LineNumber() - 1);
     block_.emplace();
     block_->id = std::string(*id);
     block_->start_line = LineNumber();
@@ -126,9 +126,10 @@ class BlockParser {
     state_ = State::kInBlock;
   }
 
-  // Moves the current block to the result.
-  void CloseBlock(std::optional<int> end_line) {
+  // Moves the current block, whose last line is `last_line`, to the result.
+  void CloseBlock(std::optional<int> end_line, int last_line) {
     block_->end_line = end_line;
+    block_->last_line = last_line;
     result_.blocks.push_back(std::move(*block_));
     block_.reset();
     dialect_ = nullptr;
@@ -150,7 +151,7 @@ class BlockParser {
                                 "' doesn't match block ID '", block_->id, "'"),
                    0);
         }
-        CloseBlock(LineNumber());
+        CloseBlock(LineNumber(), LineNumber());
         return;
       }
       case LineType::kHeader:
@@ -319,12 +320,12 @@ class BlockParser {
                absl::StrCat("Heredoc '", heredoc_delimiter_,
                             "' not closed before EOF"),
                0, 0);
-      CloseBlock(std::nullopt);
+      CloseBlock(std::nullopt, after_last_line - 1);
     } else if (state_ == State::kInBlock) {
       AddError("UNCLOSED_BLOCK", after_last_line,
                absl::StrCat("Block '", block_->id, "' not closed before EOF"),
                0, 0);
-      CloseBlock(std::nullopt);
+      CloseBlock(std::nullopt, after_last_line - 1);
     }
   }
 

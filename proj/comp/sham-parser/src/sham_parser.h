@@ -51,6 +51,9 @@ struct Block {
   int start_line = 0;  // 1-based line of the header
   std::optional<int>
       end_line;  // 1-based line of the end marker; none if unclosed
+  // The block's last line: its end marker, or for an unclosed block the
+  // line before the header that ended it, or the input's last line.
+  int last_line = 0;
   // The heredocs that closed, in order; not part of the reference's JSON.
   std::vector<Heredoc> heredocs;
 };
