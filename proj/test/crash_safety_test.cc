@@ -114,10 +114,8 @@ TEST(CrashSafety, SigkillNeverTearsAFileNorLosesTheUsersEdit) {
   ASSERT_EQ(Sh(absl::StrCat("mkdir -p ", root, " && cd ", root,
                             " && git init -q -b main && git config user.name t && git config user.email t@t")),
             0);
-  // What a heredoc of Body(tag) writes: the body without its final newline.
+  // What a heredoc of Body(tag) writes: the body, its lines each ending in a newline.
   std::string a = Body('a'), b = Body('b');
-  a.pop_back();
-  b.pop_back();
   WriteAll(root + "/big1.txt", a);
   WriteAll(root + "/big2.txt", a);
   WriteAll(root + "/user.txt", "committed before the test\n");

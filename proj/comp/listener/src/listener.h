@@ -104,12 +104,13 @@ struct ScannedBlock {
 
 // Finds the blocks of `text`, in order, skipping clada's results sections.
 //
-// A cheap line scanner, not the grammar parser: a line whose trimmed text
-// starts with `#!SHAM `, `#!NESL ` or `#!nesl ` opens a block; inside it the
-// dialect's end marker (`#!END_SHAM_`, `#!END_NESL_`, `#!end_`, any id)
-// closes it and another header ends it unclosed. A value `<<'DELIM'` (quotes
-// optional) opens a heredoc: its body lines are content, not markers, until
-// the line whose trimmed text is DELIM. Outside blocks, a line that is
+// The blocks are the grammar parser's (sham_parser::ParseBlocks), the same
+// reading a run makes of them, so a block's lines, and its key, are what
+// clada parses (a heredoc closer appended to a last line ends the heredoc
+// here too). A closed block runs through its end marker; an unclosed one up
+// to the next header or the end. A header the parser refuses (no readable
+// ID) is a block too, so its error is reported: through the next end marker,
+// or unclosed up to the next `#!` line. Outside blocks, a line that is
 // exactly `=== CLADA RESULTS ===` followed later by a line that is exactly
 // `=== END ===` starts a results section that is skipped through that END
 // line (without a later END it is ordinary text). Unlike block markers,

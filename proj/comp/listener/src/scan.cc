@@ -14,51 +14,42 @@
 #include "absl/strings/strip.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/sham-parser/src/sham_parser.h"
 
 namespace clada::listener {
 namespace internal {
 namespace {
 
-struct Dialect {
-  absl::string_view header_prefix;
-  absl::string_view end_prefix;
-};
+// End-marker prefixes of the three dialects.
+constexpr absl::string_view kEndPrefixes[] = {"#!END_SHAM_", "#!END_NESL_",
+                                              "#!end_"};
 
-constexpr Dialect kDialects[] = {
-    {"#!SHAM ", "#!END_SHAM_"},
-    {"#!NESL ", "#!END_NESL_"},
-    {"#!nesl ", "#!end_"},
-};
-
-const Dialect* HeaderDialect(absl::string_view trimmed) {
-  for (const Dialect& d : kDialects) {
-    if (absl::StartsWith(trimmed, d.header_prefix)) return &d;
+bool IsEndMarkerLike(absl::string_view trimmed) {
+  for (absl::string_view prefix : kEndPrefixes) {
+    if (absl::StartsWith(trimmed, prefix)) return true;
   }
-  return nullptr;
+  return false;
 }
 
-// `#!SHAM [@three-char-SHA-256: abc]` -> "abc"; "" when the shape differs.
-std::string HeaderId(absl::string_view trimmed, const Dialect& dialect) {
-  absl::string_view rest = absl::StripAsciiWhitespace(trimmed.substr(dialect.header_prefix.size()));
-  if (!absl::StartsWith(rest, "[@")) return "";
-  size_t colon = rest.find(':');
-  size_t close = rest.find(']');
-  if (colon == absl::string_view::npos || close == absl::string_view::npos || close < colon) return "";
-  return std::string(absl::StripAsciiWhitespace(rest.substr(colon + 1, close - colon - 1)));
+// `#!SHAM ...` -> the ID the header tried to give ("" when none): the text
+// between the last ':' and the ']' after it, trimmed.
+std::string RefusedHeaderId(absl::string_view trimmed) {
+  const size_t colon = trimmed.rfind(':');
+  const size_t close = trimmed.rfind(']');
+  if (colon == absl::string_view::npos || close == absl::string_view::npos ||
+      close < colon)
+    return "";
+  return std::string(
+      absl::StripAsciiWhitespace(trimmed.substr(colon + 1, close - colon - 1)));
 }
 
-// `key = <<'EOT_SHAM_abc'` -> "EOT_SHAM_abc"; "" when the line opens no heredoc.
-std::string HeredocDelimiter(absl::string_view trimmed) {
-  size_t eq = trimmed.find('=');
-  if (eq == absl::string_view::npos) return "";
-  absl::string_view value = absl::StripAsciiWhitespace(trimmed.substr(eq + 1));
-  if (!absl::StartsWith(value, "<<")) return "";
-  absl::string_view delim = absl::StripAsciiWhitespace(value.substr(2));
-  if (delim.size() >= 2 && (delim.front() == '\'' || delim.front() == '"') && delim.back() == delim.front()) {
-    delim = delim.substr(1, delim.size() - 2);
-  }
-  return std::string(delim);
-}
+// A block's lines, 0-based and inclusive.
+struct Extent {
+  std::string id;
+  size_t first = 0;
+  size_t last = 0;
+  bool closed = false;
+};
 
 absl::string_view Trim(const Line& line) { return absl::StripAsciiWhitespace(line.content); }
 
@@ -114,7 +105,66 @@ std::string EscapeSummaryLine(absl::string_view line) {
   }
 }
 
-ScanResult ScanLines(const std::vector<Line>& lines) {
+namespace {
+
+// The blocks of `text` as the grammar parser finds them, the parser run the
+// same way as for a run (one truth: a block's lines, and so its key, are
+// what clada will parse). A header the parser refuses (no readable ID) is a
+// block too, so that its error is reported: from the header to the next
+// end marker, or unclosed up to the next `#!` line.
+std::vector<Extent> ParsedExtents(absl::string_view text,
+                                  const std::vector<Line>& lines) {
+  std::vector<Extent> extents;
+  if (lines.empty()) return extents;
+  const sham_parser::ParseResult parsed = sham_parser::ParseBlocks(text);
+  const size_t last_index = lines.size() - 1;
+  for (const sham_parser::Block& b : parsed.blocks) {
+    Extent e;
+    e.id = b.id;
+    e.first = static_cast<size_t>(b.start_line - 1);
+    e.last = std::min<size_t>(static_cast<size_t>(b.last_line - 1), last_index);
+    e.closed = b.end_line.has_value();
+    if (e.first <= last_index) extents.push_back(std::move(e));
+  }
+  for (const sham_parser::ParseError& error : parsed.errors) {
+    if (!error.block_id.empty() || error.line < 1 ||
+        (error.code != "MALFORMED_HEADER" && error.code != "INVALID_BLOCK_ID"))
+      continue;
+    const size_t first = static_cast<size_t>(error.line - 1);
+    if (first > last_index) continue;
+    Extent e;
+    e.id = RefusedHeaderId(Trim(lines[first]));
+    e.first = first;
+    e.last = last_index;
+    for (size_t j = first + 1; j <= last_index; ++j) {
+      absl::string_view t = Trim(lines[j]);
+      if (IsEndMarkerLike(t)) {
+        e.last = j;
+        e.closed = true;
+        break;
+      }
+      if (absl::StartsWith(t, "#!")) {
+        e.last = j - 1;
+        break;
+      }
+    }
+    extents.push_back(std::move(e));
+  }
+  std::sort(extents.begin(), extents.end(),
+            [](const Extent& a, const Extent& b) { return a.first < b.first; });
+  // A refused header's lines never run into the next block.
+  for (size_t k = 0; k + 1 < extents.size(); ++k) {
+    if (extents[k].last >= extents[k + 1].first) {
+      extents[k].last = extents[k + 1].first - 1;
+      extents[k].closed = false;
+    }
+  }
+  return extents;
+}
+
+}  // namespace
+
+ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines) {
   ScanResult result;
   result.in_results.assign(lines.size(), false);
 
@@ -123,59 +173,51 @@ ScanResult ScanLines(const std::vector<Line>& lines) {
     if (IsMarkerLine(lines[i], kEndMarker)) end_lines.push_back(i);
   }
 
-  const Dialect* dialect = nullptr;  // non-null inside a block
-  size_t block_start = 0;
-  std::string block_id;
-  std::string heredoc;  // non-empty inside a heredoc body
-
-  auto finish_block = [&](size_t last, bool closed) {
-    ScannedBlock b;
-    b.id = block_id;
-    for (size_t j = block_start; j <= last; ++j) absl::StrAppend(&b.text, lines[j].full);
-    b.key = BlockKey(b.id, b.text);
-    b.start_line = static_cast<int>(block_start) + 1;
-    b.end_line = static_cast<int>(last) + 1;
-    b.closed = closed;
-    result.blocks.push_back(std::move(b));
-    dialect = nullptr;
-    heredoc.clear();
-  };
-  auto open_block = [&](size_t i, const Dialect* d, absl::string_view trimmed) {
-    dialect = d;
-    block_start = i;
-    block_id = HeaderId(trimmed, *d);
-  };
-
+  // Results sections: a results marker outside every block, through the
+  // next END marker.
+  std::vector<Extent> extents = ParsedExtents(text, lines);
+  bool any_section = false;
+  size_t k = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
-    absl::string_view trimmed = Trim(lines[i]);
-    if (dialect == nullptr) {
-      if (IsMarkerLine(lines[i], kResultsMarker)) {
-        auto end = std::upper_bound(end_lines.begin(), end_lines.end(), i);
-        if (end != end_lines.end()) {
-          for (size_t j = i; j <= *end; ++j) result.in_results[j] = true;
-          i = *end;
-          continue;
-        }
-      }
-      if (const Dialect* d = HeaderDialect(trimmed)) open_block(i, d, trimmed);
+    while (k < extents.size() && extents[k].last < i) ++k;
+    if (k < extents.size() && extents[k].first <= i) {
+      i = extents[k].last;
       continue;
     }
-    if (!heredoc.empty()) {
-      if (trimmed == heredoc) heredoc.clear();
-      continue;
-    }
-    if (absl::StartsWith(trimmed, dialect->end_prefix)) {
-      finish_block(i, /*closed=*/true);
-      continue;
-    }
-    if (const Dialect* d = HeaderDialect(trimmed)) {
-      finish_block(i - 1, /*closed=*/false);
-      open_block(i, d, trimmed);
-      continue;
-    }
-    heredoc = HeredocDelimiter(trimmed);
+    if (!IsMarkerLine(lines[i], kResultsMarker)) continue;
+    auto end = std::upper_bound(end_lines.begin(), end_lines.end(), i);
+    if (end == end_lines.end()) continue;
+    for (size_t j = i; j <= *end; ++j) result.in_results[j] = true;
+    any_section = true;
+    i = *end;
   }
-  if (dialect != nullptr) finish_block(lines.size() - 1, /*closed=*/false);
+  // What a results section holds (clada's own report, a file it read) is
+  // not the answer: the blocks are those of the text without the sections.
+  if (any_section) {
+    std::string without;
+    without.reserve(text.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!result.in_results[i]) {
+        without.append(lines[i].full.data(), lines[i].full.size());
+      } else if (absl::EndsWith(lines[i].full, "\n")) {
+        without.push_back('\n');
+      }
+    }
+    extents = ParsedExtents(without, lines);
+  }
+
+  for (const Extent& e : extents) {
+    if (result.in_results[e.first]) continue;
+    ScannedBlock b;
+    b.id = e.id;
+    for (size_t j = e.first; j <= e.last; ++j)
+      absl::StrAppend(&b.text, lines[j].full);
+    b.key = BlockKey(b.id, b.text);
+    b.start_line = static_cast<int>(e.first) + 1;
+    b.end_line = static_cast<int>(e.last) + 1;
+    b.closed = e.closed;
+    result.blocks.push_back(std::move(b));
+  }
   return result;
 }
 
@@ -194,12 +236,12 @@ std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, 
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
   // A byte order mark (some editors save one) would hide a header on line 1.
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  return internal::ScanLines(internal::SplitLines(text)).blocks;
+  return internal::ScanLines(text, internal::SplitLines(text)).blocks;
 }
 
 std::string StripResultsSections(absl::string_view text) {
   std::vector<internal::Line> lines = internal::SplitLines(text);
-  internal::ScanResult scan = internal::ScanLines(lines);
+  internal::ScanResult scan = internal::ScanLines(text, lines);
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!scan.in_results[i]) absl::StrAppend(&out, lines[i].full);

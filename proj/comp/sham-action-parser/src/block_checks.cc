@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -22,6 +24,10 @@ namespace {
 
 // Names longer than this get no suggestion (edit distance is quadratic).
 constexpr size_t kMaxSuggestableLength = 64;
+
+// Unknown keys named in an "ignored unknown parameters" warning; the rest
+// are counted.
+constexpr size_t kMaxListedIgnoredKeys = 10;
 
 // The value as written when short and printable, else quoted and shortened.
 std::string ShowName(absl::string_view value) {
@@ -117,6 +123,62 @@ const ActionDefinition* SuggestAction(absl::string_view name,
   return best;
 }
 
+// The LLM-runnable actions nearest to `name` by edit distance, at most
+// `count`, nearest first (ties in schema order).
+std::vector<absl::string_view> NearestActions(absl::string_view name,
+                                              const ActionSchema& schema,
+                                              size_t count) {
+  const std::string wanted = NormalizeName(name.substr(0, kMaxSuggestableLength),
+                                           /*split_humps=*/true);
+  std::vector<std::pair<size_t, absl::string_view>> ranked;
+  for (const ActionDefinition& a : schema.actions) {
+    if (a.IsLlmAccessible())
+      ranked.emplace_back(EditDistance(wanted, a.name), a.name);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<absl::string_view> out;
+  for (size_t i = 0; i < ranked.size() && i < count; ++i)
+    out.push_back(ranked[i].second);
+  return out;
+}
+
+// The parameter of `definition` an unknown key most likely meant, or
+// nullptr: a small edit distance (old_txt, oldText), or the parameter's
+// words all in the key (file_path for path). Only a single best match.
+const ParameterDef* SuggestParameter(absl::string_view key,
+                                     const ActionDefinition& definition) {
+  if (key.size() > kMaxSuggestableLength) return nullptr;
+  const std::string wanted = NormalizeName(key, /*split_humps=*/true);
+  const size_t limit = wanted.size() <= 4 ? 1 : wanted.size() <= 11 ? 2 : 3;
+  const ParameterDef* best = nullptr;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  bool tie = false;
+  for (const ParameterDef& p : definition.parameters) {
+    const size_t d = EditDistance(wanted, p.name);
+    if (d > limit) continue;
+    if (d < best_distance) {
+      best = &p;
+      best_distance = d;
+      tie = false;
+    } else if (d == best_distance) {
+      tie = true;
+    }
+  }
+  if (best != nullptr && !tie) return best;
+  const std::vector<std::string> words = SortedWords(wanted);
+  const ParameterDef* contained = nullptr;
+  for (const ParameterDef& p : definition.parameters) {
+    const std::vector<std::string> own = SortedWords(p.name);
+    if (own.empty() || own.size() >= words.size()) continue;
+    if (!std::includes(words.begin(), words.end(), own.begin(), own.end()))
+      continue;
+    if (contained != nullptr) return nullptr;  // two fit: say nothing
+    contained = &p;
+  }
+  return contained;
+}
+
 std::string LlmActionNames(const ActionSchema& schema) {
   std::vector<absl::string_view> names;
   for (const ActionDefinition& a : schema.actions) {
@@ -164,7 +226,7 @@ std::optional<std::string> CanonicalLineRange(absl::string_view text) {
 
 // Converts one value; on failure appends an issue and returns nullopt.
 std::optional<core::Json> ConvertValue(const ParameterDef& p,
-                                       const std::string& value,
+                                       std::string value,
                                        std::vector<Issue>* issues) {
   if (p.type == ParamType::kInteger) {
     int64_t n = 0;
@@ -208,7 +270,7 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
   }
   if (p.type == ParamType::kEnum) {
     if (std::find(p.values.begin(), p.values.end(), value) != p.values.end())
-      return core::Json(value);
+      return core::Json(std::move(value));
     issues->push_back(TypeIssue(
         absl::StrCat(ParamLabel(p),
                      " must be one of: ", absl::StrJoin(p.values, ", "),
@@ -231,7 +293,7 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
           absl::StrCat(ParamLabel(p), " contains a NUL byte"), path_fix));
       return std::nullopt;
     }
-    return core::Json(value);
+    return core::Json(std::move(value));
   }
   if (p.format == "multiline_paths") {
     std::vector<absl::string_view> paths;
@@ -266,7 +328,81 @@ std::optional<core::Json> ConvertValue(const ParameterDef& p,
                                p.name, " = \"5-10\" for lines 5 to 10")));
     return std::nullopt;
   }
-  return core::Json(value);
+  return core::Json(std::move(value));
+}
+
+// True when a heredoc given for `param` of `action` is a file's lines: each
+// line, the last one included, ends with "\n" (as an editor saves a file).
+// Edits (old_text, new_text, ...) keep the heredoc's exact text.
+bool IsLinesParameter(absl::string_view action, absl::string_view param) {
+  return param == "content" &&
+         (action == "file_write" || action == "file_append");
+}
+
+// Makes the value of heredoc `h` what the action receives, in place (the
+// parser leaves room for the final "\n", so a 50 MB value is not copied):
+// without the indentation of an indented closer (and the line break before
+// it), and, for a parameter read as lines, with a "\n" after the last line.
+// An empty heredoc (the closer right after the opener) stays "": no lines.
+void ApplyHeredocRules(const sham_parser::Heredoc& h, bool as_lines,
+                       std::string* value, std::vector<std::string>* warnings) {
+  int lines = h.close_line - h.open_line - 1;
+  if (h.indented) {
+    if (value->size() >= h.closer_column)
+      value->resize(value->size() - h.closer_column);
+    if (lines > 0 && !value->empty() && value->back() == '\n')
+      value->pop_back();
+    warnings->push_back(absl::StrCat(
+        "Parameter '", ToValidUtf8(h.key), "': the heredoc's closing line ",
+        h.close_line, " is indented; the value ends at the line before it "
+        "(start the closing line at column 1)"));
+  } else if (h.closer_column > 0) {
+    ++lines;  // the closer was appended to the last line
+  }
+  if (as_lines && lines > 0) value->push_back('\n');
+}
+
+// The first control character in `value` that a quoted value almost never
+// means: every C0 control but tab, line feed and carriage return (which
+// mean the same in a regular expression and are how CRLF text is written).
+// `\b` in "\bword\b" is a backspace, not a word boundary.
+std::optional<unsigned char> UnmeantControl(absl::string_view value) {
+  for (const char ch : value) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return c;
+  }
+  return std::nullopt;
+}
+
+// "a backspace (U+0008, written \b)".
+std::string DescribeControl(unsigned char c) {
+  const std::string code = absl::StrCat("U+00", absl::Hex(c, absl::kZeroPad2));
+  switch (c) {
+    case '\b':
+      return absl::StrCat("a backspace (", code, ", written \\b)");
+    case '\f':
+      return absl::StrCat("a form feed (", code, ", written \\f)");
+    case 0:
+      return absl::StrCat("a NUL byte (", code, ", written \\u0000)");
+    default:
+      return absl::StrCat("the control character ", code, " (written \\u00",
+                          absl::Hex(c, absl::kZeroPad2), ")");
+  }
+}
+
+Issue UnmeantControlIssue(const ParameterDef& p, unsigned char c,
+                          absl::string_view block_id) {
+  const std::string id = block_id.empty() ? "k7m" : std::string(block_id);
+  return TypeIssue(
+      absl::StrCat(ParamLabel(p), " holds ", DescribeControl(c),
+                   ", which a quoted value decodes its escape to and which "
+                   "is almost never meant"),
+      absl::StrCat(
+          "For regular expressions and backslashes use a heredoc: ", p.name,
+          " = <<'EOT_SHAM_", id,
+          "', then the text exactly as it is (\\b stays \\b), then a line "
+          "EOT_SHAM_",
+          id, "; in a quoted value write \\\\ for each backslash"));
 }
 
 }  // namespace
@@ -304,9 +440,11 @@ ActionCheck CheckActionName(const sham_parser::Block& block,
                              " (did you mean '", suggestion->name, "'?)"),
                 absl::StrCat("Write action = \"", suggestion->name, "\"")});
     } else {
-      check.issues.push_back(
-          Issue{"validation", absl::StrCat("Unknown action: ", ShowName(*name)),
-                absl::StrCat("Use one of: ", LlmActionNames(schema))});
+      check.issues.push_back(Issue{
+          "validation", absl::StrCat("Unknown action: ", ShowName(*name)),
+          absl::StrCat("The nearest actions are ",
+                       absl::StrJoin(NearestActions(*name, schema, 3), ", "),
+                       "; `clada instructions` lists them all")});
     }
     return check;
   }
@@ -333,6 +471,25 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
         std::any_of(block.properties.begin(), block.properties.end(),
                     [&](const auto& kv) { return kv.first == p.name; });
     if (present) continue;
+    // A key the action does not take that was probably meant for p.
+    const std::string* meant = nullptr;
+    for (const auto& [key, value] : block.properties) {
+      if (key == "action" || definition.FindParameter(key) != nullptr) continue;
+      if (SuggestParameter(key, definition) == &p) {
+        meant = &key;
+        break;
+      }
+    }
+    if (meant != nullptr) {
+      issues.push_back(Issue{
+          "validation",
+          absl::StrCat("Missing required parameter: ", p.name,
+                       " (the block has '", ToValidUtf8(*meant),
+                       "': did you mean '", p.name, "'?)"),
+          absl::StrCat("Rename ", ToValidUtf8(*meant), " to ", p.name, "; ",
+                       ParameterNames(definition))});
+      continue;
+    }
     issues.push_back(Issue{
         "validation", absl::StrCat("Missing required parameter: ", p.name),
         absl::StrCat("Add the line ", p.name, " = \"...\" to the block; ",
@@ -341,20 +498,35 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
   return issues;
 }
 
-Conversion ConvertParameters(const sham_parser::Block& block,
+Conversion ConvertParameters(sham_parser::Block&& block,
                              const ActionDefinition& definition) {
   Conversion out;
-  std::vector<std::string> ignored;
-  for (const auto& [key, value] : block.properties) {
+  // Unknown keys, each once, in block order; a block may hold millions.
+  std::vector<absl::string_view> ignored;
+  absl::flat_hash_set<absl::string_view> ignored_seen;
+  absl::flat_hash_map<absl::string_view, const sham_parser::Heredoc*> heredocs;
+  for (const sham_parser::Heredoc& h : block.heredocs) heredocs[h.key] = &h;
+  for (auto& [key, value] : block.properties) {
     if (key == "action") continue;
     const ParameterDef* p = definition.FindParameter(key);
     if (p == nullptr) {
-      std::string shown = absl::StrCat("'", ToValidUtf8(key), "'");
-      if (std::find(ignored.begin(), ignored.end(), shown) == ignored.end())
-        ignored.push_back(std::move(shown));
+      if (ignored_seen.insert(key).second) ignored.push_back(key);
       continue;
     }
-    std::optional<core::Json> converted = ConvertValue(*p, value, &out.issues);
+    const auto found = heredocs.find(key);
+    const sham_parser::Heredoc* heredoc =
+        found == heredocs.end() ? nullptr : found->second;
+    std::optional<core::Json> converted;
+    if (heredoc != nullptr) {
+      const bool as_lines = IsLinesParameter(definition.name, key);
+      ApplyHeredocRules(*heredoc, as_lines, &value, &out.warnings);
+      if (as_lines) out.line_params.push_back(key);
+      converted = ConvertValue(*p, std::move(value), &out.issues);
+    } else if (const std::optional<unsigned char> c = UnmeantControl(value)) {
+      out.issues.push_back(UnmeantControlIssue(*p, *c, block.id));
+    } else {
+      converted = ConvertValue(*p, std::move(value), &out.issues);
+    }
     if (converted.has_value()) out.params[key] = *std::move(converted);
   }
   for (const ParameterDef& p : definition.parameters) {
@@ -362,19 +534,32 @@ Conversion ConvertParameters(const sham_parser::Block& block,
       out.params[p.name] = *p.default_value;
   }
   if (!ignored.empty()) {
+    std::vector<std::string> shown;
+    for (size_t i = 0; i < ignored.size() && i < kMaxListedIgnoredKeys; ++i) {
+      const ParameterDef* meant = SuggestParameter(ignored[i], definition);
+      shown.push_back(absl::StrCat(
+          "'", ToValidUtf8(ignored[i]), "'",
+          meant == nullptr
+              ? ""
+              : absl::StrCat(" (did you mean '", meant->name, "'?)")));
+    }
+    std::string more;
+    if (ignored.size() > kMaxListedIgnoredKeys)
+      more = absl::StrCat(" and ", ignored.size() - kMaxListedIgnoredKeys,
+                          " more");
     out.warnings.push_back(absl::StrCat(
         definition.name, ": ignored unknown parameter",
-        ignored.size() == 1 ? " " : "s ", absl::StrJoin(ignored, ", "), " (",
-        ParameterNames(definition), ")"));
+        ignored.size() == 1 ? " " : "s ", absl::StrJoin(shown, ", "), more,
+        " (", ParameterNames(definition), ")"));
   }
   return out;
 }
 
-Transform TransformBlock(const sham_parser::Block& block,
+Transform TransformBlock(sham_parser::Block&& block,
                          const ActionDefinition& definition) {
   Transform out;
   out.issues = CheckRequiredParameters(block, definition);
-  Conversion conversion = ConvertParameters(block, definition);
+  Conversion conversion = ConvertParameters(std::move(block), definition);
   out.issues.insert(out.issues.end(),
                     std::make_move_iterator(conversion.issues.begin()),
                     std::make_move_iterator(conversion.issues.end()));
@@ -386,6 +571,7 @@ Transform TransformBlock(const sham_parser::Block& block,
   action.metadata.start_line = block.start_line;
   action.metadata.end_line = block.end_line.value_or(block.start_line);
   action.warnings = std::move(conversion.warnings);
+  action.line_params = std::move(conversion.line_params);
   out.action = std::move(action);
   return out;
 }
@@ -412,7 +598,8 @@ absl::StatusOr<const ActionDefinition*> ValidateShamBlock(
 
 absl::StatusOr<core::Action> TransformToAction(
     const sham_parser::Block& block, const ActionDefinition& definition) {
-  internal::Transform transform = internal::TransformBlock(block, definition);
+  internal::Transform transform =
+      internal::TransformBlock(sham_parser::Block(block), definition);
   if (!transform.action.has_value())
     return internal::IssuesToStatus(transform.issues);
   return *std::move(transform.action);

@@ -40,13 +40,18 @@ std::vector<Issue> CheckRequiredParameters(const sham_parser::Block& block,
 
 // The block's values converted to the schema's types (block order, then
 // defaults in schema order), ignored keys as warnings, and one issue per
-// value that does not fit its type or format.
+// value that does not fit its type or format. A heredoc value loses the
+// indentation of an indented closer (with a warning); file_write's and
+// file_append's heredoc `content` is read as lines, each ending in "\n",
+// and named in `line_params`.
 struct Conversion {
   core::Json params = core::Json::object();
+  std::vector<std::string> line_params;
   std::vector<std::string> warnings;
   std::vector<Issue> issues;
 };
-Conversion ConvertParameters(const sham_parser::Block& block,
+// The block's values are moved out (a 50 MB value is not copied).
+Conversion ConvertParameters(sham_parser::Block&& block,
                              const ActionDefinition& definition);
 
 // The whole conversion of a block whose action is known: required
@@ -55,7 +60,7 @@ struct Transform {
   std::optional<core::Action> action;
   std::vector<Issue> issues;
 };
-Transform TransformBlock(const sham_parser::Block& block,
+Transform TransformBlock(sham_parser::Block&& block,
                          const ActionDefinition& definition);
 
 // InvalidArgument with every issue's message, joined by "; ".

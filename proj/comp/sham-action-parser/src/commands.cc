@@ -30,8 +30,8 @@ blocks is ignored.
 constexpr absl::string_view kRules = R"(
 Rules:
 - A block starts with `#!SHAM [@three-char-SHA-256: k7m]` and ends with
-  `#!END_SHAM_k7m`. The ID is exactly 3 letters or digits; give every block
-  in an answer its own ID.
+  `#!END_SHAM_k7m`. The ID is 3 letters or digits (2 to 8 are accepted);
+  give every block in an answer its own ID.
 - Inside a block each line is `key = "value"`, the start of a heredoc, or
   empty. `action` names what to do; the other keys are its parameters. Keys
   start at the beginning of the line. There are no comments.
@@ -43,7 +43,13 @@ Rules:
   paths) or many quotes use a heredoc: `key = <<'EOT_SHAM_k7m'`, then the
   text exactly as it should be, then a line holding only `EOT_SHAM_k7m` (the
   block's ID after EOT_SHAM_). Nothing inside a heredoc is escaped. A block
-  may hold several heredocs.
+  may hold several heredocs. Start the closing line at column 1.
+- The `content` of file_write and file_append, given as a heredoc, is lines:
+  each ends with a line break, the last one too, as an editor saves a file
+  (an empty heredoc writes nothing), and file_append starts on a line of
+  its own. A quoted value is written exactly as given: use one for a file
+  that must not end with a line break. Edits (old_text, new_text) are
+  matched and written exactly as given, heredoc or not.
 - Every value is text: write numbers as "3" and booleans as "true" or "false".
 - Paths may be relative (to the project's root) or absolute.
 - Keys an action does not take are ignored, with a warning.

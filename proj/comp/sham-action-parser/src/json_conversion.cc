@@ -48,6 +48,12 @@ core::Json ActionToJson(const core::Action& action) {
       {"blockId", internal::ToValidUtf8(action.metadata.block_id)},
       {"startLine", action.metadata.start_line},
       {"endLine", action.metadata.end_line}};
+  if (!action.line_params.empty()) {
+    core::Json names = core::Json::array();
+    for (const std::string& p : action.line_params)
+      names.push_back(internal::ToValidUtf8(p));
+    out["lineParams"] = std::move(names);
+  }
   if (!action.warnings.empty()) {
     core::Json warnings = core::Json::array();
     for (const std::string& w : action.warnings)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 
 namespace clada::sham_action_parser::internal {
 namespace {
@@ -95,6 +96,11 @@ std::string QuoteForMessage(absl::string_view text, size_t max_chars) {
       ++i;
     } else if (text[i] == '\0') {
       out += "\\0";
+      ++i;
+    } else if (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7F) {
+      out += absl::StrCat("\\u00",
+                          absl::Hex(static_cast<unsigned char>(text[i]),
+                                    absl::kZeroPad2));
       ++i;
     } else {
       out.append(text.data() + i, len);

@@ -18,8 +18,9 @@ bool IsValidUtf8(absl::string_view text, size_t* bad_offset = nullptr);
 // `text` with each ill-formed byte replaced by U+FFFD; a copy when valid.
 std::string ToValidUtf8(absl::string_view text);
 
-// `text` in double quotes for an error message: valid UTF-8, newlines and
-// tabs written as \n and \t, cut to about `max_chars` characters with "...".
+// `text` in double quotes for an error message: valid UTF-8, newlines, tabs,
+// CR and NUL written as \n, \t, \r and \0, every other control character
+// (and DEL) as \u00XX, cut to about `max_chars` characters with "...".
 std::string QuoteForMessage(absl::string_view text, size_t max_chars = 60);
 
 enum class IntegerParse { kOk, kNotInteger, kOutOfRange };

@@ -7,7 +7,8 @@
 //   {"repeat": "text", "times": N}          the text N times
 //   {"hex": "ff fe"}                        raw bytes (for non-UTF-8 input)
 //   {"template": "...{id}...", "count": N}  N copies, {id} = a distinct 3-char
-//   ID [spec, spec, ...]                       concatenation
+//                                           ID (N <= 46656), {n} = 0, 1, ...
+//   [spec, spec, ...]                       concatenation
 #ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_TEST_TEST_CASES_H_
 #define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_TEST_TEST_CASES_H_
 
@@ -80,7 +81,8 @@ inline std::string TextFromSpec(const CaseJson& spec) {
     const std::string templ = spec.at("template").get<std::string>();
     const int count = spec.at("count").get<int>();
     for (int i = 0; i < count; ++i)
-      out += absl::StrReplaceAll(templ, {{"{id}", IdForIndex(i)}});
+      out += absl::StrReplaceAll(
+          templ, {{"{id}", IdForIndex(i)}, {"{n}", std::to_string(i)}});
     return out;
   }
   ADD_FAILURE() << "unknown text spec: " << spec.dump();

@@ -106,7 +106,7 @@ class BlockParser {
       return;
     }
     if (const char* problem = internal::BlockIdProblem(*id)) {
-      if (replacing) CloseBlock(std::nullopt);
+      if (replacing) CloseBlock(std::nullopt, LineNumber() - 1);
       const size_t column =
           absl::StartsWith(line_, dialect.canonical_id_prefix)
               ? internal::Utf16Length(dialect.canonical_id_prefix)
@@ -117,7 +117,7 @@ class BlockParser {
       }
       return;
     }
-    if (replacing) CloseBlock(std::nullopt);
+    if (replacing) CloseBlock(std::nullopt, LineNumber() - 1);
     block_.emplace();
     block_->id = std::string(*id);
     block_->start_line = LineNumber();
@@ -126,9 +126,10 @@ class BlockParser {
     state_ = State::kInBlock;
   }
 
-  // Moves the current block to the result.
-  void CloseBlock(std::optional<int> end_line) {
+  // Moves the current block, whose last line is `last_line`, to the result.
+  void CloseBlock(std::optional<int> end_line, int last_line) {
     block_->end_line = end_line;
+    block_->last_line = last_line;
     result_.blocks.push_back(std::move(*block_));
     block_.reset();
     dialect_ = nullptr;
@@ -150,7 +151,7 @@ class BlockParser {
                                 "' doesn't match block ID '", block_->id, "'"),
                    0);
         }
-        CloseBlock(LineNumber());
+        CloseBlock(LineNumber(), LineNumber());
         return;
       }
       case LineType::kHeader:
@@ -219,6 +220,7 @@ class BlockParser {
         absl::StartsWith(a.delimiter, dialect_->heredoc_prefix) &&
         absl::EndsWith(a.delimiter, block_->id)) {
       heredoc_key_ = a.key;
+      heredoc_open_line_ = LineNumber();
       heredoc_delimiter_ = a.delimiter;
       heredoc_has_content_ = false;
       heredoc_next_ = FindInText(a.delimiter, line_start_ + line_.size());
@@ -288,8 +290,17 @@ class BlockParser {
             at > 0 ? line_start_ + at
                    : (heredoc_has_content_ ? heredoc_content_end_ : body);
         std::string value;
+        // Room for the "\n" a layer reading the value as lines adds.
+        value.reserve(stop - body + 1);
         AppendJoinedLines(text_.substr(body, stop - body), &value);
         SetProperty(heredoc_key_, std::move(value));
+        Heredoc h;
+        h.key = std::string(heredoc_key_);
+        h.open_line = heredoc_open_line_;
+        h.close_line = LineNumber();
+        h.closer_column = at;
+        h.indented = at > 0 && internal::LeadingJsWhitespace(before) == at;
+        block_->heredocs.push_back(std::move(h));
         state_ = State::kInBlock;
         return;
       }
@@ -309,12 +320,12 @@ class BlockParser {
                absl::StrCat("Heredoc '", heredoc_delimiter_,
                             "' not closed before EOF"),
                0, 0);
-      CloseBlock(std::nullopt);
+      CloseBlock(std::nullopt, after_last_line - 1);
     } else if (state_ == State::kInBlock) {
       AddError("UNCLOSED_BLOCK", after_last_line,
                absl::StrCat("Block '", block_->id, "' not closed before EOF"),
                0, 0);
-      CloseBlock(std::nullopt);
+      CloseBlock(std::nullopt, after_last_line - 1);
     }
   }
 
@@ -475,6 +486,7 @@ class BlockParser {
   internal::KeyIndex keys_;  // the block's keys, as views into text_
 
   absl::string_view heredoc_key_;
+  int heredoc_open_line_ = 0;
   absl::string_view heredoc_delimiter_;
   size_t heredoc_next_ = kNpos;  // next occurrence of the delimiter in text_
   bool heredoc_has_content_ = false;

@@ -29,6 +29,21 @@ inline constexpr size_t kMaxInputBytes = 50u * 1024 * 1024;
 // gigabytes of error records.
 inline constexpr size_t kMaxReportedErrors = 10000;
 
+// Where a heredoc value came from. The grammar's value is kept as the
+// reference reads it; a layer that reads heredocs as lines (the action
+// parser) needs to know how many lines there were and how the closer stood.
+struct Heredoc {
+  std::string key;
+  int open_line = 0;   // 1-based line of `key = <<'EOT_...'`
+  int close_line = 0;  // 1-based line holding the closing delimiter
+  // Bytes before the delimiter on the closer's line: 0 when it starts the
+  // line. When they are all whitespace (`indented`), the value ends with
+  // them (and, after any content line, with the "\n" before them); else
+  // they are the value's last line, the closer appended to it.
+  size_t closer_column = 0;
+  bool indented = false;
+};
+
 // One parsed block. Properties keep the order of first appearance.
 struct Block {
   std::string id;
@@ -36,6 +51,11 @@ struct Block {
   int start_line = 0;  // 1-based line of the header
   std::optional<int>
       end_line;  // 1-based line of the end marker; none if unclosed
+  // The block's last line: its end marker, or for an unclosed block the
+  // line before the header that ended it, or the input's last line.
+  int last_line = 0;
+  // The heredocs that closed, in order; not part of the reference's JSON.
+  std::vector<Heredoc> heredocs;
 };
 
 // One syntax error, in the reference's shape. Columns and lengths count

@@ -20,12 +20,15 @@ using Json = nlohmann::ordered_json;
 // --- test-data/parse_blocks.json ------------------------------------------
 // Each case: {"name", "note", "input", "expected": {"blocks", "errors"}}.
 // "input" is a string, or a list of strings and {"hex": "..."} parts for
-// bytes that are not valid UTF-8.
+// bytes that are not valid UTF-8. An optional "heredocs" lists, per block,
+// its Block::heredocs as {"key", "openLine", "closeLine", "closerColumn",
+// "indented"} (not part of the JSON form).
 
 struct Case {
   std::string name;
   std::string input;
   Json expected;
+  Json heredocs;  // null when the case does not check them
 };
 
 std::string InputBytes(const Json& input) {
@@ -44,8 +47,8 @@ std::vector<Case> LoadCases() {
   const Json doc = Json::parse(in);
   std::vector<Case> cases;
   for (const Json& c : doc["cases"]) {
-    cases.push_back(
-        {c["name"].get<std::string>(), InputBytes(c["input"]), c["expected"]});
+    cases.push_back({c["name"].get<std::string>(), InputBytes(c["input"]),
+                     c["expected"], c.value("heredocs", Json())});
   }
   return cases;
 }
@@ -57,8 +60,22 @@ class ParseBlocksCase : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ParseBlocksCase, ProducesExpectedResult) {
   const Case& c = GetParam();
-  EXPECT_EQ(ParseResultToJson(ParseBlocks(c.input)).dump(2),
-            c.expected.dump(2));
+  const ParseResult r = ParseBlocks(c.input);
+  EXPECT_EQ(ParseResultToJson(r).dump(2), c.expected.dump(2));
+  if (c.heredocs.is_null()) return;
+  Json got = Json::array();
+  for (const Block& b : r.blocks) {
+    Json list = Json::array();
+    for (const Heredoc& h : b.heredocs) {
+      list.push_back({{"key", h.key},
+                      {"openLine", h.open_line},
+                      {"closeLine", h.close_line},
+                      {"closerColumn", h.closer_column},
+                      {"indented", h.indented}});
+    }
+    got.push_back(std::move(list));
+  }
+  EXPECT_EQ(got.dump(2), c.heredocs.dump(2));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ParseBlocksCase,

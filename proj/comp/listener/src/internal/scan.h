@@ -16,7 +16,10 @@ struct ScanResult {
   std::vector<bool> in_results;  // per line: inside a results section
 };
 
-ScanResult ScanLines(const std::vector<Line>& lines);
+// The blocks of `text` (split into `lines`) as the grammar parser finds
+// them, outside clada's results sections, and which lines those sections
+// hold.
+ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines);
 
 // True when `line` is `marker` exactly, from column 0 (a trailing '\r' is
 // not part of Line::content). Only such lines delimit a results section;
