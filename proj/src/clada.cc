@@ -12,6 +12,7 @@
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/exec/src/exec.h"
+#include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/src/report.h"
@@ -44,9 +45,10 @@ std::string UnattributedChangesWarning(const git_tx::BatchCommitResult& committe
       id, "` shows it)");
 }
 
-// Why a real run would refuse one of the action's paths (path_escape,
-// path_denied), or "" when every path parameter resolves inside the roots.
-// A dry run says so instead of promising an action that cannot run.
+// Why a real run would refuse one of a not-simulated action's paths
+// (path_escape, path_denied: exec's cwd, context paths), or "" when every
+// path parameter resolves inside the roots. fs-ops actions are simulated
+// whole instead (DryRunAction).
 std::string PathRefusal(absl::string_view action_name, const core::Json& params, const core::PathPolicy& paths) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
   if (def == nullptr) return "";
@@ -88,6 +90,34 @@ git_tx::BatchPlan PlanBatch(const std::vector<core::Action>& actions, const core
     }
   }
   return plan;
+}
+
+// A dry run of one action: fs-ops actions run every check of a real run
+// over `store` (the batch's earlier actions applied in memory, nothing
+// written), so the verdict is the real run's; exec, context and git
+// actions are not simulated and are shown as what would run.
+void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_ops::OverlayStore& store,
+                  ActionResult* r) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
+  if (def != nullptr && def->executor == "fs-ops") {
+    core::ActionOutcome outcome = fs_ops::ExecuteFileOperation(action, ctx, store);
+    r->success = outcome.success;
+    if (!r->success) r->error = absl::StrCat(outcome.error, " (a real run would refuse this action)");
+    r->data = std::move(outcome.data);
+    if (!r->data.is_object()) r->data = core::Json::object();
+    r->data["planned"] = true;
+    for (std::string& w : outcome.warnings) r->warnings.push_back(std::move(w));
+    return;
+  }
+  std::string refusal = PathRefusal(action.name, action.params, ctx.paths);
+  r->success = refusal.empty();
+  if (!r->success) r->error = absl::StrCat(action.name, ": ", refusal, " (a real run would refuse this action)");
+  r->data = core::Json{{"planned", true}, {"would_run", true}};
+  if (r->success) {
+    r->warnings.push_back(absl::StrCat("dry run: ", action.name,
+                                       " is not simulated; a real run would run it, and actions after it would "
+                                       "see what it changes"));
+  }
 }
 
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
@@ -220,6 +250,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
                                   : absl::InfiniteFuture();
 
   std::vector<git_tx::ActionRecord> records;
+  // A dry run's view of the files: earlier actions' changes, in memory.
+  fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
   int seq = 0;
   for (core::Action& action : parsed.actions) {
     ActionResult r;
@@ -230,11 +262,11 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     r.end_line = action.metadata.end_line;
     r.warnings = action.warnings;
     if (options_.dry_run) {
+      core::ExecContext dry_ctx = *ctx;
+      dry_ctx.limits.deadline = deadline;
+      DryRunAction(action, dry_ctx, dry_store, &r);
       r.params = std::move(action.params);
-      std::string refusal = PathRefusal(r.action, r.params, ctx->paths);
-      r.success = refusal.empty();
-      if (!r.success) r.error = absl::StrCat(r.action, ": ", refusal, " (a real run would refuse this action)");
-      r.data = core::Json{{"planned", true}};
+      budget.Fit(r);
       keep_params(r);
       result.results.push_back(std::move(r));
       continue;

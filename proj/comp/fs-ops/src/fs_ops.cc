@@ -26,6 +26,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
+#include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/git_ignore.h"
 #include "proj/comp/fs-ops/src/glob_pattern.h"
 #include "proj/comp/fs-ops/src/line_range.h"
@@ -44,9 +45,11 @@ using internal::EditResult;
 // One action being run: typed parameters, path resolution, display paths.
 class Call {
  public:
-  Call(const core::Action& action, const core::ExecContext& ctx) : action_(action), ctx_(ctx) {}
+  Call(const core::Action& action, const core::ExecContext& ctx, FileStore& store)
+      : action_(action), ctx_(ctx), store_(store) {}
 
   const core::ExecContext& ctx() const { return ctx_; }
+  FileStore& store() const { return store_; }
   const std::string& name() const { return action_.name; }
   bool IsLineParam(const char* key) const { return action_.IsLineParam(key); }
 
@@ -104,7 +107,7 @@ class Call {
         if (parent.ok()) {
           std::string candidate = *parent == "/" ? absl::StrCat("/", name) : absl::StrCat(*parent, "/", name);
           struct stat st;
-          if (::lstat(candidate.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+          if (store_.Lstat(candidate, &st) == 0 && S_ISLNK(st.st_mode)) {
             if (name == ".git" || name == ".ssh") {
               return absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", candidate,
                                                               "', which is refused because it is a ", name, " entry"));
@@ -137,6 +140,7 @@ class Call {
 
   const core::Action& action_;
   const core::ExecContext& ctx_;
+  FileStore& store_;
 };
 
 std::string Parent(const std::string& path) {
@@ -152,8 +156,7 @@ std::string LimitText(int64_t limit) {
 
 // Stats `path` (following links) for actions that need an existing file.
 absl::Status RequireFile(const Call& call, const std::string& path, absl::string_view what, struct stat* st) {
-  if (::stat(path.c_str(), st) != 0) {
-    int err = errno;
+  if (int err = call.store().Stat(path, st); err != 0) {
     if (err == ENOENT || err == ENOTDIR) {
       return absl::NotFoundError(
           absl::StrCat(what, " '", call.Display(path), "' does not exist. Check the path with ls or glob",
@@ -169,7 +172,8 @@ absl::Status RequireFile(const Call& call, const std::string& path, absl::string
   }
   if (!S_ISREG(st->st_mode)) {
     return absl::FailedPreconditionError(
-        absl::StrCat(what, " '", call.Display(path), "' is not a regular file (a device, socket or pipe)"));
+        absl::StrCat(what, " '", call.Display(path),
+                     "' is not a regular file (a FIFO, socket or device); it was not opened, so nothing waits on it"));
   }
   return absl::OkStatus();
 }
@@ -193,35 +197,20 @@ absl::StatusOr<std::string> ReadLimited(const Call& call, const std::string& pat
                      for_edit ? "rewrite it whole with file_write, or edit it with a command via exec"
                               : "search it with grep, or read part of it with a command via exec"));
   }
-  // Read here rather than with core::ReadFileToString so that a large
-  // buffer can take huge pages (see internal::ReserveLarge).
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return core::ErrnoStatus(errno, "cannot open", call.Display(path));
+  // The store opens without blocking and refuses what is not a regular
+  // file (a FIFO put there since the check above).
   std::string text;
-  internal::ReserveLarge(&text, static_cast<size_t>(st.st_size));
-  text.resize(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  char probe[4096];  // past the fstat size: EOF, or the file grew meanwhile
-  while (true) {
-    bool full = got == text.size();
-    ssize_t n = full ? ::read(fd, probe, sizeof probe) : ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return core::ErrnoStatus(err, "cannot read", call.Display(path));
-    }
-    if (n == 0) break;
-    if (full) text.append(probe, static_cast<size_t>(n));
-    got += static_cast<size_t>(n);
-    if (limit >= 0 && static_cast<int64_t>(got) > limit) {
-      ::close(fd);
-      return absl::FailedPreconditionError(absl::StrCat("'", call.Display(path), "' grew over the limit of ",
-                                                        LimitText(limit), " while being read; try again"));
-    }
+  int err = call.store().ReadRegular(path, limit, &text, &st);
+  if (err == kNotRegular) {
+    return absl::FailedPreconditionError(absl::StrCat(what, " '", call.Display(path),
+                                                      "' is not a regular file (a FIFO, socket or device); it was "
+                                                      "not opened, so nothing waits on it"));
   }
-  ::close(fd);
-  text.resize(got);
+  if (err == EFBIG) {
+    return absl::FailedPreconditionError(absl::StrCat("'", call.Display(path), "' grew over the limit of ",
+                                                      LimitText(limit), " while being read; try again"));
+  }
+  if (err != 0) return core::ErrnoStatus(err, "cannot read", call.Display(path));
   return text;
 }
 
@@ -264,8 +253,8 @@ absl::StatusOr<TextFile> ReadForView(const Call& call, const std::string& path, 
 }
 
 absl::Status WriteText(const Call& call, const std::string& path, bool bom, absl::string_view body) {
-  absl::Status s =
-      bom ? core::WriteFileAtomic(path, absl::StrCat(internal::kUtf8Bom, body)) : core::WriteFileAtomic(path, body);
+  absl::Status s = bom ? call.store().WriteAtomic(path, absl::StrCat(internal::kUtf8Bom, body))
+                       : call.store().WriteAtomic(path, body);
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("cannot write '", call.Display(path), "': ", s.message()));
   }
@@ -274,7 +263,7 @@ absl::Status WriteText(const Call& call, const std::string& path, bool bom, absl
 
 absl::Status MakeParents(const Call& call, const std::string& path) {
   std::string parent = Parent(path);
-  absl::Status s = core::CreateDirectories(parent);
+  absl::Status s = call.store().MakeDirs(parent);
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("cannot create the parent directory '", call.Display(parent), "' of '",
                                                call.Display(path), "': ", s.message()));
@@ -282,9 +271,9 @@ absl::Status MakeParents(const Call& call, const std::string& path) {
   return absl::OkStatus();
 }
 
-bool Exists(const std::string& path) {
+bool Exists(const Call& call, const std::string& path) {
   struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
+  return call.store().Lstat(path, &st) == 0;
 }
 
 // Splits a multiline paths parameter: one path per line, blank lines ignored.
@@ -312,11 +301,11 @@ absl::StatusOr<std::string> FollowDanglingLink(const Call& call, absl::string_vi
   constexpr int kMaxHops = 40;  // as the kernel's ELOOP limit
   for (int hop = 0; hop < kMaxHops; ++hop) {
     struct stat st;
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
-    char buf[PATH_MAX];
-    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
-    if (n < 0) return core::ErrnoStatus(errno, "cannot read the symlink", call.Display(path));
-    std::string target(buf, static_cast<size_t>(n));
+    if (call.store().Lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::string target;
+    if (int err = call.store().Readlink(path, &target); err != 0) {
+      return core::ErrnoStatus(err, "cannot read the symlink", call.Display(path));
+    }
     std::string absolute = !target.empty() && target[0] == '/' ? target : absl::StrCat(Parent(path), "/", target);
     absl::StatusOr<std::string> next = call.Resolve(absolute);
     if (!next.ok()) {
@@ -358,7 +347,7 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   ASSIGN_OR_RETURN(std::string resolved, call.Resolve(param));
   ASSIGN_OR_RETURN(std::string path, FollowDanglingLink(call, param, std::move(resolved)));
   struct stat st;
-  bool existed = ::stat(path.c_str(), &st) == 0;
+  bool existed = call.store().Stat(path, &st) == 0;
   if (existed && S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(
         absl::StrCat("'", call.Display(path), "' is a directory; give a file path inside it"));
@@ -416,7 +405,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   std::string content = AsLines(call, std::move(raw_content));
   ASSIGN_OR_RETURN(std::string resolved, call.Resolve(param));
   ASSIGN_OR_RETURN(std::string path, FollowDanglingLink(call, param, std::move(resolved)));
-  if (!Exists(path)) {
+  if (!Exists(call, path)) {
     RETURN_IF_ERROR(MakeParents(call, path));
     RETURN_IF_ERROR(WriteText(call, path, false, content));
     Json data = {
@@ -555,8 +544,26 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
   if (!failures.empty()) {
     // The report shows the error, not data.results, so the error itself
     // says what was written: the edited files stay edited.
+    Json changed = Json::array();
+    Json failed = Json::array();
+    for (const Json& item : results) {
+      if (item.contains("error")) {
+        failed.push_back(item["path"]);
+      } else if (!item.contains("already_applied")) {
+        changed.push_back(item["path"]);
+      }
+    }
     size_t n = results.size();
-    std::string summary = absl::StrCat(failures.size(), " of ", n, " file", n == 1 ? "" : "s", " failed; ");
+    std::string summary;
+    if (!changed.empty()) {
+      data["partial"] = true;
+      summary = absl::StrCat("partly applied: ", changed.size(), " of ", n, " file", n == 1 ? "" : "s",
+                             " changed, ", failures.size(), " failed; ");
+    } else {
+      summary = absl::StrCat(failures.size(), " of ", n, " file", n == 1 ? "" : "s", " failed; ");
+    }
+    data["changed"] = std::move(changed);
+    data["failed"] = std::move(failed);
     absl::StrAppend(&summary,
                     edited.empty() ? "no file was edited" : absl::StrCat("edited: ", absl::StrJoin(edited, ", ")));
     if (!already.empty()) absl::StrAppend(&summary, "; already applied, so unchanged: ", absl::StrJoin(already, ", "));
@@ -657,7 +664,7 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
+  if (call.store().Lstat(path, &st) != 0) {
     return absl::NotFoundError(absl::StrCat("'", call.Display(path),
                                             "' does not exist, so there is nothing to delete (check the path with "
                                             "ls or glob)"));
@@ -666,7 +673,7 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
     return absl::FailedPreconditionError(
         absl::StrCat("'", call.Display(path), "' is a directory; use dir_delete to delete directories"));
   }
-  if (::unlink(path.c_str()) != 0) return core::ErrnoStatus(errno, "cannot delete", call.Display(path));
+  if (int err = call.store().Unlink(path); err != 0) return core::ErrnoStatus(err, "cannot delete", call.Display(path));
   Json data = {{"path", call.Display(path)}};
   if (S_ISLNK(st.st_mode)) data["symlink"] = true;
   return Touched(ActionOutcome::Ok(std::move(data)), {path});
@@ -674,11 +681,14 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
 
 // Copies a regular file across file systems, then removes the source.
 absl::Status CopyThenRemove(const Call& call, const std::string& from, const std::string& to, mode_t mode) {
-  absl::StatusOr<std::string> bytes = core::ReadFileToString(from);
-  if (!bytes.ok()) return bytes.status();
-  RETURN_IF_ERROR(WriteText(call, to, false, *bytes));
-  ::chmod(to.c_str(), mode & 07777);
-  if (::unlink(from.c_str()) != 0) return core::ErrnoStatus(errno, "cannot remove the moved file", from);
+  std::string bytes;
+  struct stat st;
+  if (int err = call.store().ReadRegular(from, -1, &bytes, &st); err != 0) {
+    return core::ErrnoStatus(err == kNotRegular ? EINVAL : err, "cannot read", call.Display(from));
+  }
+  RETURN_IF_ERROR(WriteText(call, to, false, bytes));
+  ::chmod(to.c_str(), mode & 07777);  // only reached on disk: EXDEV
+  if (int err = call.store().Unlink(from); err != 0) return core::ErrnoStatus(err, "cannot remove the moved file", from);
   return absl::OkStatus();
 }
 
@@ -705,7 +715,7 @@ absl::Status CheckNotSameFile(const Call& call, const std::string& from, const s
   }
   if (!S_ISLNK(src.st_mode)) return absl::OkStatus();
   struct stat followed;
-  if (dst != nullptr && ::stat(from.c_str(), &followed) == 0 && followed.st_dev == dst->st_dev &&
+  if (dst != nullptr && call.store().Stat(from, &followed) == 0 && followed.st_dev == dst->st_dev &&
       followed.st_ino == dst->st_ino) {
     return absl::FailedPreconditionError(absl::StrCat(
         "old_path '", from_shown, "' and new_path '", to_shown, "' are the same file (", from_shown,
@@ -716,10 +726,8 @@ absl::Status CheckNotSameFile(const Call& call, const std::string& from, const s
   // The link's text is kept as it is, so a relative one is read from
   // new_path's directory: does it name new_path itself? (Also when new_path
   // is a link, or does not exist: a link to itself is never what was meant.)
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink(from.c_str(), buf, sizeof buf - 1);
-  if (n <= 0) return absl::OkStatus();
-  std::string text(buf, static_cast<size_t>(n));
+  std::string text;
+  if (call.store().Readlink(from, &text) != 0 || text.empty()) return absl::OkStatus();
   std::string target = core::NormalizeAbsolutePath(text[0] == '/' ? text : absl::StrCat(Parent(to), "/", text));
   bool self = target == to;
   if (!self) {
@@ -748,7 +756,7 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   ASSIGN_OR_RETURN(std::string from, call.ResolveNoFollow(old_param));
   ASSIGN_OR_RETURN(std::string to, call.ResolveNoFollow(new_param));
   struct stat src;
-  if (::lstat(from.c_str(), &src) != 0) {
+  if (call.store().Lstat(from, &src) != 0) {
     return absl::NotFoundError(absl::StrCat("old_path '", call.Display(from),
                                             "' does not exist, so there is nothing to move (check the path with ls "
                                             "or glob)"));
@@ -763,7 +771,7 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   }
   struct stat dst;
   bool overwrote = false;
-  if (::lstat(to.c_str(), &dst) == 0) {
+  if (call.store().Lstat(to, &dst) == 0) {
     if (S_ISDIR(dst.st_mode)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "new_path '", call.Display(to), "' is an existing directory; give the full destination path including ",
@@ -781,8 +789,7 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
     RETURN_IF_ERROR(CheckNotSameFile(call, from, src, to, nullptr));
   }
   RETURN_IF_ERROR(MakeParents(call, to));
-  if (::rename(from.c_str(), to.c_str()) != 0) {
-    int err = errno;
+  if (int err = call.store().Rename(from, to); err != 0) {
     if (err == EXDEV && S_ISREG(src.st_mode)) {
       RETURN_IF_ERROR(CopyThenRemove(call, from, to, src.st_mode));
     } else {
@@ -797,12 +804,12 @@ absl::StatusOr<ActionOutcome> DirCreate(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) {
+  if (call.store().Stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode)) return ActionOutcome::Ok({{"path", call.Display(path)}, {"created", false}});
     return absl::FailedPreconditionError(
         absl::StrCat("'", call.Display(path), "' exists and is a file, not a directory"));
   }
-  absl::Status s = core::CreateDirectories(path);
+  absl::Status s = call.store().MakeDirs(path);
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("cannot create '", call.Display(path), "': ", s.message()));
   }
@@ -810,43 +817,27 @@ absl::StatusOr<ActionOutcome> DirCreate(const Call& call) {
 }
 
 // Names of up to `max` entries of `dir` ("sub/" for directories) and the count.
-std::pair<std::vector<std::string>, int64_t> SomeEntries(const std::string& dir, size_t max) {
+std::pair<std::vector<std::string>, int64_t> SomeEntries(const Call& call, const std::string& dir, size_t max) {
+  std::vector<DirEntry> entries;
+  if (call.store().List(dir, &entries) != 0) return {{}, 0};
   std::vector<std::string> names;
-  int64_t count = 0;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return {names, 0};
-  while (struct dirent* e = ::readdir(d)) {
-    absl::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    ++count;
-    if (names.size() < max) names.push_back(absl::StrCat(name, e->d_type == DT_DIR ? "/" : ""));
+  for (const DirEntry& e : entries) {
+    if (names.size() < max) names.push_back(absl::StrCat(e.name, e.is_dir ? "/" : ""));
   }
-  ::closedir(d);
   std::sort(names.begin(), names.end());
-  return {names, count};
+  return {names, static_cast<int64_t>(entries.size())};
 }
 
 // Finds a ".git" or ".ssh" entry below `dir` (not following links).
-std::string FindProtected(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return "";
-  std::vector<std::string> subdirs;
-  std::string found;
-  while (struct dirent* e = ::readdir(d)) {
-    absl::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = absl::StrCat(dir, "/", name);
-    if (name == ".git" || name == ".ssh") {
-      found = path;
-      break;
-    }
-    struct stat st;
-    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) subdirs.push_back(path);
+std::string FindProtected(const Call& call, const std::string& dir) {
+  std::vector<DirEntry> entries;
+  if (call.store().List(dir, &entries) != 0) return "";
+  for (const DirEntry& e : entries) {
+    if (e.name == ".git" || e.name == ".ssh") return absl::StrCat(dir, "/", e.name);
   }
-  ::closedir(d);
-  if (!found.empty()) return found;
-  for (const std::string& sub : subdirs) {
-    found = FindProtected(sub);
+  for (const DirEntry& e : entries) {
+    if (!e.is_dir) continue;
+    std::string found = FindProtected(call, absl::StrCat(dir, "/", e.name));
     if (!found.empty()) return found;
   }
   return "";
@@ -854,28 +845,24 @@ std::string FindProtected(const std::string& dir) {
 
 // Deletes `dir` and everything below it, never following symlinks.
 absl::Status RemoveTree(const Call& call, const std::string& dir, std::vector<std::string>* removed) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return core::ErrnoStatus(errno, "cannot open directory", call.Display(dir));
-  std::vector<std::pair<std::string, bool>> entries;
-  while (struct dirent* e = ::readdir(d)) {
-    absl::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = absl::StrCat(dir, "/", name);
-    struct stat st;
-    bool is_dir = ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-    entries.emplace_back(std::move(path), is_dir);
+  std::vector<DirEntry> listed;
+  if (int err = call.store().List(dir, &listed); err != 0) {
+    return core::ErrnoStatus(err, "cannot open directory", call.Display(dir));
   }
-  ::closedir(d);
+  std::vector<std::pair<std::string, bool>> entries;
+  for (const DirEntry& e : listed) entries.emplace_back(absl::StrCat(dir, "/", e.name), e.is_dir);
   std::sort(entries.begin(), entries.end());  // deterministic touched_paths
   for (const auto& [path, is_dir] : entries) {
     if (is_dir) {
       RETURN_IF_ERROR(RemoveTree(call, path, removed));
     } else {
-      if (::unlink(path.c_str()) != 0) return core::ErrnoStatus(errno, "cannot delete", call.Display(path));
+      if (int err = call.store().Unlink(path); err != 0) return core::ErrnoStatus(err, "cannot delete", call.Display(path));
       removed->push_back(path);
     }
   }
-  if (::rmdir(dir.c_str()) != 0) return core::ErrnoStatus(errno, "cannot delete directory", call.Display(dir));
+  if (int err = call.store().Rmdir(dir); err != 0) {
+    return core::ErrnoStatus(err, "cannot delete directory", call.Display(dir));
+  }
   removed->push_back(dir);
   return absl::OkStatus();
 }
@@ -885,7 +872,7 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   ASSIGN_OR_RETURN(std::optional<bool> recursive, call.OptBool("recursive"));
   ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
+  if (call.store().Lstat(path, &st) != 0) {
     return absl::NotFoundError(
         absl::StrCat("'", call.Display(path), "' does not exist, so there is nothing to delete"));
   }
@@ -905,10 +892,9 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
     }
   }
   if (!recursive.value_or(false)) {
-    if (::rmdir(path.c_str()) != 0) {
-      int err = errno;
+    if (int err = call.store().Rmdir(path); err != 0) {
       if (err == ENOTEMPTY || err == EEXIST) {
-        auto [names, count] = SomeEntries(path, 5);
+        auto [names, count] = SomeEntries(call, path, 5);
         return absl::FailedPreconditionError(
             absl::StrCat("'", call.Display(path), "' is not empty (", count,
                          count == 1 ? " entry: " : " entries, e.g. ", absl::StrJoin(names, ", "),
@@ -919,7 +905,7 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
     }
     return Touched(ActionOutcome::Ok({{"path", call.Display(path)}, {"removed_entries", 0}}), {path});
   }
-  std::string protected_entry = FindProtected(path);
+  std::string protected_entry = FindProtected(call, path);
   if (!protected_entry.empty()) {
     return absl::PermissionDeniedError(
         absl::StrCat("path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
@@ -942,33 +928,75 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
 internal::SearchLimits LimitsOf(const core::ExecContext& ctx) {
   internal::SearchLimits limits;
   limits.max_file_bytes = ctx.limits.max_file_bytes;
+  limits.deadline = ctx.limits.deadline;
   return limits;
+}
+
+// A dry run's search sees the disk: where earlier actions of the batch
+// changed something below the searched path, it says so.
+void NoteDryRunView(const Call& call, const std::string& path, ActionOutcome* out) {
+  if (call.store().dry() && call.store().ChangedAtOrBelow(path)) {
+    out->warnings.push_back(absl::StrCat("dry run: earlier actions of this batch change files in '",
+                                         call.Display(path),
+                                         "'; these results show the files as they are on disk now"));
+  }
+}
+
+absl::Status TotalTimeout(absl::string_view what) {
+  return absl::DeadlineExceededError(absl::StrCat(
+      "total_timeout: the batch's total timeout ran out during the ", what,
+      ", so it was stopped before the end; narrow the path or the pattern, or raise --total-timeout"));
 }
 
 absl::StatusOr<ActionOutcome> Ls(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
+  if (call.store().Stat(path, &st) != 0) {
     return absl::NotFoundError(
         absl::StrCat("'", call.Display(path), "' does not exist; list its parent directory to see what is there"));
   }
   std::string dir = S_ISDIR(st.st_mode) ? path : Parent(path);
+  std::string only = S_ISDIR(st.st_mode) ? "" : path.substr(path.rfind('/') + 1);
+  Json entries = Json::array();
+  Json data = {{"path", call.Display(path)}};
+  if (call.store().dry() && call.store().ChangedAtOrBelow(dir)) {
+    // The dry run's view: names and types from the store (no times).
+    std::vector<DirEntry> listed;
+    if (int err = call.store().List(dir, &listed); err != 0) {
+      return core::ErrnoStatus(err, "cannot list", call.Display(dir));
+    }
+    std::sort(listed.begin(), listed.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const DirEntry& e : listed) {
+      if (!only.empty() && e.name != only) continue;
+      struct stat es;
+      int64_t size = 0;
+      std::string type = e.is_dir ? "directory" : "file";
+      if (call.store().Lstat(absl::StrCat(dir, "/", e.name), &es) == 0) {
+        if (S_ISLNK(es.st_mode)) type = "symlink";
+        if (!S_ISDIR(es.st_mode) && !S_ISREG(es.st_mode) && !S_ISLNK(es.st_mode)) type = "other";
+        if (!e.is_dir) size = es.st_size;
+      }
+      entries.push_back({{"name", e.name}, {"type", type}, {"size", size}, {"modified", ""}});
+    }
+    data["entries"] = std::move(entries);
+    ActionOutcome out = ActionOutcome::Ok(std::move(data));
+    NoteDryRunView(call, dir, &out);
+    return out;
+  }
   std::unique_ptr<internal::GitIgnore> ignore = internal::GitIgnore::ForDirectory(dir);
   absl::StatusOr<internal::Listing> listing = internal::ListDirectory(dir, *ignore);
   if (!listing.ok()) {
     return absl::Status(listing.status().code(),
                         absl::StrCat("cannot list '", call.Display(dir), "': ", listing.status().message()));
   }
-  Json entries = Json::array();
-  std::string only = S_ISDIR(st.st_mode) ? "" : path.substr(path.rfind('/') + 1);
   for (const internal::ListedEntry& e : listing->entries) {
     if (!only.empty() && e.name != only) continue;
     Json item = {{"name", e.name}, {"type", e.type}, {"size", e.size}, {"modified", e.modified}};
     if (!e.target.empty()) item["target"] = e.target;
     entries.push_back(std::move(item));
   }
-  Json data = {{"path", call.Display(path)}, {"entries", std::move(entries)}};
+  data["entries"] = std::move(entries);
   if (only.empty() && listing->ignored > 0) data["ignored"] = listing->ignored;
   return ActionOutcome::Ok(std::move(data));
 }
@@ -986,38 +1014,82 @@ absl::StatusOr<ActionOutcome> Grep(const Call& call) {
   }
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
+  if (call.store().Stat(path, &st) != 0) {
     return absl::NotFoundError(absl::StrCat("'", call.Display(path), "' does not exist; give a file or directory"));
   }
-  std::unique_ptr<internal::GitIgnore> ignore =
-      internal::GitIgnore::ForDirectory(S_ISDIR(st.st_mode) ? path : Parent(path));
   internal::SearchLimits limits = LimitsOf(call.ctx());
-  absl::StatusOr<internal::GrepOutcome> g =
-      internal::Grep(path, *query, include_glob.has_value() ? &*include_glob : nullptr, *ignore, limits);
-  if (!g.ok()) return g.status();
+  internal::GrepOutcome g;
+  bool dry_view = call.store().dry() && call.store().ChangedAtOrBelow(path);
+  if (dry_view && !S_ISDIR(st.st_mode)) {
+    // One file as the batch left it.
+    std::string text;
+    struct stat fst;
+    int err = call.store().ReadRegular(path, limits.max_file_bytes, &text, &fst);
+    if (err == kNotRegular) {
+      ++g.special_skipped;
+    } else if (err == EFBIG) {
+      ++g.large_skipped;
+    } else if (err != 0) {
+      return core::ErrnoStatus(err, "cannot search", call.Display(path));
+    } else if (memchr(text.data(), '\0', text.size()) != nullptr) {
+      ++g.binary_skipped;
+    } else {
+      ++g.files_searched;
+      std::vector<std::pair<int64_t, absl::string_view>> found;
+      g.total_matches = query->SearchText(text, &found);
+      for (const auto& [n, line] : found) {
+        if (g.matches.size() >= limits.max_matches) break;
+        g.matches.push_back({path, n, internal::ToValidUtf8(line.substr(0, limits.max_line_bytes))});
+      }
+      g.truncated = g.total_matches > static_cast<int64_t>(g.matches.size());
+    }
+  } else {
+    struct stat disk_st;
+    bool on_disk = !dry_view || DiskStore::Get().Stat(path, &disk_st) == 0;
+    if (on_disk) {
+      std::unique_ptr<internal::GitIgnore> ignore =
+          internal::GitIgnore::ForDirectory(S_ISDIR(st.st_mode) ? path : Parent(path));
+      absl::StatusOr<internal::GrepOutcome> found =
+          internal::Grep(path, *query, include_glob.has_value() ? &*include_glob : nullptr, *ignore, limits);
+      if (!found.ok()) return found.status();
+      g = *std::move(found);
+    }
+  }
+  if (g.timed_out) return TotalTimeout(absl::StrCat("search after ", g.files_searched, " files"));
   Json matches = Json::array();
-  for (internal::GrepMatch& m : g->matches) {
+  for (internal::GrepMatch& m : g.matches) {
     matches.push_back({{"file", call.Display(m.path)}, {"line_number", m.line_number}, {"line", std::move(m.line)}});
   }
   Json data = {
-      {"matches", std::move(matches)}, {"total_matches", g->total_matches}, {"files_searched", g->files_searched}};
+      {"matches", std::move(matches)}, {"total_matches", g.total_matches}, {"files_searched", g.files_searched}};
   ActionOutcome out;
-  if (g->truncated) {
+  if (g.truncated) {
     data["truncated"] = true;
-    out.warnings.push_back(absl::StrCat("showing the first ", g->matches.size(), " of ", g->total_matches,
+    out.warnings.push_back(absl::StrCat("showing the first ", g.matches.size(), " of ", g.total_matches,
                                         " matching lines; narrow the pattern, the path or include"));
   }
-  if (g->binary_skipped > 0) data["binary_files_skipped"] = g->binary_skipped;
-  if (g->large_skipped > 0) {
-    data["large_files_skipped"] = g->large_skipped;
+  if (g.binary_skipped > 0) data["binary_files_skipped"] = g.binary_skipped;
+  if (g.large_skipped > 0) {
+    data["large_files_skipped"] = g.large_skipped;
     out.warnings.push_back(
-        absl::StrCat(g->large_skipped, " file(s) over ", LimitText(limits.max_file_bytes), " were not searched"));
+        absl::StrCat(g.large_skipped, " file(s) over ", LimitText(limits.max_file_bytes), " were not searched"));
   }
-  if (!S_ISDIR(st.st_mode) && g->binary_skipped > 0) {
+  if (g.special_skipped > 0) {
+    data["special_files_skipped"] = g.special_skipped;
+    out.warnings.push_back(S_ISDIR(st.st_mode)
+                               ? absl::StrCat(g.special_skipped,
+                                              " entr(ies) that are not regular files (FIFOs, sockets, devices) "
+                                              "were not searched")
+                               : absl::StrCat("'", call.Display(path),
+                                              "' is not a regular file (a FIFO, socket or device); it was not "
+                                              "searched"));
+  }
+  if (!S_ISDIR(st.st_mode) && g.binary_skipped > 0) {
     out.warnings.push_back(absl::StrCat("'", call.Display(path), "' is a binary file; it was not searched"));
   }
   out.success = true;
   out.data = std::move(data);
+  NoteDryRunView(call, path, &out);
   return out;
 }
 
@@ -1027,16 +1099,21 @@ absl::StatusOr<ActionOutcome> GlobAction(const Call& call) {
   ASSIGN_OR_RETURN(internal::GlobPattern glob, internal::GlobPattern::Compile(pattern));
   ASSIGN_OR_RETURN(std::string base, call.Resolve(param));
   struct stat st;
-  if (::stat(base.c_str(), &st) != 0) {
+  if (call.store().Stat(base, &st) != 0) {
     return absl::NotFoundError(absl::StrCat("base_path '", call.Display(base), "' does not exist"));
   }
   if (!S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(
         absl::StrCat("base_path '", call.Display(base), "' is a file; give the directory to search under"));
   }
-  std::unique_ptr<internal::GitIgnore> ignore = internal::GitIgnore::ForDirectory(base);
   internal::SearchLimits limits = LimitsOf(call.ctx());
-  ASSIGN_OR_RETURN(internal::GlobOutcome g, internal::Glob(base, glob, *ignore, limits));
+  internal::GlobOutcome g;
+  struct stat disk_st;
+  if (!call.store().dry() || DiskStore::Get().Stat(base, &disk_st) == 0) {
+    std::unique_ptr<internal::GitIgnore> ignore = internal::GitIgnore::ForDirectory(base);
+    ASSIGN_OR_RETURN(g, internal::Glob(base, glob, *ignore, limits));
+  }
+  if (g.timed_out) return TotalTimeout(absl::StrCat("walk after ", g.total, " matching files"));
   Json matches = Json::array();
   for (const std::string& p : g.paths) matches.push_back(call.Display(p));
   Json data = {{"matches", std::move(matches)}, {"total", g.total}};
@@ -1046,6 +1123,13 @@ absl::StatusOr<ActionOutcome> GlobAction(const Call& call) {
     out.warnings.push_back(
         absl::StrCat("showing the first ", g.paths.size(), " of ", g.total, " matching files; narrow the pattern"));
   }
+  if (g.special_skipped > 0) {
+    out.data["special_files_skipped"] = g.special_skipped;
+    out.warnings.push_back(absl::StrCat(g.special_skipped,
+                                        " matching entr(ies) are not regular files (FIFOs, sockets, devices) and "
+                                        "are left out"));
+  }
+  NoteDryRunView(call, base, &out);
   return out;
 }
 
@@ -1086,7 +1170,7 @@ void SanitizeJson(Json& j) {
   }
 }
 
-ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx) {
+ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx, FileStore& store) {
   Handler handler = nullptr;
   for (const auto& [name, h] : Handlers()) {
     if (name == action.name) handler = h;
@@ -1095,7 +1179,7 @@ ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx) {
     return ActionOutcome::Fail(absl::StrCat(action.name, ": fs-ops does not run this action; it runs ",
                                             absl::StrJoin(FsOpsActionNames(), ", ")));
   }
-  Call call(action, ctx);
+  Call call(action, ctx, store);
   absl::StatusOr<ActionOutcome> out = handler(call);
   if (!out.ok()) return ActionOutcome::Fail(absl::StrCat(action.name, ": ", out.status().message()));
   if (!out->success && !absl::StartsWith(out->error, action.name + ": ")) {
@@ -1107,9 +1191,14 @@ ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx) {
 }  // namespace
 
 core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core::ExecContext& ctx) {
+  return ExecuteFileOperation(action, ctx, DiskStore::Get());
+}
+
+core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core::ExecContext& ctx,
+                                         FileStore& store) {
   ActionOutcome out;
   try {
-    out = Run(action, ctx);
+    out = Run(action, ctx, store);
   } catch (const std::exception& e) {
     out = ActionOutcome::Fail(absl::StrCat(action.name, ": internal error (", e.what(), "); nothing more is known"));
   } catch (...) {

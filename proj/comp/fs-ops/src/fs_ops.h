@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/fs-ops/src/file_store.h"
 
 namespace clada::fs_ops {
 
@@ -33,6 +34,13 @@ namespace clada::fs_ops {
 // fix it>", and nothing was changed (files_replace_all_text: the files that
 // failed were not changed; the others were, and the error names them).
 core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core::ExecContext& ctx);
+
+// The same over `store`: DiskStore for a real run, an OverlayStore for a
+// dry run (every check of a real run, over a view in which the batch's
+// earlier actions have happened; nothing is written). One store serves a
+// whole batch, in order.
+core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core::ExecContext& ctx,
+                                         FileStore& store);
 
 // Every action ExecuteFileOperation implements, in schema order.
 const std::vector<std::string>& FsOpsActionNames();

@@ -3,6 +3,7 @@
 #include <git2.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <mutex>
 
@@ -24,6 +25,10 @@ void InitLibgit2Once() {
 // Reads an ignore file into `filter`; a missing file adds nothing, an
 // unreadable one makes the filter match everything.
 void AddFile(const std::string& path, IgnoreNameFilter* filter) {
+  // Only a regular file is read: a FIFO named .gitignore would block.
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return;
   absl::StatusOr<std::string> text = core::ReadFileToString(path, 1 << 20);
   if (text.ok()) {
     filter->AddRules(*text);

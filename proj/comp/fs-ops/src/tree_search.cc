@@ -43,8 +43,8 @@ struct WalkEntry {
 
 // Depth-first walk below `root`, never following symlinks. `descend` is
 // asked for each directory (relative path); `visit` gets every non-directory.
-void Walk(const std::string& root, const GitIgnore& ignore, const std::function<bool(absl::string_view)>& descend,
-          const std::function<void(WalkEntry&&)>& visit) {
+bool Walk(const std::string& root, const GitIgnore& ignore, absl::Time deadline,
+          const std::function<bool(absl::string_view)>& descend, const std::function<void(WalkEntry&&)>& visit) {
   struct Pending {
     std::string path;
     std::string rel;
@@ -58,6 +58,7 @@ void Walk(const std::string& root, const GitIgnore& ignore, const std::function<
   stack.push_back({root, "", ignore.FilterAbove(root)});
   std::vector<Entry> entries;
   while (!stack.empty()) {
+    if (deadline != absl::InfiniteFuture() && absl::Now() >= deadline) return false;
     Pending dir = std::move(stack.back());
     stack.pop_back();
     int fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -82,7 +83,7 @@ void Walk(const std::string& root, const GitIgnore& ignore, const std::function<
                        : type == DT_REG ? EntryKind::kFile
                        : type == DT_LNK ? EntryKind::kLink
                                         : EntryKind::kOther;
-      if (name == ".gitignore") has_gitignore = true;
+      if (name == ".gitignore" && kind == EntryKind::kFile) has_gitignore = true;
       entries.push_back({std::string(name), kind});
     }
     ::closedir(d);
@@ -99,6 +100,7 @@ void Walk(const std::string& root, const GitIgnore& ignore, const std::function<
       }
     }
   }
+  return true;
 }
 
 bool HasRegexSyntax(absl::string_view pattern) {
@@ -107,14 +109,20 @@ bool HasRegexSyntax(absl::string_view pattern) {
 
 // Reads the regular file `name` of directory `dirfd` into `buf`, without
 // following a symlink.
-enum class ReadResult { kOk, kLarge, kUnreadable };
+// O_NONBLOCK: a FIFO (or device) put there since the listing is opened
+// without waiting for a writer, and fstat refuses it.
+enum class ReadResult { kOk, kLarge, kUnreadable, kSpecial };
 ReadResult ReadWhole(int dirfd, const char* name, int64_t max_bytes, std::string* buf) {
-  int fd = ::openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = ::openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return ReadResult::kUnreadable;
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
     ::close(fd);
     return ReadResult::kUnreadable;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return ReadResult::kSpecial;
   }
   if (max_bytes >= 0 && st.st_size > max_bytes) {
     ::close(fd);
@@ -326,6 +334,11 @@ class ParallelGrep {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return !queue_.empty() || active_ == 0; });
         if (queue_.empty()) break;  // and nobody is listing: done
+        if (PastDeadline()) {       // the rest of the queue is left unsearched
+          timed_out_ = true;
+          queue_.clear();
+          break;
+        }
         dir = std::move(queue_.back());
         queue_.pop_back();
         ++active_;
@@ -341,6 +354,8 @@ class ParallelGrep {
     std::lock_guard<std::mutex> lock(mu_);
     workers_.push_back(std::move(w));
   }
+
+  bool PastDeadline() const { return limits_.deadline != absl::InfiniteFuture() && absl::Now() >= limits_.deadline; }
 
   void ListAndSearch(const Pending& dir, Worker* w) {
     int fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -361,9 +376,12 @@ class ParallelGrep {
       if (type == DT_UNKNOWN) {
         struct stat st;
         if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
       }
-      if (type != DT_DIR && type != DT_REG) continue;  // symlinks and specials are never searched
+      if (type != DT_DIR && type != DT_REG) {  // symlinks and specials are never searched
+        if (type != DT_LNK) ++w->out.special_skipped;
+        continue;
+      }
       if (name == ".gitignore") has_gitignore = true;
       entries.emplace_back(std::string(name), type);
     }
@@ -404,6 +422,10 @@ class ParallelGrep {
       ++w->out.unreadable;
       return;
     }
+    if (r == ReadResult::kSpecial) {
+      ++w->out.special_skipped;
+      return;
+    }
     if (memchr(w->buf.data(), '\0', w->buf.size()) != nullptr) {
       ++w->out.binary_skipped;
       return;
@@ -434,11 +456,13 @@ class ParallelGrep {
       out.binary_skipped += w.out.binary_skipped;
       out.large_skipped += w.out.large_skipped;
       out.unreadable += w.out.unreadable;
+      out.special_skipped += w.out.special_skipped;
       for (GrepMatch& m : w.heap) out.matches.push_back(std::move(m));
     }
     std::sort(out.matches.begin(), out.matches.end(), MatchLess());
     if (out.matches.size() > limits_.max_matches) out.matches.resize(limits_.max_matches);
     out.truncated = out.total_matches > static_cast<int64_t>(out.matches.size());
+    out.timed_out = timed_out_;
     return out;
   }
 
@@ -450,6 +474,7 @@ class ParallelGrep {
   std::condition_variable cv_;
   std::vector<Pending> queue_;
   int active_ = 0;
+  bool timed_out_ = false;  // under mu_
   std::vector<Worker> workers_;
 };
 
@@ -473,10 +498,13 @@ absl::StatusOr<GlobOutcome> Glob(const std::string& base, const GlobPattern& pat
     return absl::FailedPreconditionError(absl::StrCat("'", base, "' is not a directory"));
   }
   GlobOutcome out;
-  Walk(
-      base, ignore, [&](absl::string_view rel) { return pattern.CouldMatchBelow(rel); },
+  out.timed_out = !Walk(
+      base, ignore, limits.deadline, [&](absl::string_view rel) { return pattern.CouldMatchBelow(rel); },
       [&](WalkEntry&& e) {
-        if (e.kind != EntryKind::kFile && e.kind != EntryKind::kLink) return;
+        if (e.kind != EntryKind::kFile && e.kind != EntryKind::kLink) {
+          if (pattern.Matches(e.rel)) ++out.special_skipped;
+          return;
+        }
         if (pattern.Matches(e.rel)) out.paths.push_back(std::move(e.path));
       });
   std::sort(out.paths.begin(), out.paths.end());

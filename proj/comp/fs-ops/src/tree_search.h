@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "proj/comp/fs-ops/src/git_ignore.h"
 #include "proj/comp/fs-ops/src/glob_pattern.h"
 
@@ -30,6 +31,8 @@ struct SearchLimits {
   size_t max_line_bytes = 500;                // longer lines are cut
   size_t max_glob_matches = 10000;
   int threads = 0;  // grep workers; 0: one per CPU
+  // The batch's total timeout: a walk stops at it (outcome `timed_out`).
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 struct ListedEntry {
@@ -81,14 +84,18 @@ struct GrepOutcome {
   int64_t binary_skipped = 0;
   int64_t large_skipped = 0;
   int64_t unreadable = 0;
+  int64_t special_skipped = 0;  // FIFOs, sockets, devices: never opened
   bool truncated = false;
+  bool timed_out = false;  // stopped at SearchLimits::deadline
 };
 
 // Searches `root` (a canonical file, or directory searched recursively).
 // `include`, when given, selects files: a name-only pattern ("*.cc") is
 // matched against file names, others against paths relative to `root`.
-// Binary files (with a NUL byte) and files over max_file_bytes are skipped.
-// Errors: NotFound when root is missing.
+// Binary files (with a NUL byte) and files over max_file_bytes are skipped;
+// what is not a regular file (a FIFO, socket or device) is counted in
+// special_skipped and never opened, so nothing blocks. The walk stops at
+// limits.deadline (timed_out). Errors: NotFound when root is missing.
 absl::StatusOr<GrepOutcome> Grep(const std::string& root, const GrepQuery& query, const GlobPattern* include,
                                  const GitIgnore& ignore, const SearchLimits& limits);
 
@@ -96,10 +103,14 @@ struct GlobOutcome {
   std::vector<std::string> paths;  // canonical, sorted; at most max_glob_matches
   int64_t total = 0;
   bool truncated = false;
+  int64_t special_skipped = 0;  // FIFOs, sockets, devices left out
+  bool timed_out = false;       // stopped at SearchLimits::deadline
 };
 
 // Files (and symlinks) below directory `base` whose path relative to it
-// matches `pattern`. Errors: NotFound, FailedPrecondition (not a directory).
+// matches `pattern`; FIFOs, sockets and devices are left out (counted).
+// Stops at limits.deadline (timed_out). Errors: NotFound,
+// FailedPrecondition (not a directory).
 absl::StatusOr<GlobOutcome> Glob(const std::string& base, const GlobPattern& pattern, const GitIgnore& ignore,
                                  const SearchLimits& limits);
 

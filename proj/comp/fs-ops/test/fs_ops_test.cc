@@ -25,9 +25,12 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 
 namespace clada::fs_ops {
@@ -350,6 +353,10 @@ TEST_P(CasesMd, Runs) {
       std::string bytes = Content(f, 2);
       WriteSetupFile(path, bytes);
       setup_files.emplace_back(path, bytes);
+    } else if (kind == "fifo") {
+      std::string path = box.Path(f.info.at(1));
+      ASSERT_TRUE(core::CreateDirectories(path.substr(0, path.rfind('/'))).ok());
+      ASSERT_EQ(mkfifo(path.c_str(), 0644), 0) << f.info[1];
     } else if (kind == "dir") {
       ASSERT_TRUE(core::CreateDirectories(box.Path(f.info.at(1))).ok());
     } else if (kind == "symlink") {
@@ -370,6 +377,7 @@ TEST_P(CasesMd, Runs) {
     } else if (kind == "limits") {
       Json l = Json::parse(f.body);
       if (l.contains("max_file_bytes")) limits.max_file_bytes = l["max_file_bytes"].get<int64_t>();
+      if (l.value("deadline_passed", false)) limits.deadline = absl::Now() - absl::Seconds(1);
     } else if (kind == "sham") {
       sham = box.Subst(f.body) + "\n";
       for (size_t i = 1; i < f.info.size(); ++i) {
@@ -421,10 +429,32 @@ TEST_P(CasesMd, Runs) {
   std::set<std::string> entries_before;
   ListTree(box.base(), "", &entries_before);
 
+  // The dry run first, over an in-memory view of the sandbox: it must
+  // touch nothing, and predict the verdict of each action of the real run
+  // below (the differential test of --dry-run).
+  std::vector<core::ActionOutcome> predicted;
+  {
+    OverlayStore dry(DiskStore::Get());
+    for (const core::Action& a : parsed.actions) predicted.push_back(ExecuteFileOperation(a, ctx, dry));
+    std::set<std::string> entries_after_dry;
+    ListTree(box.base(), "", &entries_after_dry);
+    EXPECT_EQ(entries_after_dry, entries_before) << "the dry run changed the tree";
+    for (const auto& [path, bytes] : setup_files) {
+      EXPECT_EQ(Show(ReadAll(path)), Show(bytes)) << "the dry run changed " << path;
+    }
+  }
+
   core::ActionOutcome out;
   for (size_t i = 0; i < parsed.actions.size(); ++i) {
     ASSERT_EQ(parsed.actions[i].name, c.action) << "a case runs its file's action";
     out = ExecuteFileOperation(parsed.actions[i], ctx);
+    EXPECT_EQ(predicted[i].success, out.success)
+        << "action " << i + 1 << ": the dry run predicted " << (predicted[i].success ? "success" : "failure")
+        << " (" << predicted[i].error << "), the real run " << (out.success ? "succeeded" : "failed") << " ("
+        << out.error << ")";
+    if (!out.success && !predicted[i].success) {
+      EXPECT_EQ(predicted[i].error, out.error) << "action " << i + 1 << ": the dry run's error differs";
+    }
     if (i + 1 < parsed.actions.size()) {
       ASSERT_TRUE(out.success) << "action " << i + 1 << ": " << out.error;
     }
