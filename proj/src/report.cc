@@ -405,6 +405,12 @@ std::string FormatResultsSection(const ExecutionResult& result) {
     if (!primary.empty()) absl::StrAppend(&head, " ", primary);
     if (r.success) {
       if (r.data.value("already_applied", false)) absl::StrAppend(&head, " (already applied)");
+      // How much a write changed ("wrote 12 lines (was 80)"), so an overwrite
+      // that cut a file short is seen in the report, not only in --json.
+      auto summary = r.data.find("summary");
+      if (summary != r.data.end() && summary->is_string()) {
+        absl::StrAppend(&head, ", ", summary->get_ref<const std::string&>());
+      }
       absl::StrAppend(&out, head, "\n");
     } else {
       AppendMultiline(out, absl::StrCat(head, " - "), r.error);
