@@ -59,7 +59,7 @@ Commands:
                         msg_contains TEXT) [--message M] [--contiguous-only]
                         [--force: also commits already on a remote-tracking branch]
                         [--dry-run]
-  log [-n N]            recent batches
+  log [-n N] [--json]   recent batches
   listen FILE [--debounce MS]
                         watch FILE; run each newly pasted block, write the
                         results to the top of FILE and the full report to

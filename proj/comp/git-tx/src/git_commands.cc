@@ -33,7 +33,7 @@ std::string Usage(const std::string& name) {
            "N|msg_contains TEXT "
            "[--message M] [--contiguous-only] [--force] [--dry-run]";
   }
-  if (name == "log") return "usage: clada log [-n N]";
+  if (name == "log") return "usage: clada log [-n N] [--json]";
   if (name == "undo" || name == "step-back" || name == "step-forward") {
     return absl::StrCat("usage: clada ", name, " [--dry-run]");
   }
@@ -327,9 +327,12 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
   }
   if (name == "log") {
     int limit = kDefaultLogLimit;
+    bool json = false;
     for (size_t i = 0; i < args.size(); ++i) {
       std::string value;
-      if ((IsFlag(args[i], "-n") && TakeValue(args, &i, "-n", &value)) ||
+      if (args[i] == "--json") {
+        json = true;
+      } else if ((IsFlag(args[i], "-n") && TakeValue(args, &i, "-n", &value)) ||
           (IsFlag(args[i], "--limit") &&
            TakeValue(args, &i, "--limit", &value))) {
         if (!absl::SimpleAtoi(value, &limit) || limit <= 0) {
@@ -343,6 +346,17 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
     absl::StatusOr<std::vector<BatchLogEntry>> r =
         internal::ListRecentBatches(working_root, limit);
     if (!r.ok()) return fail(r.status());
+    if (json) {
+      core::Json list = core::Json::array();
+      for (const BatchLogEntry& e : *r) {
+        list.push_back({{"commit", e.commit},
+                        {"time", e.time},
+                        {"subject", e.subject},
+                        {"kind", e.snapshot ? "snapshot" : "ai"}});
+      }
+      out << list.dump(2) << "\n";
+      return kExitOk;
+    }
     if (r->empty()) out << "no clada commits on this branch yet\n";
     for (const BatchLogEntry& e : *r) {
       out << Short(e.commit) << "  " << e.time << "  " << e.subject << "\n";

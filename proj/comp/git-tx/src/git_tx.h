@@ -203,7 +203,8 @@ class RunLock {
 //                 the branch and restores the stashed changes byte for byte;
 //   squash        --mode auto_ai|ai_messages|hours N|days N|msg_contains TEXT
 //                 [--message M] [--contiguous-only] [--force];
-//   log           [-n N] the recent AI batches (commit, time, summary).
+//   log           [-n N] [--json] the recent AI batches (commit, time,
+//                 summary; --json: an array of {commit, time, subject, kind}).
 // Every command but log first takes the RunLock of `working_root`, waiting
 // up to options.lock_timeout, so it never interleaves with a `clada run`;
 // log only reads committed history and does not wait.
