@@ -253,6 +253,12 @@ class Scenario {
     if (step.contains("active")) {
       EXPECT_EQ(tx_->active(), step["active"].get<bool>());
     }
+    ExpectSnapshotAndNotes(step);
+  }
+
+  // The optional "snapshot" and "note" expectations of a begin or finish
+  // step.
+  void ExpectSnapshotAndNotes(const json& step) {
     if (step.contains("snapshot")) {
       EXPECT_EQ(tx_->snapshot_commit().has_value(),
                 step["snapshot"].get<bool>());
@@ -292,17 +298,7 @@ class Scenario {
       return;
     }
     ASSERT_TRUE(result.ok()) << result.status();
-    if (step.contains("snapshot")) {
-      EXPECT_EQ(tx_->snapshot_commit().has_value(),
-                step["snapshot"].get<bool>());
-    }
-    if (step.contains("note")) {
-      std::string notes;
-      for (const std::string& n : tx_->notes())
-        absl::StrAppend(&notes, n, "\n");
-      EXPECT_TRUE(absl::StrContains(notes, step["note"].get<std::string>()))
-          << notes;
-    }
+    ExpectSnapshotAndNotes(step);
     if (step.contains("commit")) {
       EXPECT_EQ(result->commit_id.has_value(), step["commit"].get<bool>())
           << result->summary;
