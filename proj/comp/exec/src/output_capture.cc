@@ -39,17 +39,43 @@ size_t LeadingContinuations(absl::string_view s) {
   return i;
 }
 
-// One step of decoding at s[i]: `raw` bytes read, `out` bytes they become
-// in valid UTF-8 (a well-formed sequence stays, anything else is U+FFFD).
+// One step of decoding at s[i]: `raw` bytes read, `shown` bytes they take
+// in the result as shown (a well-formed sequence stays, anything else is
+// U+FFFD; see ShownWidth).
 struct Unit {
   size_t raw;
-  size_t out;
+  size_t shown;
   bool valid;
 };
 
+// C1 controls (U+0080..U+009F, C2 80..C2 9F): some terminals act on them,
+// e.g. CSI.
+bool IsC1(const unsigned char* s, size_t i, size_t raw) { return raw == 2 && s[i] == 0xC2 && s[i + 1] <= 0x9F; }
+
+// Line and paragraph separators and the bidirectional overrides and
+// isolates (U+2028..U+202E, U+2066..U+2069), which reorder what a terminal
+// shows.
+bool IsLayoutControl(const unsigned char* s, size_t i, size_t raw) {
+  return raw == 3 && s[i] == 0xE2 &&
+         ((s[i + 1] == 0x80 && s[i + 2] >= 0xA8 && s[i + 2] <= 0xAE) ||
+          (s[i + 1] == 0x81 && s[i + 2] >= 0xA6 && s[i + 2] <= 0xA9));
+}
+
+// The bytes one ASCII control character takes where it is shown widest:
+// escaped for a terminal (the text report, the listener's file and the
+// echo: `\x1b`, `\x7f`) or in JSON (`--json`: `\u001b`). Ordinary text,
+// newline and tab included, counts as it is (JSON's `\n`, `\t`, `\"` and
+// `\\` are not counted), so a cap of text keeps whole lines.
+size_t AsciiShownWidth(unsigned char c) {
+  if (c == '\n' || c == '\t') return 1;
+  if (c == '\b' || c == '\f' || c == '\r' || c == 0x7F) return 4;
+  if (c < 0x20) return 6;
+  return 1;
+}
+
 Unit NextUnit(const unsigned char* s, size_t n, size_t i) {
   const unsigned char c = s[i];
-  if (c < 0x80) return {1, 1, true};
+  if (c < 0x80) return {1, AsciiShownWidth(c), true};
   // Well-formed sequences per Unicode table 3-7: the length and the range
   // allowed for the second byte depend on the first.
   size_t len = 0;
@@ -70,44 +96,47 @@ Unit NextUnit(const unsigned char* s, size_t n, size_t i) {
     good = 2;
     while (good < len && i + good < n && IsContinuation(s[i + good])) ++good;
   }
-  if (len > 0 && good == len) return {len, len, true};
+  if (len > 0 && good == len) {
+    // C1 and layout controls are escaped for a terminal as `\u009b`.
+    return {len, IsC1(s, i, len) || IsLayoutControl(s, i, len) ? 6 : len, true};
+  }
   return {std::max<size_t>(good, 1), kReplacement.size(), false};
 }
 
-// Bytes `text` takes once made valid UTF-8.
-size_t SanitizedSize(absl::string_view text) {
+// Bytes `text` takes as shown, once made valid UTF-8.
+size_t ShownSize(absl::string_view text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   size_t out = 0;
   for (size_t i = 0; i < text.size();) {
     const Unit u = NextUnit(s, text.size(), i);
-    out += u.out;
+    out += u.shown;
     i += u.raw;
   }
   return out;
 }
 
 // The longest prefix of `text`, whole characters, that takes at most `limit`
-// bytes once made valid UTF-8.
+// bytes as shown.
 absl::string_view PrefixWithin(absl::string_view text, size_t limit) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   size_t out = 0, i = 0;
   while (i < text.size()) {
     const Unit u = NextUnit(s, text.size(), i);
-    if (out + u.out > limit) break;
-    out += u.out;
+    if (out + u.shown > limit) break;
+    out += u.shown;
     i += u.raw;
   }
   return text.substr(0, i);
 }
 
 // The longest suffix of `text`, starting at a character as decoded from the
-// start of `text`, that takes at most `limit` bytes once made valid UTF-8.
+// start of `text`, that takes at most `limit` bytes as shown.
 absl::string_view SuffixWithin(absl::string_view text, size_t limit) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  size_t remaining = SanitizedSize(text), i = 0;
+  size_t remaining = ShownSize(text), i = 0;
   while (remaining > limit && i < text.size()) {
     const Unit u = NextUnit(s, text.size(), i);
-    remaining -= u.out;
+    remaining -= u.shown;
     i += u.raw;
   }
   return text.substr(i);
@@ -159,9 +188,10 @@ std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
   absl::string_view head, kept_tail;
   if (!truncated()) {
     whole = absl::StrCat(head_, tail);
-    // Every byte fits, but invalid bytes take three once they are U+FFFD:
-    // the cap counts the bytes that go into the result.
-    if (cap_ < 0 || SanitizedSize(whole) <= static_cast<size_t>(cap_)) return SanitizeUtf8(whole);
+    // Every byte fits, but invalid bytes take three once they are U+FFFD,
+    // and a control character up to six once it is escaped: the cap counts
+    // the result as shown.
+    if (cap_ < 0 || ShownSize(whole) <= static_cast<size_t>(cap_)) return SanitizeUtf8(whole);
     head = PrefixWithin(whole, head_cap);
     kept_tail = SuffixWithin(absl::string_view(whole).substr(head.size()), tail_cap);
   } else {
@@ -216,17 +246,11 @@ std::string EscapeWithin(absl::string_view text, size_t limit, size_t* consumed)
       out += "\\x";
       out.push_back(kHex[s[i] >> 4]);
       out.push_back(kHex[s[i] & 0xF]);
-    } else if (u.raw == 2 && s[i] == 0xC2 && s[i + 1] <= 0x9F) {
-      // C1 controls (U+0080..U+009F): some terminals act on them, e.g. CSI.
+    } else if (IsC1(s, i, u.raw)) {
       out += "\\u00";
       out.push_back(kHex[s[i + 1] >> 4]);
       out.push_back(kHex[s[i + 1] & 0xF]);
-    } else if (u.raw == 3 && s[i] == 0xE2 &&
-               ((s[i + 1] == 0x80 && s[i + 2] >= 0xA8 && s[i + 2] <= 0xAE) ||
-                (s[i + 1] == 0x81 && s[i + 2] >= 0xA6 && s[i + 2] <= 0xA9))) {
-      // Line and paragraph separators and the bidirectional overrides and
-      // isolates (U+2028..U+202E, U+2066..U+2069), which reorder what a
-      // terminal shows.
+    } else if (IsLayoutControl(s, i, u.raw)) {
       const unsigned cp = ((s[i] & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
       out += "\\u";
       for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xF]);
@@ -289,14 +313,21 @@ void LineEcho::Emit(absl::string_view line) {
     sink_(absl::StrCat(prefix_, EscapeControls(line), "\n"));
     return;
   }
+  // The cap counts what reaches the terminal: the prefix and the line end
+  // too, so a flood of empty lines stops as well.
+  const int64_t overhead = static_cast<int64_t>(prefix_.size()) + 1;
+  const bool fits = echoed_ + overhead <= cap_;
   size_t consumed = 0;
-  const std::string text = EscapeWithin(line, static_cast<size_t>(cap_ - echoed_), &consumed);
-  echoed_ += static_cast<int64_t>(text.size());
-  if (consumed == line.size()) {
-    sink_(absl::StrCat(prefix_, text, "\n"));
-    return;
+  std::string text;
+  if (fits) {
+    text = EscapeWithin(line, static_cast<size_t>(cap_ - echoed_ - overhead), &consumed);
+    echoed_ += overhead + static_cast<int64_t>(text.size());
+    if (consumed == line.size()) {
+      sink_(absl::StrCat(prefix_, text, "\n"));
+      return;
+    }
+    if (!text.empty()) sink_(absl::StrCat(prefix_, text, "\n"));
   }
-  if (!text.empty()) sink_(absl::StrCat(prefix_, text, "\n"));
   sink_(absl::StrCat(prefix_, "[live ", stream_name_, " stops here, at the output cap of ", cap_,
                      " bytes; the result keeps the head and the tail]\n"));
   stopped_ = true;

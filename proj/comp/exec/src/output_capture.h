@@ -18,8 +18,12 @@ namespace clada::exec::internal {
 // Keeps at most `cap` bytes of a stream: everything while it fits, else the
 // first cap/2 and the last cap - cap/2 bytes. Memory stays O(cap) however
 // much is appended. A negative cap keeps everything. The cap holds for the
-// text Finish returns (besides the marker line), measured after invalid
-// bytes became U+FFFD (three bytes each).
+// text Finish returns (besides the marker line) as it is shown: invalid
+// bytes become U+FFFD (three bytes each), and each character counts the
+// bytes it takes where it is shown widest, escaped for a terminal or in
+// JSON: a control character other than newline and tab 6 (`\u001b`; `\b`,
+// `\f`, `\r` and DEL 4, as `\x0d`), a C1 or layout control 6 (`\u009b`).
+// Ordinary text counts as it is (not JSON's `\"` or `\n`).
 class HeadTailBuffer {
  public:
   explicit HeadTailBuffer(int64_t cap);
@@ -30,9 +34,9 @@ class HeadTailBuffer {
   bool truncated() const { return cap_ >= 0 && total_ > cap_; }
 
   // The kept text as valid UTF-8 (invalid bytes become U+FFFD). When that
-  // is over the cap it is head + "\n[output truncated: N bytes of
+  // is over the cap as shown it is head + "\n[output truncated: N bytes of
   // <stream_name> left out]\n" + tail, head at most cap/2 bytes and tail at
-  // most cap - cap/2 bytes of the result, both cut at character boundaries;
+  // most cap - cap/2 bytes as shown, both cut at character boundaries;
   // N counts every byte of the original stream that is not in head or tail.
   std::string Finish(absl::string_view stream_name) const;
 
@@ -61,9 +65,9 @@ std::string EscapeControls(absl::string_view text);
 // Cuts a chunked stream into lines and hands each one, escaped
 // (EscapeControls), prefixed and ending in '\n', to `sink`. A line longer
 // than kMaxLine is passed on in pieces so a stream without newlines is still
-// echoed as it arrives. Past `cap` bytes of escaped text (prefixes not
-// counted; negative: no cap) one line says the live echo of `stream_name`
-// stops there, and the rest is dropped.
+// echoed as it arrives. Past `cap` bytes written (prefixes, escapes and
+// line ends counted; negative: no cap) one line says the live echo of
+// `stream_name` stops there, and the rest is dropped.
 class LineEcho {
  public:
   static constexpr size_t kMaxLine = 64 * 1024;

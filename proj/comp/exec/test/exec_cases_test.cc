@@ -29,6 +29,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/exec/src/exec.h"
+#include "proj/comp/exec/src/output_capture.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 
 namespace clada::exec {
@@ -400,6 +401,18 @@ TEST_P(ExecCaseTest, Run) {
   }
   if (expect.contains("stdout_max_bytes")) {
     EXPECT_LE(stdout_text.size(), expect["stdout_max_bytes"].get<size_t>()) << "stdout is over its bound";
+  }
+  if (expect.contains("stdout_shown_max_bytes")) {
+    // As --json shows it (the string's escapes, without its quotes; its
+    // two-byte escapes of ordinary text, `\n`, `\t`, `\"` and `\\`, count
+    // one) and as the text report and the echo show it (control characters
+    // escaped).
+    const size_t ordinary = std::count_if(stdout_text.begin(), stdout_text.end(),
+                                          [](char ch) { return ch == '\n' || ch == '\t' || ch == '"' || ch == '\\'; });
+    const size_t as_json = Json(stdout_text).dump().size() - 2 - ordinary;
+    const size_t as_text = internal::EscapeControls(stdout_text).size();
+    EXPECT_LE(as_json, expect["stdout_shown_max_bytes"].get<size_t>()) << "stdout in JSON is over its bound";
+    EXPECT_LE(as_text, expect["stdout_shown_max_bytes"].get<size_t>()) << "stdout shown escaped is over its bound";
   }
   if (expect.contains("echo_max_bytes")) {
     EXPECT_LE(echo.size(), expect["echo_max_bytes"].get<size_t>()) << "the live echo is over its bound";
