@@ -8,12 +8,16 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proj/comp/core/src/file_io.h"
 #include "yaml-cpp/yaml.h"
 
 namespace clada {
 namespace {
 
 using Mode = git_tx::GitOptions::Mode;
+
+// A settings file is a dozen lines; anything this large is not one.
+constexpr int64_t kMaxSettingsFileBytes = 1 << 20;
 
 // Splits "30s" into 30 and "s".
 bool SplitNumberUnit(absl::string_view text, int64_t& number, std::string& unit) {
@@ -144,48 +148,61 @@ absl::Status ApplySetting(absl::string_view key, absl::string_view value, absl::
   return status;
 }
 
+namespace {
+
+// Every settings error names the file, says what is wrong and how to
+// repair it: a run that cannot read its settings does nothing at all.
+absl::Status SettingsFileError(const std::string& path, absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": ", problem, ". clada reads its settings from this file at the start of every run and runs nothing ",
+      "while it is unreadable: correct it, or delete it to run with the defaults (`clada config` lists the ",
+      "settings and their values)"));
+}
+
+}  // namespace
+
 absl::Status ApplySettingsFile(const std::string& path, Settings& s) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return absl::OkStatus();
+  if (::lstat(path.c_str(), &st) != 0) return absl::OkStatus();
+  absl::StatusOr<std::string> text = core::ReadFileToString(path, kMaxSettingsFileBytes);
+  if (!text.ok()) return SettingsFileError(path, absl::StrCat("cannot be read: ", text.status().message()));
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": invalid YAML: ", e.what()));
+    return SettingsFileError(path, absl::StrCat("invalid YAML: ", e.what()));
   }
   if (root.IsNull()) return absl::OkStatus();
-  if (!root.IsMap()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": expected a mapping of setting: value"));
-  }
+  if (!root.IsMap()) return SettingsFileError(path, "expected a mapping of setting: value");
   // yaml-cpp throws on a conversion it cannot make; nothing below should
   // reach one (every node is checked to be a scalar first), but an exception
   // must never escape as a crash.
   try {
     for (const auto& entry : root) {
       if (!entry.first.IsScalar()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ": a setting's name must be a plain word (e.g. 'timeout: 30s'), not a list or a mapping"));
+        return SettingsFileError(path,
+                                 "a setting's name must be a plain word (e.g. 'timeout: 30s'), not a list or a mapping");
       }
       std::string key = entry.first.as<std::string>();
       const YAML::Node& node = entry.second;
       std::vector<std::string> values;
       if (node.IsSequence() && key == "allow") {
         for (const auto& item : node) {
-          if (!item.IsScalar()) return absl::InvalidArgumentError(absl::StrCat(path, ": 'allow' items must be paths"));
+          if (!item.IsScalar()) return SettingsFileError(path, "'allow' items must be paths");
           values.push_back(item.as<std::string>());
         }
       } else if (node.IsScalar()) {
         values.push_back(node.as<std::string>());
       } else {
-        return absl::InvalidArgumentError(absl::StrCat(path, ": setting '", key, "' must be a single value"));
+        return SettingsFileError(path, absl::StrCat("setting '", key, "' must be a single value"));
       }
       for (const std::string& v : values) {
         absl::Status status = ApplySetting(key, v, path, s);
-        if (!status.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", status.message()));
+        if (!status.ok()) return SettingsFileError(path, status.message());
       }
     }
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": invalid settings: ", e.what()));
+    return SettingsFileError(path, absl::StrCat("invalid settings: ", e.what()));
   }
   return absl::OkStatus();
 }

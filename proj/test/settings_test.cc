@@ -1,5 +1,6 @@
 #include "proj/src/settings.h"
 
+#include <sys/stat.h>
 #include <stdlib.h>
 
 #include <fstream>
@@ -23,6 +24,8 @@ TEST_P(SettingsFileCase, AppliesOrNamesTheProblem) {
     ASSERT_FALSE(status.ok());
     EXPECT_NE(status.message().find(c["error"].get<std::string>()), std::string::npos) << status;
     EXPECT_NE(status.message().find(path), std::string::npos) << "the error must name the file: " << status;
+    EXPECT_NE(status.message().find("correct it, or delete it to run with the defaults"), std::string::npos)
+        << "the error must say how to repair the file: " << status;
     return;
   }
   ASSERT_TRUE(status.ok()) << status;
@@ -46,6 +49,34 @@ TEST(Settings, MissingFileIsFine) {
   Settings s = DefaultSettings();
   EXPECT_TRUE(ApplySettingsFile("/definitely/not/here.yaml", s).ok());
   EXPECT_EQ(s.source["timeout"], "default");
+}
+
+// Issue 17 #10 and #16: a settings file nested 100,000 levels deep, one too
+// large to be settings, and a directory in its place are each a clear error
+// naming the file and the repair, never a crash.
+TEST(Settings, UnreadableFileSaysHowToRepairIt) {
+  char tmpl[] = "/tmp/clada_settings_XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"deep-flow.yaml", "allow: " + deep + "\n"},
+      {"huge.yaml", "# " + std::string(2 << 20, 'x') + "\n"},
+  };
+  std::vector<std::string> paths;
+  for (const auto& [name, text] : files) {
+    paths.push_back(dir + "/" + name);
+    std::ofstream(paths.back()) << text;
+  }
+  paths.push_back(dir + "/config-dir.yaml");
+  ASSERT_EQ(::mkdir(paths.back().c_str(), 0755), 0);
+  for (const std::string& path : paths) {
+    Settings s = DefaultSettings();
+    absl::Status status = ApplySettingsFile(path, s);
+    ASSERT_FALSE(status.ok()) << path;
+    EXPECT_NE(status.message().find(path), std::string::npos) << status;
+    EXPECT_NE(status.message().find("correct it, or delete it to run with the defaults"), std::string::npos)
+        << status;
+  }
 }
 
 TEST(Settings, FlagOverridesFile) {

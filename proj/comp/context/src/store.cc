@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/core/src/state_dir.h"
 
 namespace clada::context::internal {
@@ -34,17 +35,6 @@ absl::Status IoError(const absl::Status& status) {
                       absl::StrCat("io_error: ", status.message()));
 }
 
-// nlohmann's what() starts with "[json.exception.parse_error.101] "; the
-// reader needs only the part after it.
-std::string ParseErrorText(const std::exception& e) {
-  std::string text = e.what();
-  if (!text.empty() && text[0] == '[') {
-    size_t close = text.find("] ");
-    if (close != std::string::npos) text = text.substr(close + 2);
-  }
-  return text;
-}
-
 }  // namespace
 
 std::string ContextFilePath(const std::string& working_root) {
@@ -61,12 +51,11 @@ absl::StatusOr<std::vector<std::string>> LoadEntries(
     return Corrupt(file, text.status().message());
   if (!text.ok()) return IoError(text.status());
 
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::exception& e) {
-    return Corrupt(file, absl::StrCat("invalid JSON: ", ParseErrorText(e)));
-  }
+  // Bounded: a file nested 100,000 levels deep crashed the parser.
+  absl::StatusOr<nlohmann::json> parsed =
+      core::ParseJsonBounded(*text, core::kMaxStateJsonDepth, kMaxStoreBytes);
+  if (!parsed.ok()) return Corrupt(file, parsed.status().message());
+  const nlohmann::json& doc = *parsed;
   if (!doc.is_object())
     return Corrupt(file, "the top level is not a JSON object");
   if (doc.contains("version")) {

@@ -2,30 +2,53 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/state_dir.h"
 
 namespace clada::core {
 namespace {
 
-// realpath(3) of an existing path; empty when it does not exist.
-std::string RealPath(const std::string& path) {
+// realpath(3) of a path; on failure, empty with `err` set to errno.
+std::string RealPath(const std::string& path, int& err) {
   char buf[PATH_MAX];
-  if (::realpath(path.c_str(), buf) == nullptr) return "";
+  if (::realpath(path.c_str(), buf) == nullptr) {
+    err = errno;
+    return "";
+  }
+  err = 0;
   return buf;
+}
+
+// A failure of realpath(3) that says only "this does not exist (yet)".
+// Anything else (ENAMETOOLONG, ELOOP, EACCES, EIO ...) means the path could
+// not be checked, and a path that cannot be checked is refused: the kernel
+// may still open it, and where it leads is unknown.
+bool MeansMissing(int err) { return err == ENOENT || err == ENOTDIR; }
+
+absl::Status Unresolvable(absl::string_view input, const std::string& prefix, int err) {
+  return absl::PermissionDeniedError(absl::StrCat(
+      "path_denied: '", input, "' cannot be checked: resolving '", prefix, "' failed: ", std::strerror(err), " (",
+      ErrnoName(err), "); a path clada cannot resolve is refused. Use a shorter path without symlink loops"));
 }
 
 // Canonicalises the longest existing prefix of a normalised absolute path
 // and appends the rest. Symlinks inside the existing part are resolved.
-std::string CanonicalizeExistingPrefix(const std::string& normalized) {
-  std::string real = RealPath(normalized);
+// Errors: path_denied when realpath fails for a reason other than a
+// missing component.
+absl::StatusOr<std::string> CanonicalizeExistingPrefix(absl::string_view input, const std::string& normalized) {
+  int err = 0;
+  std::string real = RealPath(normalized, err);
   if (!real.empty()) return real;
+  if (!MeansMissing(err)) return Unresolvable(input, normalized, err);
   size_t cut = normalized.size();
   while (true) {
     cut = normalized.rfind('/', cut - 1);
@@ -33,19 +56,88 @@ std::string CanonicalizeExistingPrefix(const std::string& normalized) {
       return normalized;  // nothing below / exists; keep lexical form
     }
     std::string head = normalized.substr(0, cut);
-    std::string real_head = RealPath(head);
+    std::string real_head = RealPath(head, err);
     if (!real_head.empty()) {
       std::string tail = normalized.substr(cut);  // starts with '/'
       return real_head == "/" ? tail : real_head + tail;
     }
+    if (!MeansMissing(err)) return Unresolvable(input, head, err);
   }
 }
 
-bool HasComponent(absl::string_view path, absl::string_view name) {
-  for (absl::string_view part : absl::StrSplit(path, '/')) {
-    if (part == name) return true;
+// Decodes one UTF-8 code point at `i` (advancing it); an invalid byte is
+// returned as itself (>= 0x80), which folds to nothing ASCII.
+char32_t NextCodePoint(absl::string_view s, size_t& i) {
+  unsigned char c = s[i++];
+  if (c < 0x80) return c;
+  int extra = c >= 0xF0 && c < 0xF8 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
+  if (extra < 0 || i + extra > s.size()) return c;
+  char32_t cp = c & (0x3F >> extra);
+  for (int k = 0; k < extra; ++k) {
+    unsigned char next = s[i + k];
+    if ((next & 0xC0) != 0x80) return c;
+    cp = (cp << 6) | (next & 0x3F);
   }
-  return false;
+  i += extra;
+  return cp;
+}
+
+// Code points HFS+ ignores in names (git's is_hfs_dotgit skips the same).
+bool IgnoredByHfs(char32_t cp) {
+  return (cp >= 0x200C && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x206A && cp <= 0x206F) ||
+         cp == 0xFEFF;
+}
+
+// A path component as a case-insensitive file system sees it, as far as
+// ASCII goes: ASCII letters lowercased; the code points that full Unicode
+// case folding (ext4/f2fs casefold, APFS, HFS+) or NTFS's upper-case table
+// make equal to an ASCII letter mapped to it (U+212A KELVIN SIGN -> k,
+// U+017F LONG S -> s, U+0131 DOTLESS I and U+0130 I WITH DOT -> i); code
+// points HFS+ ignores dropped; every other code point kept as "\x01" (it
+// matches no ASCII name). Trailing dots and spaces are dropped, as Windows
+// drops them (".git." is ".git" on NTFS).
+std::string FoldComponent(absl::string_view part) {
+  std::string out;
+  for (size_t i = 0; i < part.size();) {
+    char32_t cp = NextCodePoint(part, i);
+    if (cp < 0x80) {
+      out += absl::ascii_tolower(static_cast<unsigned char>(cp));
+    } else if (cp == 0x212A) {
+      out += 'k';
+    } else if (cp == 0x017F) {
+      out += 's';
+    } else if (cp == 0x0131 || cp == 0x0130) {
+      out += 'i';
+    } else if (!IgnoredByHfs(cp)) {
+      out += '\x01';
+    }
+  }
+  while (!out.empty() && (out.back() == '.' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// True when a folded component names `dot_name` (".git"): exactly, or as
+// its NTFS short (8.3) name, "git~1" ... "git~9".
+bool NamesDenied(const std::string& folded, absl::string_view dot_name) {
+  if (folded == dot_name) return true;
+  absl::string_view bare = dot_name.substr(1);
+  return folded.size() == bare.size() + 2 && absl::string_view(folded).substr(0, bare.size()) == bare &&
+         folded[bare.size()] == '~' && folded.back() >= '1' && folded.back() <= '9';
+}
+
+// The first component of `path` that names `dot_name` on a case-insensitive
+// file system, or "" when none does.
+std::string ComponentNaming(absl::string_view path, absl::string_view dot_name) {
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    if (NamesDenied(FoldComponent(part), dot_name)) return std::string(part);
+  }
+  return "";
+}
+
+// " ('.Git' is '.git' on a case-insensitive file system)" when spelled otherwise.
+std::string Spelling(const std::string& part, absl::string_view dot_name) {
+  if (part == dot_name) return "";
+  return absl::StrCat(" ('", part, "' is '", dot_name, "' on a case-insensitive file system)");
 }
 
 // The deny list: system trees and secrets that no action may touch,
@@ -55,14 +147,70 @@ std::string DeniedReason(const std::string& canonical) {
   for (const char* tree : kSystemTrees) {
     if (IsWithin(canonical, tree)) return absl::StrCat("it is inside ", tree);
   }
-  if (HasComponent(canonical, ".git")) {
-    return "it is inside a .git directory (git internals are managed by clada's git "
-           "integration, not by actions)";
+  std::string part = ComponentNaming(canonical, ".git");
+  if (!part.empty()) {
+    return absl::StrCat("it is inside a .git directory", Spelling(part, ".git"),
+                        " (git internals are managed by clada's git integration, not by actions)");
   }
-  if (HasComponent(canonical, ".ssh")) return "it is inside a .ssh directory";
-  if (HasComponent(canonical, kStateDirName)) {
-    return "it is inside .clada, clada's own state (settings, approved commands, locks, listener state, "
-           "working set), which no action may read or change; the user edits it by hand or with clada's commands";
+  part = ComponentNaming(canonical, ".ssh");
+  if (!part.empty()) return absl::StrCat("it is inside a .ssh directory", Spelling(part, ".ssh"));
+  part = ComponentNaming(canonical, kStateDirName);
+  if (!part.empty()) {
+    return absl::StrCat("it is inside .clada", Spelling(part, kStateDirName),
+                        ", clada's own state (settings, approved commands, locks, listener state, working set), "
+                        "which no action may read or change; the user edits it by hand or with clada's commands");
+  }
+  return "";
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// What git's is_git_directory() looks for in a directory: HEAD, and
+// objects/ plus refs/ (or a commondir file that points at them elsewhere).
+// `adding` is a name about to be created in `dir` (folded), "" for none.
+// Any HEAD counts, whatever it holds: stricter than git, never looser.
+bool HasGitLayout(const std::string& dir, const std::string& adding) {
+  bool head = adding == "head" || Exists(dir + "/HEAD");
+  if (!head) return false;
+  if (adding == "commondir" || Exists(dir + "/commondir")) return true;
+  bool objects = adding == "objects" || Exists(dir + "/objects");
+  bool refs = adding == "refs" || Exists(dir + "/refs");
+  return objects && refs;
+}
+
+// Refuses a path inside a directory git would take for a repository, and
+// a path that would complete that layout (issue 17 #4: an answer that
+// plants HEAD, objects/ and refs/ makes every git command there run its
+// config). Checked from the allowed root `root` down to `canonical`.
+std::string PlantedRepositoryReason(const std::string& canonical, const std::string& root) {
+  // The root itself is the user's choice (it may be a bare repository the
+  // user works in); only what lies below it is checked.
+  std::string dir = root;
+  if (canonical == root) return "";
+  absl::string_view rest = absl::string_view(canonical).substr(root == "/" ? 1 : root.size() + 1);
+  for (absl::string_view part : absl::StrSplit(rest, '/', absl::SkipEmpty())) {
+    std::string folded = FoldComponent(part);
+    bool layout_name = folded == "head" || folded == "objects" || folded == "refs" || folded == "commondir";
+    std::string child = dir == "/" ? absl::StrCat("/", part) : absl::StrCat(dir, "/", part);
+    bool exists = Exists(child);
+    if (layout_name && !exists && HasGitLayout(dir, folded)) {
+      return absl::StrCat("creating '", part, "' in '", dir,
+                          "' would give it the layout of a git repository (HEAD, objects/, refs/), and every git "
+                          "command run there would obey its config");
+    }
+    if (!exists) return "";  // nothing below a new directory can complete an existing one
+    dir = std::move(child);
+    if (IsDirectory(dir) && HasGitLayout(dir, "")) {
+      return absl::StrCat("'", dir, "' has the layout of a git repository (HEAD, objects/, refs/)");
+    }
   }
   return "";
 }
@@ -91,15 +239,16 @@ std::string NormalizeAbsolutePath(absl::string_view path) {
 absl::StatusOr<PathPolicy> MakePathPolicy(const std::string& working_root,
                                           const std::vector<std::string>& extra_roots) {
   PathPolicy policy;
-  policy.working_root = RealPath(working_root);
+  int err = 0;
+  policy.working_root = RealPath(working_root, err);
   if (policy.working_root.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("working root '", working_root, "' does not exist (", std::strerror(errno), ")"));
+        absl::StrCat("working root '", working_root, "' does not exist (", std::strerror(err), ")"));
   }
   policy.allowed_roots.push_back(policy.working_root);
   for (const std::string& extra : extra_roots) {
     std::string absolute = extra.empty() || extra[0] == '/' ? extra : policy.working_root + "/" + extra;
-    std::string real = RealPath(absolute);
+    std::string real = RealPath(absolute, err);
     if (real.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("allowed root '", extra, "' does not exist"));
     }
@@ -118,22 +267,24 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
         absl::StrCat("invalid_path: the path is ", path.size(), " bytes long (limit ", PATH_MAX - 1, ")"));
   }
   std::string absolute = path[0] == '/' ? std::string(path) : absl::StrCat(policy.working_root, "/", path);
-  std::string canonical = CanonicalizeExistingPrefix(NormalizeAbsolutePath(absolute));
+  absl::StatusOr<std::string> resolved = CanonicalizeExistingPrefix(path, NormalizeAbsolutePath(absolute));
+  if (!resolved.ok()) return resolved.status();
+  const std::string& canonical = *resolved;
 
-  bool inside = false;
+  const std::string* root_of_path = nullptr;
   for (const std::string& root : policy.allowed_roots) {
-    if (IsWithin(canonical, root)) {
-      inside = true;
-      break;
+    if (IsWithin(canonical, root) && (root_of_path == nullptr || root.size() > root_of_path->size())) {
+      root_of_path = &root;
     }
   }
-  if (!inside) {
+  if (root_of_path == nullptr) {
     return absl::PermissionDeniedError(absl::StrCat(
         "path_escape: '", path, "' resolves to '", canonical, "', which is outside the allowed roots (",
         absl::StrJoin(policy.allowed_roots, ", "),
         "). Use a path inside the working root, or let the user add a root with --allow DIR"));
   }
   std::string reason = DeniedReason(canonical);
+  if (reason.empty()) reason = PlantedRepositoryReason(canonical, *root_of_path);
   if (!reason.empty()) {
     return absl::PermissionDeniedError(
         absl::StrCat("path_denied: '", path, "' resolves to '", canonical, "', which is refused because ", reason));

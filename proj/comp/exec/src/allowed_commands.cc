@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/core/src/status_macros.h"
 
 namespace clada::exec::internal {
@@ -20,8 +21,13 @@ absl::StatusOr<core::Json> LoadFile(const std::string& path) {
   absl::StatusOr<std::string> text = core::ReadFileToString(path, kMaxFileBytes);
   if (absl::IsNotFound(text.status())) return core::Json::object();
   if (!text.ok()) return text.status();
-  core::Json doc = core::Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  absl::StatusOr<core::Json> parsed = core::ParseJsonBounded<core::Json>(*text, core::kMaxStateJsonDepth, kMaxFileBytes);
+  if (!parsed.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(path, " cannot be read: ", parsed.status().message(),
+                                                      "; fix or remove it (`clada approve` writes it anew)"));
+  }
+  core::Json& doc = *parsed;
+  if (!doc.is_object()) {
     return absl::FailedPreconditionError(absl::StrCat(
         path, " is not a JSON object like {\"commands\": [{\"lang\": \"bash\", \"code\": \"npm test\"}]}; "
               "fix or remove it"));
@@ -43,7 +49,7 @@ absl::StatusOr<core::Json> LoadFile(const std::string& path) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, ": \"added\" must be an object of timestamps; fix or remove it"));
   }
-  return doc;
+  return std::move(doc);
 }
 
 core::ApprovedCode EntryOf(const core::Json& e) {

@@ -139,5 +139,23 @@ TEST_P(ApproveCommandLineTest, Formats) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ApproveCommandLineTest, ::testing::ValuesIn(Section("approve_command_line")), CaseName);
 
+// Issue 17 #10: an allowed-commands.json nested 100,000 levels deep
+// crashed the JSON parser. It is refused, naming the file, the cause and
+// the fix, and the file is left as it was.
+TEST(LoadAllowedCommands, DeeplyNestedFileIsAnErrorNotACrash) {
+  std::string root = std::string(::getenv("TEST_TMPDIR")) + "/approve-deep-XXXXXX";
+  ASSERT_NE(::mkdtemp(root.data()), nullptr);
+  ASSERT_TRUE(core::CreateDirectories(root + "/.clada").ok());
+  const std::string file = root + "/.clada/allowed-commands.json";
+  const std::string deep = "{\"commands\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  ASSERT_TRUE(core::WriteFileAtomic(file, deep).ok());
+  absl::StatusOr<std::vector<core::ApprovedCode>> got = internal::LoadAllowedCommands(root);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find(file), std::string::npos) << got.status();
+  EXPECT_NE(got.status().message().find("more than 64 levels deep"), std::string::npos) << got.status();
+  EXPECT_NE(got.status().message().find("fix or remove it"), std::string::npos) << got.status();
+  EXPECT_EQ(ReadFile(file), deep);
+}
+
 }  // namespace
 }  // namespace clada::exec

@@ -28,6 +28,7 @@
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/git-tx/src/internal/commands.h"
@@ -455,8 +456,9 @@ absl::StatusOr<std::optional<BatchState>> LoadJournal(WorkTree& wt) {
         why, "); `git status` shows what that batch left; delete the file and "
         "run clada again"));
   };
-  nlohmann::json j =
-      nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<nlohmann::json> parsed = core::ParseJsonBounded(*text);
+  if (!parsed.ok()) return bad(parsed.status().message());
+  nlohmann::json& j = *parsed;
   if (!j.is_object() || !j["batch"].is_string() || !j["head"].is_string() ||
       !j["index_tree"].is_string() || !j["snapshot_tree"].is_string() ||
       !j["paths"].is_array() || !j["tracked"].is_array() ||
@@ -929,7 +931,8 @@ void PlainJournal(const std::string& root, const BatchPlan& plan,
   const std::string path = internal::PlainJournalPath(root);
   absl::StatusOr<std::string> old = core::ReadFileToString(path, 16 << 20);
   if (old.ok()) {
-    nlohmann::json j = nlohmann::json::parse(*old, nullptr, false);
+    absl::StatusOr<nlohmann::json> parsed = core::ParseJsonBounded(*old);
+    nlohmann::json j = parsed.ok() ? std::move(*parsed) : nlohmann::json();
     std::vector<std::string> paths;
     if (j.is_object() && j["paths"].is_array()) {
       for (const auto& p : j["paths"])

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener {
@@ -46,8 +47,9 @@ absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
   if (absl::IsNotFound(text.status())) return ListenState();
   if (!text.ok()) return text.status();
 
-  nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) return NotAState(path, "not valid JSON");
+  absl::StatusOr<nlohmann::json> parsed = core::ParseJsonBounded(*text, core::kMaxStateJsonDepth, kMaxStateBytes);
+  if (!parsed.ok()) return NotAState(path, parsed.status().message());
+  const nlohmann::json& json = *parsed;
   if (!json.is_object()) return NotAState(path, "not a JSON object");
   auto version = json.find("version");
   if (version == json.end() || !version->is_number_integer() || version->get<int>() != kStateVersion) {

@@ -53,6 +53,21 @@ TEST_P(LoadStateTest, ReadsStateOrSaysWhy) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, LoadStateTest, ::testing::ValuesIn(LoadCases("load_state.json")), CaseName);
 
+// Issue 17 #10: a state nested 100,000 levels deep is refused with the
+// file's name and the fix, never a crash of the JSON parser.
+TEST(ListenState, DeeplyNestedStateIsRefusedNotACrash) {
+  TempDir dir;
+  const std::string path = dir.path() + "/" + kStateFileName;
+  testing::WriteFileOrDie(path, "{\"version\": 1, \"ran\": " + std::string(100000, '[') +
+                                    std::string(100000, ']') + "}");
+  absl::StatusOr<ListenState> state = LoadListenState(dir.path());
+  ASSERT_FALSE(state.ok());
+  EXPECT_EQ(state.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(absl::StrContains(state.status().message(), path)) << state.status();
+  EXPECT_TRUE(absl::StrContains(state.status().message(), "more than 64 levels deep")) << state.status();
+  EXPECT_TRUE(absl::StrContains(state.status().message(), "delete it to start afresh")) << state.status();
+}
+
 TEST(ListenState, SaveThenLoadKeepsKeysAndOrder) {
   TempDir dir;
   ListenState state;

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/core/src/status_macros.h"
 
 namespace clada::git_tx::internal {
@@ -392,8 +393,8 @@ absl::StatusOr<std::optional<StepState>> LoadStepState(const WorkTree& wt) {
   absl::StatusOr<std::string> text = core::ReadFileToString(path, 1 << 20);
   if (absl::IsNotFound(text.status())) return std::optional<StepState>();
   if (!text.ok()) return text.status();
-  nlohmann::json j =
-      nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<nlohmann::json> parsed = core::ParseJsonBounded(*text);
+  nlohmann::json j = parsed.ok() ? std::move(*parsed) : nlohmann::json();
   auto bad = [&] {
     return absl::InternalError(
         absl::StrCat("'", path,
