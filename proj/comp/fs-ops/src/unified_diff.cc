@@ -1,0 +1,263 @@
+#include "proj/comp/fs-ops/src/unified_diff.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+
+namespace clada::fs_ops::internal {
+namespace {
+
+// The lines of `text`, each with its "\n" (the last one may lack it).
+std::vector<absl::string_view> SplitLines(absl::string_view text) {
+  std::vector<absl::string_view> lines;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t nl = text.find('\n', begin);
+    size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+    lines.push_back(text.substr(begin, end - begin));
+    begin = end;
+  }
+  return lines;
+}
+
+// Aligns a[] with b[] (line ids), marking the lines of a minimal edit
+// script: removed[i] for a's lines not kept, added[j] for b's new lines.
+// Myers' bisection (the middle of an optimal path is found from both ends
+// at once, then each half is solved alone), with an explicit stack and two
+// V arrays reused by every step: memory is linear in the input.
+class Aligner {
+ public:
+  Aligner(const std::vector<int>& a, const std::vector<int>& b, int64_t max_work)
+      : a_(a), b_(b), max_work_(max_work), removed_(a.size(), 0), added_(b.size(), 0) {}
+
+  // False when the work bound ran out.
+  bool Align() {
+    std::vector<std::pair<std::pair<int, int>, std::pair<int, int>>> stack;
+    stack.push_back({{0, static_cast<int>(a_.size())}, {0, static_cast<int>(b_.size())}});
+    while (!stack.empty()) {
+      auto [ra, rb] = stack.back();
+      stack.pop_back();
+      int a0 = ra.first, a1 = ra.second, b0 = rb.first, b1 = rb.second;
+      while (a0 < a1 && b0 < b1 && a_[a0] == b_[b0]) ++a0, ++b0;
+      while (a0 < a1 && b0 < b1 && a_[a1 - 1] == b_[b1 - 1]) --a1, --b1;
+      if (a0 == a1 || b0 == b1) {
+        for (int i = a0; i < a1; ++i) removed_[i] = 1;
+        for (int j = b0; j < b1; ++j) added_[j] = 1;
+        continue;
+      }
+      int x = 0, y = 0;
+      int found = Bisect(a0, a1, b0, b1, &x, &y);
+      if (found < 0) return false;
+      // A split that leaves the whole range on one side would not shrink
+      // the problem: taken as nothing in common (never seen; a guard).
+      if (found == 0 || (x == 0 && y == 0) || (x == a1 - a0 && y == b1 - b0)) {
+        for (int i = a0; i < a1; ++i) removed_[i] = 1;
+        for (int j = b0; j < b1; ++j) added_[j] = 1;
+        continue;
+      }
+      stack.push_back({{a0 + x, a1}, {b0 + y, b1}});
+      stack.push_back({{a0, a0 + x}, {b0, b0 + y}});
+    }
+    return true;
+  }
+
+  const std::vector<char>& removed() const { return removed_; }
+  const std::vector<char>& added() const { return added_; }
+
+ private:
+  // Finds a point (x, y) (relative to a0, b0) on an optimal path through
+  // a[a0, a1) and b[b0, b1): 1 found, 0 the two share nothing, -1 out of
+  // work. Neither range is empty, and their first and last lines differ.
+  int Bisect(int a0, int a1, int b0, int b1, int* out_x, int* out_y) {
+    const int n = a1 - a0, m = b1 - b0;
+    const int max_d = (n + m + 1) / 2;
+    const int offset = max_d;
+    const int length = 2 * max_d + 2;
+    if (static_cast<int>(v1_.size()) < length) {
+      v1_.resize(length);
+      v2_.resize(length);
+    }
+    std::fill(v1_.begin(), v1_.begin() + length, -1);
+    std::fill(v2_.begin(), v2_.begin() + length, -1);
+    if (!Spend(length)) return -1;
+    v1_[offset + 1] = 0;
+    v2_[offset + 1] = 0;
+    const int delta = n - m;
+    const bool front = (delta % 2) != 0;  // the forward path meets the reverse one
+    int k1start = 0, k1end = 0, k2start = 0, k2end = 0;
+    for (int d = 0; d < max_d; ++d) {
+      for (int k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
+        const int k1o = offset + k1;
+        int x1 = (k1 == -d || (k1 != d && v1_[k1o - 1] < v1_[k1o + 1])) ? v1_[k1o + 1] : v1_[k1o - 1] + 1;
+        int y1 = x1 - k1;
+        const int x_start = x1;
+        while (x1 < n && y1 < m && a_[a0 + x1] == b_[b0 + y1]) ++x1, ++y1;
+        if (!Spend(1 + x1 - x_start)) return -1;
+        v1_[k1o] = x1;
+        if (x1 > n) {
+          k1end += 2;
+        } else if (y1 > m) {
+          k1start += 2;
+        } else if (front) {
+          const int k2o = offset + delta - k1;
+          if (k2o >= 0 && k2o < length && v2_[k2o] != -1 && x1 >= n - v2_[k2o]) {
+            *out_x = x1;
+            *out_y = y1;
+            return 1;
+          }
+        }
+      }
+      for (int k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
+        const int k2o = offset + k2;
+        int x2 = (k2 == -d || (k2 != d && v2_[k2o - 1] < v2_[k2o + 1])) ? v2_[k2o + 1] : v2_[k2o - 1] + 1;
+        int y2 = x2 - k2;
+        const int x_start = x2;
+        while (x2 < n && y2 < m && a_[a1 - x2 - 1] == b_[b1 - y2 - 1]) ++x2, ++y2;
+        if (!Spend(1 + x2 - x_start)) return -1;
+        v2_[k2o] = x2;
+        if (x2 > n) {
+          k2end += 2;
+        } else if (y2 > m) {
+          k2start += 2;
+        } else if (!front) {
+          const int k1o = offset + delta - k2;
+          if (k1o >= 0 && k1o < length && v1_[k1o] != -1) {
+            const int x1 = v1_[k1o];
+            const int y1 = offset + x1 - k1o;
+            if (x1 >= n - x2) {
+              *out_x = x1;
+              *out_y = y1;
+              return 1;
+            }
+          }
+        }
+      }
+    }
+    return 0;
+  }
+
+  bool Spend(int64_t n) {
+    work_ += n;
+    return max_work_ <= 0 || work_ <= max_work_;
+  }
+
+  const std::vector<int>& a_;
+  const std::vector<int>& b_;
+  const int64_t max_work_;
+  int64_t work_ = 0;
+  std::vector<char> removed_;
+  std::vector<char> added_;
+  std::vector<int> v1_, v2_;
+};
+
+// "l,s" of a hunk header: an empty range names the line before it.
+std::string Range(int64_t first, int64_t count) {
+  if (count == 0) return absl::StrCat(first, ",0");
+  if (count == 1) return absl::StrCat(first + 1);
+  return absl::StrCat(first + 1, ",", count);
+}
+
+void AppendLine(std::string& out, char mark, absl::string_view line) {
+  out += mark;
+  if (!line.empty() && line.back() == '\n') {
+    absl::StrAppend(&out, line);
+  } else {
+    absl::StrAppend(&out, line, "\n\\ No newline at end of file\n");
+  }
+}
+
+// A run of changed lines between two kept ones.
+struct Change {
+  int64_t i0, i1;  // a[i0, i1) removed
+  int64_t j0, j1;  // b[j0, j1) added
+};
+
+}  // namespace
+
+int64_t CountTextLines(absl::string_view text) {
+  return static_cast<int64_t>(std::count(text.begin(), text.end(), '\n')) +
+         (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+UnifiedDiff DiffTexts(absl::string_view before, absl::string_view after, absl::string_view label,
+                      const DiffOptions& options) {
+  UnifiedDiff diff;
+  const std::vector<absl::string_view> old_lines = SplitLines(before);
+  const std::vector<absl::string_view> new_lines = SplitLines(after);
+  diff.old_lines = static_cast<int64_t>(old_lines.size());
+  diff.new_lines = static_cast<int64_t>(new_lines.size());
+  if (before == after) return diff;
+
+  // The common head and tail are set aside before any line is hashed.
+  const size_t n = old_lines.size(), m = new_lines.size();
+  size_t head = 0;
+  while (head < n && head < m && old_lines[head] == new_lines[head]) ++head;
+  size_t tail = 0;
+  while (tail < n - head && tail < m - head && old_lines[n - 1 - tail] == new_lines[m - 1 - tail]) ++tail;
+  absl::flat_hash_map<absl::string_view, int> ids;
+  auto id_of = [&](absl::string_view line) {
+    return ids.emplace(line, static_cast<int>(ids.size())).first->second;
+  };
+  std::vector<int> a, b;
+  a.reserve(n - head - tail);
+  b.reserve(m - head - tail);
+  for (size_t i = head; i < n - tail; ++i) a.push_back(id_of(old_lines[i]));
+  for (size_t j = head; j < m - tail; ++j) b.push_back(id_of(new_lines[j]));
+  Aligner aligner(a, b, options.max_work);
+  if (!aligner.Align()) {
+    diff.computed = false;
+    return diff;
+  }
+  std::vector<char> removed(n, 0), added(m, 0);
+  std::copy(aligner.removed().begin(), aligner.removed().end(), removed.begin() + head);
+  std::copy(aligner.added().begin(), aligner.added().end(), added.begin() + head);
+
+  // The runs of changes, each all its removals then all its additions.
+  std::vector<Change> changes;
+  int64_t i = 0, j = 0;
+  const int64_t ni = static_cast<int64_t>(n), mj = static_cast<int64_t>(m);
+  while (i < ni || j < mj) {
+    if (i < ni && j < mj && !removed[i] && !added[j]) {
+      ++i, ++j;
+      continue;
+    }
+    Change c{i, i, j, j};
+    while (i < ni && removed[i]) ++i;
+    while (j < mj && added[j]) ++j;
+    c.i1 = i;
+    c.j1 = j;
+    diff.removed += c.i1 - c.i0;
+    diff.added += c.j1 - c.j0;
+    changes.push_back(c);
+  }
+
+  const int64_t ctx = std::max(options.context, 0);
+  absl::StrAppend(&diff.text, "--- a/", label, "\n+++ b/", label, "\n");
+  for (size_t first = 0; first < changes.size();) {
+    size_t last = first;
+    while (last + 1 < changes.size() && changes[last + 1].i0 - changes[last].i1 <= 2 * ctx) ++last;
+    const int64_t old_begin = std::max<int64_t>(changes[first].i0 - ctx, 0);
+    const int64_t old_end = std::min<int64_t>(changes[last].i1 + ctx, ni);
+    const int64_t new_begin = old_begin + (changes[first].j0 - changes[first].i0);
+    const int64_t new_end = old_end + (changes[last].j1 - changes[last].i1);
+    absl::StrAppend(&diff.text, "@@ -", Range(old_begin, old_end - old_begin), " +",
+                    Range(new_begin, new_end - new_begin), " @@\n");
+    int64_t at = old_begin;
+    for (size_t k = first; k <= last; ++k) {
+      const Change& c = changes[k];
+      for (; at < c.i0; ++at) AppendLine(diff.text, ' ', old_lines[at]);
+      for (int64_t r = c.i0; r < c.i1; ++r) AppendLine(diff.text, '-', old_lines[r]);
+      for (int64_t s = c.j0; s < c.j1; ++s) AppendLine(diff.text, '+', new_lines[s]);
+      at = c.i1;
+    }
+    for (; at < old_end; ++at) AppendLine(diff.text, ' ', old_lines[at]);
+    first = last + 1;
+  }
+  if (changes.empty()) diff.text.clear();
+  return diff;
+}
+
+}  // namespace clada::fs_ops::internal

@@ -1,0 +1,188 @@
+#include "proj/comp/fs-ops/src/unified_diff.h"
+
+#include <stdlib.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/fs-ops/test/unit_cases.h"
+
+namespace clada::fs_ops::internal {
+namespace {
+
+using nlohmann::json;
+
+class DiffCase : public ::testing::TestWithParam<json> {};
+
+TEST_P(DiffCase, MatchesExpectation) {
+  const json& c = GetParam();
+  UnifiedDiff d = DiffTexts(c.at("before").get<std::string>(), c.at("after").get<std::string>(), "f.txt");
+  EXPECT_TRUE(d.computed);
+  EXPECT_EQ(d.text, c.at("text").get<std::string>());
+  EXPECT_EQ(d.added, c.at("added").get<int64_t>());
+  EXPECT_EQ(d.removed, c.at("removed").get<int64_t>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, DiffCase, ::testing::ValuesIn(testing::LoadUnitCases("unified_diff.json", "diff")),
+                         testing::CaseName);
+
+// ------------------------------------------------- differential: GNU diff
+
+std::string TempDir() {
+  const char* t = getenv("TEST_TMPDIR");
+  return t != nullptr ? t : "/tmp";
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// `diff <flags>` of the two texts, with the labels DiffTexts prints.
+std::string GnuDiff(const std::string& before, const std::string& after, const std::string& flags) {
+  const std::string dir = TempDir();
+  WriteFile(dir + "/old", before);
+  WriteFile(dir + "/new", after);
+  const std::string cmd = absl::StrCat("diff ", flags, " --label a/f.txt --label b/f.txt '", dir, "/old' '", dir,
+                                       "/new' > '", dir, "/gnu.diff'");
+  int rc = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) <= 1) << cmd;
+  return ReadFile(dir + "/gnu.diff");
+}
+
+// `before` with `diff` applied by patch(1).
+std::string Patched(const std::string& before, const std::string& diff) {
+  const std::string dir = TempDir();
+  WriteFile(dir + "/old", before);
+  WriteFile(dir + "/ours.diff", diff);
+  const std::string cmd =
+      absl::StrCat("patch -s -o '", dir, "/patched' '", dir, "/old' < '", dir, "/ours.diff' > /dev/null 2>&1");
+  int rc = std::system(cmd.c_str());
+  EXPECT_EQ(rc, 0) << diff;
+  return ReadFile(dir + "/patched");
+}
+
+// A random edit of `lines`: ranges replaced, inserted or deleted; the new
+// lines are fresh, so the lines kept are the only common subsequence.
+std::vector<std::string> Edit(std::vector<std::string> lines, std::mt19937& rng, int* fresh) {
+  const int edits = 1 + static_cast<int>(rng() % 4);
+  for (int e = 0; e < edits; ++e) {
+    const size_t at = lines.empty() ? 0 : rng() % (lines.size() + 1);
+    const size_t drop = at >= lines.size() ? 0 : rng() % std::min<size_t>(6, lines.size() - at + 1);
+    const size_t add = rng() % 5;
+    lines.erase(lines.begin() + at, lines.begin() + at + drop);
+    for (size_t k = 0; k < add; ++k) lines.insert(lines.begin() + at + k, absl::StrCat("new line ", (*fresh)++));
+  }
+  return lines;
+}
+
+std::string Join(const std::vector<std::string>& lines, bool final_newline) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    absl::StrAppend(&out, lines[i], i + 1 < lines.size() || final_newline ? "\n" : "");
+  }
+  return out;
+}
+
+// Unique lines: one minimal alignment only, so the diff must be GNU
+// diff's byte for byte.
+TEST(DiffAgainstGnuDiff, SameBytesOnGeneratedEdits) {
+  std::mt19937 rng(18);
+  int fresh = 0;
+  for (int round = 0; round < 100; ++round) {
+    std::vector<std::string> lines;
+    const int n = static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) lines.push_back(absl::StrCat("line ", i));
+    const std::string before = Join(lines, rng() % 5 != 0);
+    const std::string after = Join(Edit(lines, rng, &fresh), rng() % 5 != 0);
+    UnifiedDiff ours = DiffTexts(before, after, "f.txt");
+    ASSERT_TRUE(ours.computed);
+    ASSERT_EQ(ours.text, GnuDiff(before, after, "-U2")) << "round " << round << "\nbefore:\n"
+                                                         << before << "\nafter:\n"
+                                                         << after;
+  }
+}
+
+// Few distinct lines: many minimal alignments. Ours must be minimal (as
+// many changed lines as `diff --minimal`) and turn the old text into the
+// new one through patch(1).
+TEST(DiffAgainstGnuDiff, MinimalAndAppliesWithRepeatedLines) {
+  std::mt19937 rng(1818);
+  const std::vector<std::string> alphabet = {"{", "}", "", "x = 1;"};
+  for (int round = 0; round < 60; ++round) {
+    auto random_text = [&] {
+      std::vector<std::string> lines;
+      const int n = static_cast<int>(rng() % 30);
+      for (int i = 0; i < n; ++i) lines.push_back(alphabet[rng() % alphabet.size()]);
+      return Join(lines, rng() % 4 != 0);
+    };
+    const std::string before = random_text();
+    const std::string after = random_text();
+    UnifiedDiff ours = DiffTexts(before, after, "f.txt");
+    ASSERT_TRUE(ours.computed);
+    const std::string gnu = GnuDiff(before, after, "--minimal -U0");
+    int64_t gnu_changed = 0;
+    for (size_t at = 0; at < gnu.size();) {
+      size_t nl = gnu.find('\n', at);
+      if (nl == std::string::npos) nl = gnu.size();
+      const std::string line = gnu.substr(at, nl - at);
+      if ((line[0] == '-' || line[0] == '+') && line.rfind("--- ", 0) != 0 && line.rfind("+++ ", 0) != 0) {
+        ++gnu_changed;
+      }
+      at = nl + 1;
+    }
+    EXPECT_EQ(ours.added + ours.removed, gnu_changed) << "round " << round << "\n" << ours.text << "\n" << gnu;
+    if (before != after) EXPECT_EQ(Patched(before, ours.text), after) << "round " << round << "\n" << ours.text;
+  }
+}
+
+// ------------------------------------------------------------- bounded work
+
+TEST(DiffWork, RewriteOverTheBoundIsNotDiffed) {
+  std::string before, after;
+  for (int i = 0; i < 20000; ++i) {
+    absl::StrAppend(&before, "old ", i, "\n");
+    absl::StrAppend(&after, "new ", i, "\n");
+  }
+  UnifiedDiff d = DiffTexts(before, after, "f.txt", DiffOptions{2, 1'000'000});
+  EXPECT_FALSE(d.computed);
+  EXPECT_EQ(d.text, "");
+  EXPECT_EQ(d.old_lines, 20000);
+  EXPECT_EQ(d.new_lines, 20000);
+}
+
+TEST(DiffWork, ScatteredEditsInALargeFileAreDiffedWithinTheDefaultBound) {
+  std::string before, after;
+  for (int i = 0; i < 200000; ++i) {
+    absl::StrAppend(&before, "line ", i, "\n");
+    absl::StrAppend(&after, i % 2000 == 7 ? "changed " : "line ", i, "\n");
+  }
+  UnifiedDiff d = DiffTexts(before, after, "f.txt");
+  ASSERT_TRUE(d.computed);
+  EXPECT_EQ(d.removed, 100);
+  EXPECT_EQ(d.added, 100);
+  EXPECT_NE(d.text.find("@@ -198006,5 +198006,5 @@\n line 198005\n line 198006\n-line 198007\n+changed 198007\n"),
+            std::string::npos);
+}
+
+TEST(CountTextLines, CountsALastLineWithoutBreak) {
+  EXPECT_EQ(CountTextLines(""), 0);
+  EXPECT_EQ(CountTextLines("a"), 1);
+  EXPECT_EQ(CountTextLines("a\n"), 1);
+  EXPECT_EQ(CountTextLines("a\nb"), 2);
+}
+
+}  // namespace
+}  // namespace clada::fs_ops::internal
