@@ -33,6 +33,7 @@
 #include "proj/comp/fs-ops/src/placeholder.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/tree_search.h"
+#include "proj/comp/fs-ops/src/unified_diff.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
 namespace clada::fs_ops {
@@ -340,6 +341,38 @@ std::string AsLines(const Call& call, std::string content) {
   return content;
 }
 
+// What a write changed, for the LLM to check its edit: data["diff"], a
+// unified diff with two lines of context, and its counts; a rewrite too
+// different to align within the diff's work bound says so in
+// data["diff_skipped"] instead, with both line counts.
+void DescribeChange(const std::string& shown, absl::string_view before, absl::string_view after, Json& data) {
+  internal::UnifiedDiff d = internal::DiffTexts(before, after, shown);
+  if (!d.computed) {
+    data["diff_skipped"] = absl::StrCat("whole file replaced: ", d.old_lines, d.old_lines == 1 ? " line" : " lines",
+                                        " -> ", d.new_lines, d.new_lines == 1 ? " line" : " lines",
+                                        " (too different to diff line by line)");
+    return;
+  }
+  if (d.text.empty()) return;
+  data["diff"] = std::move(d.text);
+  data["lines_added"] = d.added;
+  data["lines_removed"] = d.removed;
+}
+
+// How many first lines of a new file the result shows.
+constexpr int kNewFileLinesShown = 5;
+
+// A new file: its line count and first lines (data["first_lines"]).
+void DescribeNewFile(absl::string_view content, Json& data) {
+  data["lines"] = CountLines(content);
+  size_t end = 0;
+  for (int i = 0; i < kNewFileLinesShown && end < content.size(); ++i) {
+    size_t nl = content.find('\n', end);
+    end = nl == absl::string_view::npos ? content.size() : nl + 1;
+  }
+  data["first_lines"] = std::string(content.substr(0, end));
+}
+
 absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string raw_content, call.Str("content"));
@@ -379,7 +412,9 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
                {"created", !existed},
                {"lines", lines}};
   ActionOutcome out;
+  if (!existed) DescribeNewFile(content, data);
   if (old_text.has_value()) {
+    DescribeChange(call.Display(path), *old_text, content, data);
     int64_t before = CountLines(*old_text);
     data["previous_lines"] = before;
     data["summary"] = absl::StrCat("wrote ", lines, " line", lines == 1 ? "" : "s", " (was ", before, ")");
@@ -410,6 +445,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
     RETURN_IF_ERROR(WriteText(call, path, false, content));
     Json data = {
         {"path", call.Display(path)}, {"bytesAppended", static_cast<int64_t>(content.size())}, {"created", true}};
+    DescribeNewFile(content, data);
     return Touched(ActionOutcome::Ok(std::move(data)), {path});
   }
   ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
@@ -418,6 +454,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   Json data = {{"path", call.Display(path)},
                {"bytesAppended", static_cast<int64_t>(r.content.size() - f.body.size())},
                {"created", false}};
+  DescribeChange(call.Display(path), f.body, r.content, data);
   ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
   out.warnings = std::move(r.warnings);
   return out;
@@ -444,6 +481,7 @@ absl::StatusOr<ActionOutcome> EditFile(
   if (r.lines.size() == 1) data["line"] = r.lines[0];
   if (r.replacements == 0) return ActionOutcome::Ok(std::move(data));  // count = 0 and none found
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
+  DescribeChange(call.Display(path), f.body, r.content, data);
   ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
   out.warnings = std::move(r.warnings);
   return out;
@@ -525,6 +563,9 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
     if (one.ok()) {
       int64_t made = one->data["replacements_made"].get<int64_t>();
       item["replacements_made"] = made;
+      for (const char* key : {"diff", "diff_skipped", "lines_added", "lines_removed"}) {
+        if (one->data.contains(key)) item[key] = std::move(one->data[key]);
+      }
       std::string shown = absl::StrCat("'", item["path"].get<std::string>(), "'");
       if (one->data.contains("already_applied")) {
         item["already_applied"] = true;
@@ -673,9 +714,19 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
     return absl::FailedPreconditionError(
         absl::StrCat("'", call.Display(path), "' is a directory; use dir_delete to delete directories"));
   }
+  // How much was deleted, when the file is one fs-ops would read.
+  std::optional<int64_t> lines;
+  if (S_ISREG(st.st_mode)) {
+    absl::StatusOr<std::string> text = ReadLimited(call, path, "file", false);
+    if (text.ok()) lines = CountLines(*text);
+  }
   if (int err = call.store().Unlink(path); err != 0) return core::ErrnoStatus(err, "cannot delete", call.Display(path));
   Json data = {{"path", call.Display(path)}};
   if (S_ISLNK(st.st_mode)) data["symlink"] = true;
+  if (lines.has_value()) {
+    data["previous_lines"] = *lines;
+    data["summary"] = absl::StrCat("deleted, had ", *lines, *lines == 1 ? " line" : " lines");
+  }
   return Touched(ActionOutcome::Ok(std::move(data)), {path});
 }
 
@@ -797,6 +848,7 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
     }
   }
   Json data = {{"old_path", call.Display(from)}, {"new_path", call.Display(to)}, {"overwrote", overwrote}};
+  data["summary"] = absl::StrCat("moved to ", call.Display(to), overwrote ? " (replacing the file there)" : "");
   return Touched(ActionOutcome::Ok(std::move(data)), {from, to});
 }
 
