@@ -55,6 +55,42 @@ std::string LeftOutLine(const core::Json& d, const char* key, size_t printed) {
                       " left out here; narrow the path or pattern to see them]\n");
 }
 
+// Actions whose output is what they changed in a file.
+bool IsWriteAction(absl::string_view action) {
+  static const auto* const kNames = new std::set<std::string, std::less<>>{
+      "file_write",      "file_append",          "file_replace_text", "file_replace_all_text",
+      "file_replace_lines", "file_replace_text_range", "files_replace_all_text"};
+  return kNames->count(action) > 0;
+}
+
+// What one write changed: its diff; a rewrite too different to diff, both
+// line counts; a new file, its line count and first lines.
+void AppendChange(std::string& body, const core::Json& d) {
+  if (d.contains("diff") && d["diff"].is_string()) {
+    absl::StrAppend(&body, d["diff"].get_ref<const std::string&>());
+    if (!body.empty() && body.back() != '\n') body += '\n';
+  } else if (d.contains("diff_skipped") && d["diff_skipped"].is_string()) {
+    absl::StrAppend(&body, Str(d, "path"), ": ", d["diff_skipped"].get_ref<const std::string&>(), "\n");
+  } else if (d.contains("first_lines") && d["first_lines"].is_string()) {
+    const std::string& first = d["first_lines"].get_ref<const std::string&>();
+    const int64_t lines = d.value("lines", int64_t{0});
+    const int64_t shown = static_cast<int64_t>(std::count(first.begin(), first.end(), '\n')) +
+                          (!first.empty() && first.back() != '\n' ? 1 : 0);
+    if (lines == 0) {
+      absl::StrAppend(&body, "new file ", Str(d, "path"), ", empty\n");
+      return;
+    }
+    absl::StrAppend(&body, "new file ", Str(d, "path"), ", ", lines, lines == 1 ? " line" : " lines",
+                    shown < lines ? absl::StrCat("; the first ", shown) : std::string(), ":\n", first);
+    if (!first.empty() && first.back() != '\n') body += '\n';
+    if (shown < lines) {
+      absl::StrAppend(&body, "[", lines - shown, " more ", lines - shown == 1 ? "line" : "lines",
+                      ": file_read_numbered with path = \"", Str(d, "path"), "\" and lines = \"", shown + 1,
+                      shown + 1 == lines ? "" : absl::StrCat("-", lines), "\" shows them]\n");
+    }
+  }
+}
+
 // The outputs of one action, shaped by what its data holds; "" if none.
 // They come already cut to the action's share by an OutputBudget (exec's
 // streams, before that, to --max-output), with what was left out named, so
@@ -76,6 +112,13 @@ std::string FormatOutput(const ActionResult& r) {
       absl::StrAppend(&body, "--- stderr ---\n", err);
       if (body.back() != '\n') body += '\n';
     }
+  } else if (IsWriteAction(r.action)) {  // what a write changed
+    if (r.action == "files_replace_all_text" && d.contains("results") && d["results"].is_array()) {
+      for (const core::Json& item : d["results"]) AppendChange(body, item);
+    } else {
+      AppendChange(body, d);
+    }
+    if (body.empty()) return "";
   } else if (d.contains("files") && d["files"].is_array()) {  // files_read
     for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"));
   } else if (d.contains("content") && d["content"].is_string()) {  // file_read, file_read_numbered
@@ -167,8 +210,8 @@ Cut CutAt(absl::string_view text, size_t head, size_t tail) {
 
 // How the marker of a cut output names what shows the rest.
 struct OutputKind {
-  enum { kFile, kStream, kResults } kind = kFile;
-  std::string path;         // kFile
+  enum { kFile, kStream, kResults, kDiff } kind = kFile;
+  std::string path;         // kFile, kDiff
   int64_t first_line = 1;   // kFile: the file line of the text's first line
   std::string stream;       // kStream: "stdout" or "stderr"
   std::string summary;      // kResults: the counts of the whole batch
@@ -176,6 +219,45 @@ struct OutputKind {
 
 std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
   return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
+// In a unified diff cut after `head`, the first and last line numbers of
+// the new file that the left-out `middle` spans (last < first: it holds
+// removed lines only).
+std::pair<int64_t, int64_t> NewLinesLeftOut(absl::string_view head, absl::string_view middle) {
+  int64_t next = 1;  // the new file's line the next ' ' or '+' line is
+  bool in_hunk = false;
+  auto walk = [&](absl::string_view text) {
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if (line.empty()) continue;
+      if (absl::StartsWith(line, "@@ -")) {
+        size_t plus = line.find(" +");
+        int64_t start = 0, count = 1;
+        if (plus != absl::string_view::npos) {
+          absl::string_view range = line.substr(plus + 2);
+          range = range.substr(0, range.find(' '));
+          size_t comma = range.find(',');
+          if (absl::SimpleAtoi(range.substr(0, comma), &start) && comma != absl::string_view::npos) {
+            if (!absl::SimpleAtoi(range.substr(comma + 1), &count)) count = 1;
+          }
+        }
+        next = count == 0 ? start + 1 : start;
+        in_hunk = true;
+      } else if (in_hunk && (line[0] == ' ' || line[0] == '+')) {
+        ++next;
+      }
+    }
+  };
+  walk(head);
+  // A head cut inside a line: that line is counted, the middle begins it.
+  int64_t first = next;
+  if (!head.empty() && head.back() != '\n' && in_hunk) {
+    size_t start = head.rfind('\n');
+    absl::string_view part = head.substr(start == absl::string_view::npos ? 0 : start + 1);
+    if (!part.empty() && (part[0] == ' ' || part[0] == '+')) first = --next;
+  }
+  walk(middle);
+  return {first, next - 1};
 }
 
 // `text` cut to `share` bytes (head and tail kept), the cut marked on a
@@ -202,6 +284,18 @@ std::string FitText(std::string text, int64_t share, const OutputKind& kind) {
     marker = absl::StrCat("[output truncated: ", whole_lines ? "" : "parts of ", "line", first == last ? " " : "s ",
                           range, " (", bytes, " bytes) left out here; file_read_numbered with path = \"",
                           kind.path, "\" and lines = \"", range, "\" shows them]");
+  } else if (kind.kind == OutputKind::kDiff) {
+    // The lines of the file as it is now that the left-out hunks span.
+    auto [first, last] = NewLinesLeftOut(head, middle);
+    marker = absl::StrCat("[diff truncated: ", Plural(lines, "line", "lines"), " (", bytes,
+                          " bytes) of the diff left out here");
+    if (last >= first) {
+      const std::string range = first == last ? absl::StrCat(first) : absl::StrCat(first, "-", last);
+      absl::StrAppend(&marker, "; file_read_numbered with path = \"", kind.path, "\" and lines = \"", range,
+                      "\" shows that part of the file as it is now]");
+    } else {
+      absl::StrAppend(&marker, "; they are removed lines only]");
+    }
   } else if (kind.kind == OutputKind::kStream) {
     // exec's own cut (at --max-output, "[output truncated: N bytes of
     // stdout left out]") may be in what is left out here: counted in.
@@ -294,7 +388,7 @@ bool ProducesOutput(absl::string_view action_name) {
   static const auto* const kNames = new std::set<std::string, std::less<>>{
       "file_read", "file_read_numbered", "files_read", "ls", "grep", "glob", "exec",
       "context_list", "context_remove", "context_prune", "context_clear"};
-  return kNames->count(action_name) > 0;
+  return kNames->count(action_name) > 0 || IsWriteAction(action_name);
 }
 
 OutputBudget::OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs)
@@ -331,6 +425,23 @@ void OutputBudget::Fit(ActionResult& r) {
     fit_string(d, "stdout", kind, has_stderr ? 2 : 1);
     kind.stream = "stderr";
     fit_string(d, "stderr", kind, 1);
+  } else if (IsWriteAction(r.action)) {  // diffs
+    OutputKind kind;
+    kind.kind = OutputKind::kDiff;
+    if (d.contains("results") && d["results"].is_array()) {  // files_replace_all_text
+      core::Json& items = d["results"];
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (!items[i].is_object()) continue;
+        kind.path = items[i].value("path", "");
+        fit_string(items[i], "diff", kind, static_cast<int>(items.size() - i));
+      }
+    } else {
+      kind.path = d.value("path", "");
+      fit_string(d, "diff", kind, 1);
+      OutputKind lines;  // a new file's first lines: lines of the file
+      lines.path = kind.path;
+      fit_string(d, "first_lines", lines, 1);
+    }
   } else if (d.contains("files") && d["files"].is_array()) {  // files_read
     core::Json& files = d["files"];
     std::string content;
@@ -470,7 +581,10 @@ std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
   for (const ActionResult& r : result.results) {
     // A failed action shows what it did produce: exec's streams, and the
     // files files_read could read (its error names the ones it could not).
-    if (!r.success && !r.data.contains("stdout") && !r.data.contains("files")) continue;
+    // files_replace_all_text, the diffs of the files it did change.
+    if (!r.success && !r.data.contains("stdout") && !r.data.contains("files") && !r.data.contains("results")) {
+      continue;
+    }
     std::string o = EscapeControlCharacters(FormatOutput(r));
     if (o.empty()) continue;
     if (capped && static_cast<int64_t>(outputs.size() + o.size()) > room) {

@@ -725,7 +725,7 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
   if (S_ISLNK(st.st_mode)) data["symlink"] = true;
   if (lines.has_value()) {
     data["previous_lines"] = *lines;
-    data["summary"] = absl::StrCat("deleted, had ", *lines, *lines == 1 ? " line" : " lines");
+    data["summary"] = absl::StrCat("had ", *lines, *lines == 1 ? " line" : " lines");
   }
   return Touched(ActionOutcome::Ok(std::move(data)), {path});
 }
