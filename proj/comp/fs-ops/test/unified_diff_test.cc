@@ -101,7 +101,7 @@ std::string Join(const std::vector<std::string>& lines, bool final_newline) {
 TEST(DiffAgainstGnuDiff, SameBytesOnGeneratedEdits) {
   std::mt19937 rng(18);
   int fresh = 0;
-  for (int round = 0; round < 100; ++round) {
+  for (int round = 0; round < 80; ++round) {
     std::vector<std::string> lines;
     const int n = static_cast<int>(rng() % 40);
     for (int i = 0; i < n; ++i) lines.push_back(absl::StrCat("line ", i));
@@ -121,7 +121,7 @@ TEST(DiffAgainstGnuDiff, SameBytesOnGeneratedEdits) {
 TEST(DiffAgainstGnuDiff, MinimalAndAppliesWithRepeatedLines) {
   std::mt19937 rng(1818);
   const std::vector<std::string> alphabet = {"{", "}", "", "x = 1;"};
-  for (int round = 0; round < 60; ++round) {
+  for (int round = 0; round < 40; ++round) {
     auto random_text = [&] {
       std::vector<std::string> lines;
       const int n = static_cast<int>(rng() % 30);
