@@ -116,6 +116,40 @@ absl::StatusOr<std::string> CanonicalRoot(const std::string& working_root) {
   return *real;
 }
 
+namespace {
+
+// A repository without a work tree (HEAD, objects/ and refs/ in a plain
+// directory) found between the root and an enclosing work tree: git, and
+// clada's discovery, take it for the repository here, so a run would make
+// no snapshot, no AI commit and no undo, and every git command run here
+// would obey its config. Refused, naming both (issue 17 #4).
+absl::Status CheckNotShadowing(const std::string& found, const std::string& canonical_root) {
+  const size_t slash = found.rfind('/');
+  // A repository's own .git directory is where git keeps it, not a plant.
+  if (slash == std::string::npos || slash == 0 || found.substr(slash + 1) == ".git") return absl::OkStatus();
+  const std::string parent = found.substr(0, slash);
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, parent.c_str(), 0, nullptr) != 0) {
+    git_error_clear();
+    return absl::OkStatus();
+  }
+  RepositoryPtr outer(raw);
+  const char* outer_workdir = git_repository_workdir(raw);
+  if (git_repository_is_bare(raw) || outer_workdir == nullptr) return absl::OkStatus();
+  std::optional<std::string> real = RealPath(outer_workdir);
+  if (!real) return absl::OkStatus();
+  const std::string top = StripTrailingSlash(*real);
+  if (canonical_root != top && !absl::StartsWith(canonical_root, top + "/")) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "refusing to run in '", canonical_root, "': '", found,
+      "' has the layout of a git repository (HEAD, objects/, refs/) inside the work tree of '", top,
+      "', so git and clada would take it for the repository here (no snapshot, no AI commit, no undo), and every "
+      "git command run here would obey its config. If you did not make it, look at its config, then delete "
+      "HEAD, objects/ and refs/ there; if you did, run clada with --git=off"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(
     const std::string& canonical_root) {
   RETURN_IF_ERROR(EnsureLibgit2());
@@ -128,9 +162,11 @@ absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(
               "' (it may be corrupt: run `git status` there to see why)")));
   WorkTree wt;
   wt.repo.reset(raw);
-  if (git_repository_is_bare(raw)) return std::optional<WorkTree>();
   const char* workdir = git_repository_workdir(raw);
-  if (workdir == nullptr) return std::optional<WorkTree>();
+  if (git_repository_is_bare(raw) || workdir == nullptr) {
+    RETURN_IF_ERROR(CheckNotShadowing(StripTrailingSlash(git_repository_path(raw)), canonical_root));
+    return std::optional<WorkTree>();
+  }
   std::optional<std::string> real_workdir = RealPath(workdir);
   if (!real_workdir) {
     return absl::InternalError(
@@ -150,6 +186,7 @@ absl::StatusOr<std::optional<WorkTree>> OpenWorkTree(
   std::optional<std::string> real_gitdir = RealPath(wt.gitdir);
   if (real_gitdir && (canonical_root == *real_gitdir ||
                       absl::StartsWith(canonical_root, *real_gitdir + "/"))) {
+    RETURN_IF_ERROR(CheckNotShadowing(*real_gitdir, canonical_root));
     return std::optional<WorkTree>();
   }
   return std::optional<WorkTree>(std::move(wt));
