@@ -122,7 +122,11 @@ std::string FormatOutput(const ActionResult& r) {
   } else if (d.contains("files") && d["files"].is_array()) {  // files_read
     for (const core::Json& f : d["files"]) AppendFile(body, Str(f, "path"), Str(f, "content"));
   } else if (d.contains("content") && d["content"].is_string()) {  // file_read, file_read_numbered
-    AppendFile(body, Str(d, "path"), d["content"].get<std::string>());
+    if (d.value("total_lines", int64_t{-1}) == 0) {
+      body = "(empty file, 0 lines)\n";
+    } else {
+      AppendFile(body, Str(d, "path"), d["content"].get<std::string>());
+    }
   } else if (d.contains("entries") && d["entries"].is_array()) {  // ls, context_list
     size_t printed = 0;
     for (const core::Json& e : d["entries"]) {

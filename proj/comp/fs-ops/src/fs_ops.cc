@@ -648,6 +648,14 @@ absl::StatusOr<ActionOutcome> FileReadNumbered(const Call& call) {
     data["lines"] = n.first == n.last ? absl::StrCat(n.first) : absl::StrCat(n.first, "-", n.last);
   }
   data["total_lines"] = n.total_lines;
+  // How much of the file this is, on the report's line for the action.
+  if (n.total_lines == 0) {
+    data["summary"] = "empty file, 0 lines";
+  } else if (n.first == 1 && n.last == n.total_lines) {
+    data["summary"] = absl::StrCat(n.total_lines, n.total_lines == 1 ? " line" : " lines");
+  } else {
+    data["summary"] = absl::StrCat("lines ", data["lines"].get<std::string>(), " of ", n.total_lines);
+  }
   ActionOutcome out = ActionOutcome::Ok(std::move(data));
   out.warnings = std::move(warnings);
   out.warnings.insert(out.warnings.end(), n.warnings.begin(), n.warnings.end());
@@ -1021,6 +1029,7 @@ absl::StatusOr<ActionOutcome> Ls(const Call& call) {
     std::sort(listed.begin(), listed.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
     for (const DirEntry& e : listed) {
       if (!only.empty() && e.name != only) continue;
+      if (e.name == ".git" || e.name == ".ssh" || e.name == ".clada") continue;  // as ListDirectory
       struct stat es;
       int64_t size = 0;
       std::string type = e.is_dir ? "directory" : "file";

@@ -91,10 +91,15 @@ absl::StatusOr<NumberedText> NumberLines(absl::string_view text, std::optional<L
   LineTable t = IndexLines(text);
   NumberedText out;
   out.total_lines = t.size();
-  if (!range.has_value()) {
-    if (t.size() == 0) return out;
-    range = LineRange{1, t.size()};
+  // An empty file reads as empty whatever range was asked for (the answer
+  // that it has no lines is what was wanted), with a warning for a range.
+  if (t.size() == 0) {
+    if (range.has_value()) {
+      out.warnings.push_back(absl::StrCat("asked for ", RangeText(*range), " but ", LinesOf(label, 0)));
+    }
+    return out;
   }
+  if (!range.has_value()) range = LineRange{1, t.size()};
   if (range->first > t.size()) {
     return absl::FailedPreconditionError(absl::StrCat(RangeText(*range), range->first == range->last ? " is" : " are",
                                                       " out of range: ", LinesOf(label, t.size()), "."));

@@ -23,7 +23,9 @@
 namespace clada::fs_ops::internal {
 namespace {
 
-bool IsSkippedName(absl::string_view name) { return name == ".git" || name == ".ssh"; }
+// Entries no action may read, so no walk shows them: git internals, keys,
+// and clada's own state (.clada).
+bool IsSkippedName(absl::string_view name) { return name == ".git" || name == ".ssh" || name == ".clada"; }
 
 std::string Iso8601(const struct timespec& ts) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromTimeT(ts.tv_sec), absl::UTCTimeZone());
