@@ -2,6 +2,7 @@
 // block it belongs to (by position, since IDs may repeat), and validates
 // every block that parsed cleanly on its own.
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "proj/comp/sham-action-parser/src/block_checks.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-action-parser/src/text_util.h"
+#include "proj/comp/sham-action-parser/src/tolerate.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
 
 namespace clada::sham_action_parser {
@@ -307,6 +309,14 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
         "allowed; the whole block was skipped");
   }
   if (c == "INVALID_KEY" || c == "EMPTY_KEY") {
+    const std::string look = internal::FirstLookalike(e.content);
+    if (!look.empty()) {
+      return absl::StrCat("The line holds ", look,
+                          ", which is not part of a key: remove it and "
+                          "start the line with the parameter name, e.g. "
+                          "path = \"src/a.txt\"; the whole block was "
+                          "skipped");
+    }
     return "Start the line with the parameter name (letters, digits, "
            "underscores, no spaces before it), e.g. "
            "path = \"src/a.txt\"; the whole block was skipped";
@@ -314,6 +324,25 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
   if (c == "INVALID_ASSIGNMENT_OPERATOR")
     return "Use = between key and value; the whole block was skipped";
   const std::string heredoc = absl::StrCat("<<'", d.eot, id, "'");
+  if (c == "INVALID_VALUE" || c == "UNCLOSED_QUOTE") {
+    // A curly quote, a no-break or zero-width space where the value starts
+    // or ends: name it, since it looks like what was meant.
+    const size_t eq = e.content.find('=');
+    const std::string look =
+        eq == std::string::npos ? ""
+                                : internal::FirstLookalike(e.content, eq + 1);
+    if (!look.empty()) {
+      const bool curly = absl::StrContains(look, "curly");
+      return absl::StrCat(
+          "After '=' the line holds ", look, ": ",
+          curly ? "only a straight double quote \" (U+0022) opens and "
+                  "closes a quoted value (a value wholly in curly quotes, "
+                  "with no \" or \\ inside, is read with a warning)"
+                : "remove it",
+          "; write key = \"value\", or use a heredoc ", heredoc,
+          " for text with quotes; the whole block was skipped");
+    }
+  }
   if (c == "INVALID_VALUE") {
     std::optional<std::string> quoted = QuotedValueFix(e.content, heredoc);
     if (quoted.has_value()) return *std::move(quoted);
@@ -355,9 +384,21 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
 
 ActionParseResult ParseShamResponse(absl::string_view text) {
   ActionParseResult result;
+  // Chat noise the grammar would refuse is read first (line for line, so
+  // line numbers stay those of the answer); the blocks shown in errors are
+  // the answer's own text.
+  internal::ToleratedText tolerated = internal::TolerateChatNoise(text);
   // Not const: a clean block's values are moved into its action.
-  sham_parser::ParseResult parsed = sham_parser::ParseBlocks(text);
+  sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
+      tolerated.changed ? absl::string_view(tolerated.text) : text);
   const LineIndex lines(text);
+  const LineIndex parsed_lines(tolerated.changed
+                                   ? absl::string_view(tolerated.text)
+                                   : text);
+  // Notes by header line.
+  absl::flat_hash_map<int, internal::BlockNotes*> notes_at;
+  for (internal::BlockNotes& n : tolerated.blocks)
+    notes_at[n.header_line] = &n;
   std::vector<sham_parser::Block>& blocks = parsed.blocks;
 
   // Blocks in input order, and the last line each one owns.
@@ -442,13 +483,32 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
           block_id, action_value, std::move(type), std::move(message),
           starts[k], content, std::move(fix)});
     };
-    const std::vector<const sham_parser::ParseError*>& syntax = block_errors[k];
+    std::vector<const sham_parser::ParseError*> syntax = block_errors[k];
+    internal::BlockNotes* notes = nullptr;
+    if (auto it = notes_at.find(starts[k]); it != notes_at.end()) {
+      notes = it->second;
+      notes_at.erase(it);
+    }
+    if (notes != nullptr && !notes->refusals.empty()) {
+      // The root cause first, once; the grammar's errors that follow from
+      // it are left out.
+      for (internal::Refusal& r : notes->refusals)
+        add_error("syntax", std::move(r.message), std::move(r.fix));
+      if (notes->suppress_from > 0) {
+        syntax.erase(std::remove_if(syntax.begin(), syntax.end(),
+                                    [&](const sham_parser::ParseError* e) {
+                                      return e->line >= notes->suppress_from;
+                                    }),
+                     syntax.end());
+      }
+      if (syntax.empty()) continue;
+    }
     if (!syntax.empty()) {
       for (size_t i = 0; i < syntax.size() && i < kMaxSyntaxErrorsPerBlock;
            ++i) {
         add_error("syntax", SyntaxMessage(*syntax[i]),
                   SyntaxFix(*syntax[i], block.id,
-                            DialectOf(lines.Line(block.start_line))));
+                            DialectOf(parsed_lines.Line(block.start_line))));
       }
       if (syntax.size() > kMaxSyntaxErrorsPerBlock) {
         add_error("syntax",
@@ -501,8 +561,24 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
         add_error(i.error_type, i.message, i.fix);
       continue;
     }
+    if (notes != nullptr && !notes->warnings.empty()) {
+      std::vector<std::string>& w = transform.action->warnings;
+      w.insert(w.begin(), std::make_move_iterator(notes->warnings.begin()),
+               std::make_move_iterator(notes->warnings.end()));
+    }
     result.actions.push_back(*std::move(transform.action));
   }
+  // Refusals of headers the grammar made no block of.
+  for (internal::BlockNotes& n : tolerated.blocks) {
+    if (!notes_at.contains(n.header_line)) continue;
+    for (internal::Refusal& r : n.refusals) {
+      result.errors.push_back(ActionParseError{
+          n.id, std::nullopt, "syntax", std::move(r.message), n.header_line,
+          HeaderBlockText(lines, n.header_line), std::move(r.fix)});
+    }
+  }
+  for (std::string& w : tolerated.warnings)
+    result.warnings.push_back(std::move(w));
 
   // Headers that could not be read, and errors outside any block.
   result.total_blocks = static_cast<int>(blocks.size());
