@@ -415,10 +415,11 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     data["stdout"] = r.stdout_text;
     data["stderr"] = r.stderr_text;
   }
-  data["exit_code"] = r.exited ? r.exit_code : 128 + r.term_signal;
+  // -1: the snippet's end was not seen (its supervisor was lost).
+  data["exit_code"] = r.supervisor_lost ? -1 : r.exited ? r.exit_code : 128 + r.term_signal;
   data["duration_ms"] = r.duration_ms;
   data["timed_out"] = r.timed_out;
-  if (!r.exited) data["signal"] = internal::SignalName(r.term_signal);
+  if (!r.exited && !r.supervisor_lost) data["signal"] = internal::SignalName(r.term_signal);
 
   std::vector<std::string> warnings;
   if (r.leftovers_killed > 0) {
@@ -435,7 +436,25 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
       "sent SIGTERM to its process group",
       r.sent_sigkill ? absl::StrCat(", then SIGKILL ", FormatDuration(spec.kill_grace.count()), " later") : "");
   ActionOutcome outcome;
-  if (r.interrupted_by != 0) {
+  if (r.supervisor_lost) {
+    // The snippet killed or stopped its $PPID, clada's supervisor; clada
+    // then killed the snippet's processes itself (RunProcess).
+    const std::string signal =
+        r.supervisor_signal > 0 ? absl::StrCat(", with ", internal::SignalName(r.supervisor_signal)) : "";
+    std::string how;
+    if (!r.supervisor_stopped) {
+      how = absl::StrCat("killed the process that supervised it (its $PPID", signal, ")");
+    } else if (r.supervisor_signal > 0) {
+      how = absl::StrCat("stopped the process that supervised it (its $PPID", signal, "), which clada then killed");
+    } else {
+      how = "left the process that supervised it (its $PPID) unable to answer, and clada killed it";
+    }
+    outcome =
+        Fail(absl::StrCat("exec_failed: ", lang->binary, " ", how,
+                          ", so how it ended is unknown; every process it had started was killed (", r.leftovers_killed,
+                          "). Never signal $PPID: it is clada's supervisor, not a process of the code", OutputTail(r)),
+             std::move(data));
+  } else if (r.interrupted_by != 0) {
     outcome = Fail(absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by), " while ",
                                 lang->binary, " was running; ", stopped, OutputTail(r)),
                    std::move(data));

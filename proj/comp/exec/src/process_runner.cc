@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <utility>
@@ -396,7 +397,7 @@ struct SupervisorMessage {
   int32_t kind;     // kSpawnFailed, kStarted or kDone
   int32_t value;    // errno of posix_spawn, the snippet's pid, or its wait status
   int32_t killed;   // kDone: descendants that were still running
-  int32_t unused;
+  int32_t left;     // kDone: 1 when some were still not dead at the limit
   int64_t exit_ns;  // kDone: CLOCK_MONOTONIC when the snippet exited
 };
 constexpr int32_t kSpawnFailed = 1;
@@ -437,8 +438,8 @@ void WriteAll(int fd, const void* data, size_t size) {
   }
 }
 
-void SendMessage(int fd, int32_t kind, int32_t value, int32_t killed = 0, int64_t exit_ns = 0) {
-  SupervisorMessage m = {kind, value, killed, 0, exit_ns};
+void SendMessage(int fd, int32_t kind, int32_t value, int32_t killed = 0, int64_t exit_ns = 0, int32_t left = 0) {
+  SupervisorMessage m = {kind, value, killed, left, exit_ns};
   WriteAll(fd, &m, sizeof m);
 }
 
@@ -583,13 +584,15 @@ bool ReapChildren() {
 // Kills every descendant (the snippet already reaped, or `leader` not yet):
 // children are killed, their children re-parent to us (we are their
 // subreaper) and are killed in the next round, until no child is left or
-// `limit_ns` has passed (a process in uninterruptible sleep).
-void KillAllDescendants(pid_t* seen, int* seen_count, int* killed, int64_t limit_ns) {
+// `limit_ns` has passed (a process in uninterruptible sleep). False when
+// some child was left at the limit.
+bool KillAllDescendants(pid_t* seen, int* seen_count, int* killed, int64_t limit_ns) {
   const bool proc_ok = ProcIsOurs();
   const int64_t end = MonotonicNanos() + limit_ns;
   for (;;) {
     if (proc_ok) KillChildren(0, seen, seen_count, killed);
-    if (ReapChildren() || MonotonicNanos() >= end) return;
+    if (ReapChildren()) return true;
+    if (MonotonicNanos() >= end) return false;
     const struct timespec pause = {0, 1'000'000};
     ::nanosleep(&pause, nullptr);
   }
@@ -677,8 +680,8 @@ void KillAllDescendants(pid_t* seen, int* seen_count, int* killed, int64_t limit
   int status = 0;
   while (::waitpid(snippet, &status, 0) < 0 && errno == EINTR) {
   }
-  KillAllDescendants(seen, &seen_count, &killed, 2'000'000'000);
-  SendMessage(s.status_fd, kDone, status, killed, exit_ns);
+  const bool all_gone = KillAllDescendants(seen, &seen_count, &killed, 2'000'000'000);
+  SendMessage(s.status_fd, kDone, status, killed, exit_ns, all_gone ? 0 : 1);
   ::_exit(0);
 }
 
@@ -693,6 +696,134 @@ bool ReadMessage(int fd, SupervisorMessage* m) {
     got += static_cast<size_t>(n);
   }
   return true;
+}
+
+// clada's own process is a child subreaper while a snippet runs, so that
+// when a snippet kills its supervisor (its `$PPID`), the supervisor's
+// children re-parent to us instead of init and can still be killed. The
+// attribute is process-wide: counted across the threads running snippets,
+// and cleared when the last one ends, so that a long-lived host (`clada
+// listen`) does not collect the orphans of everything else it starts.
+struct ReaperState {
+  std::mutex mu;
+  int users = 0;
+  bool host_set = false;           // the host was a subreaper already: leave it so
+  std::vector<pid_t> supervisors;  // the live supervisors of every RunProcess
+  std::vector<pid_t> unreaped;     // adopted processes still alive after their kill
+};
+
+ReaperState& Reaper() {
+  static ReaperState* const state = new ReaperState;
+  return *state;
+}
+
+// Reaps the adopted processes that were stuck in the kernel when killed and
+// have ended since (waitpid on each pid: never a child someone else waits
+// for). Called with mu held.
+void ReapUnreapedLocked(ReaperState& r) {
+  r.unreaped.erase(std::remove_if(r.unreaped.begin(), r.unreaped.end(),
+                                  [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; }),
+                   r.unreaped.end());
+}
+
+class SubreaperScope {
+ public:
+  SubreaperScope() {
+    ReaperState& r = Reaper();
+    std::lock_guard<std::mutex> lock(r.mu);
+    ReapUnreapedLocked(r);
+    if (r.users++ == 0) {
+      int set = 0;
+      r.host_set = ::prctl(PR_GET_CHILD_SUBREAPER, &set) == 0 && set != 0;
+      if (!r.host_set) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    }
+  }
+  SubreaperScope(const SubreaperScope&) = delete;
+  SubreaperScope& operator=(const SubreaperScope&) = delete;
+  ~SubreaperScope() {
+    ReaperState& r = Reaper();
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (--r.users == 0 && !r.host_set) ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  }
+};
+
+// The fields after "(comm) " of /proc/<pid>/stat: [0] state, [1] parent,
+// [19] start time (clock ticks since boot). False when gone.
+bool ReadStatFields(pid_t pid, char* state, pid_t* ppid, uint64_t* start) {
+  const std::string stat = ReadProcFile(absl::StrCat("/proc/", pid, "/stat").c_str());
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return false;
+  std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(stat).substr(close + 2), ' ', absl::SkipEmpty());
+  if (fields.size() < 20 || fields[0].empty()) return false;
+  *state = fields[0][0];
+  return absl::SimpleAtoi(fields[1], ppid) && absl::SimpleAtoi(fields[19], start);
+}
+
+struct Child {
+  pid_t pid;
+  char state;
+  uint64_t start;
+};
+
+std::vector<Child> ChildrenOf(pid_t parent) {
+  std::vector<Child> children;
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) return children;
+  while (struct dirent* e = ::readdir(dir)) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(e->d_name, &pid) || pid <= 0) continue;
+    Child c{pid, 0, 0};
+    pid_t ppid = 0;
+    if (ReadStatFields(pid, &c.state, &ppid, &c.start) && ppid == parent) children.push_back(c);
+  }
+  ::closedir(dir);
+  return children;
+}
+
+// After a supervisor died before it reported: kills and reaps every child
+// of this process started no earlier than that supervisor (`since`, in
+// clock ticks since boot; 0: any), other than the live supervisors of other
+// RunProcess calls. Those are the snippet's processes, re-parented to us. A
+// killed child's own children re-parent to us in turn and are killed in the
+// next round, so a tree that keeps forking loses the race as soon as the
+// signal lands; it stops when none is left or at `limit` (a process stuck
+// in the kernel, reaped at a later RunProcess). Returns how many it killed.
+// The round holds the supervisors' lock, so no new supervisor is forked
+// (and taken for one of the snippet's) meanwhile.
+int KillAdopted(uint64_t since, Clock::time_point limit) {
+  if (!ProcIsOurs()) return 0;
+  const pid_t self = ::getpid();
+  std::set<pid_t> killed;
+  for (;;) {
+    ReaperState& r = Reaper();
+    std::vector<pid_t> alive;
+    {
+      std::lock_guard<std::mutex> lock(r.mu);
+      for (const Child& c : ChildrenOf(self)) {
+        if (c.start < since || std::find(r.supervisors.begin(), r.supervisors.end(), c.pid) != r.supervisors.end()) {
+          continue;
+        }
+        if (c.state == 'Z' || c.state == 'X') {
+          ::waitpid(c.pid, nullptr, WNOHANG);
+          continue;
+        }
+        ::kill(c.pid, SIGKILL);  // our unreaped child: its pid is still its own
+        killed.insert(c.pid);
+        alive.push_back(c.pid);
+      }
+      if (!alive.empty() && Clock::now() >= limit) {
+        for (pid_t pid : alive) {
+          if (std::find(r.unreaped.begin(), r.unreaped.end(), pid) == r.unreaped.end()) r.unreaped.push_back(pid);
+        }
+        alive.clear();
+      }
+    }
+    if (alive.empty()) break;
+    const struct timespec pause = {0, 1'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+  return static_cast<int>(killed.size());
 }
 
 }  // namespace
@@ -776,14 +907,22 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   envp.push_back(nullptr);
 
   SignalWatch signals;
+  SubreaperScope subreaper;  // before the fork: the supervisor's orphans come to us
   const std::optional<PidAllocation> before = ReadPidAllocation();
   const SupervisorSetup setup = {::getpid(),     status_write.get(), command_read.get(), out_write.get(),
                                  err_write.get(), argv[0],           argv.data(),        envp.data(),
                                  &actions,        &attr};
   const Clock::time_point start = Clock::now();
-  const pid_t supervisor = ::fork();
-  if (supervisor == 0) RunSupervisor(setup);
-  const int fork_errno = errno;
+  pid_t supervisor = -1;
+  int fork_errno = 0;
+  {
+    // Registered before any KillAdopted round can see it.
+    std::lock_guard<std::mutex> lock(Reaper().mu);
+    supervisor = ::fork();
+    if (supervisor == 0) RunSupervisor(setup);
+    fork_errno = errno;
+    if (supervisor > 0) Reaper().supervisors.push_back(supervisor);
+  }
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attr);
   if (supervisor < 0) {
@@ -796,14 +935,30 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   command_read.reset();
   // Closing the command pipe tells the supervisor to kill everything; it
   // then exits and is reaped here, on every way out of this function.
+  int supervisor_status = 0;
+  bool supervisor_reaped = false;
   auto finish_supervisor = [&]() {
+    if (supervisor_reaped) return;
     command_write.reset();
-    while (::waitpid(supervisor, nullptr, 0) < 0 && errno == EINTR) {
+    while (::waitpid(supervisor, &supervisor_status, 0) < 0 && errno == EINTR) {
     }
+    supervisor_reaped = true;
+    ReaperState& r = Reaper();
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.supervisors.erase(std::remove(r.supervisors.begin(), r.supervisors.end(), supervisor), r.supervisors.end());
+  };
+  // The supervisor's start time, read while it is unreaped (its pid is its
+  // own): every process of its snippet started no earlier.
+  auto supervisor_start = [&]() {
+    char state = 0;
+    pid_t ppid = 0;
+    uint64_t since = 0;
+    return ReadStatFields(supervisor, &state, &ppid, &since) ? since : 0;
   };
 
   SupervisorMessage started = {};
-  if (!ReadMessage(status_read.get(), &started) || started.kind != kStarted) {
+  const bool got_started = ReadMessage(status_read.get(), &started);
+  if (got_started && started.kind != kStarted) {
     finish_supervisor();
     const int err = started.kind == kSpawnFailed ? started.value : EIO;
     return absl::InternalError(
@@ -823,6 +978,36 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     while (::send(command_write.get(), &c, 1, MSG_NOSIGNAL) < 0 && errno == EINTR) {
     }
   };
+  // The supervisor ended before it reported, or is stopped (`stop_signal`;
+  // -1: it did not report in time): the snippet killed or stopped its
+  // $PPID. We are its children's subreaper: kill them all ourselves.
+  std::optional<Clock::time_point> report_by;  // the supervisor's last chance
+  auto abandon_supervisor = [&](int stop_signal) {
+    const uint64_t since = supervisor_start();
+    if (stop_signal != 0) ::kill(supervisor, SIGKILL);
+    finish_supervisor();
+    result.supervisor_lost = true;
+    result.supervisor_stopped = stop_signal != 0;
+    result.supervisor_signal = stop_signal > 0                  ? stop_signal
+                               : WIFSIGNALED(supervisor_status) ? WTERMSIG(supervisor_status)
+                                                                : 0;
+    result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    result.leftovers_killed = KillAdopted(since, Clock::now() + std::chrono::seconds(2)) +
+                              KillMarked(spec.marker, std::chrono::seconds(2), supervisor, before, /*group=*/0);
+    leader_done = true;
+    report_by.reset();
+    drain_deadline = Clock::now() + spec.drain_limit;
+  };
+  // The signal that stopped the supervisor, or 0.
+  auto supervisor_stop = [&]() {
+    siginfo_t info = {};
+    if (::waitid(P_PID, static_cast<id_t>(supervisor), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == supervisor && info.si_code == CLD_STOPPED) {
+      return info.si_status;
+    }
+    return 0;
+  };
+  if (!got_started) abandon_supervisor(0);
 
   for (;;) {
     Clock::time_point now = Clock::now();
@@ -832,9 +1017,16 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
         result.timed_out = result.interrupted_by == 0;
         command(kCommandTerm);
         kill_at = now + spec.kill_grace;
+        if (const int sig = supervisor_stop()) abandon_supervisor(sig);
       } else if (stopping && !result.sent_sigkill && now >= kill_at) {
         command(kCommandKill);
         result.sent_sigkill = true;
+        // Its clean-up takes at most 2 s (a process stuck in the kernel).
+        report_by = now + std::chrono::seconds(3);
+        if (const int sig = supervisor_stop()) abandon_supervisor(sig);
+      } else if (report_by && now >= *report_by) {
+        const int sig = supervisor_stop();
+        abandon_supervisor(sig != 0 ? sig : -1);
       }
     }
     if (leader_done && !out_read.valid() && !err_read.valid()) break;
@@ -845,6 +1037,7 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
 
     Clock::time_point wake = Clock::time_point::max();
     if (!leader_done) wake = stopping ? (result.sent_sigkill ? wake : kill_at) : deadline;
+    if (!leader_done && report_by) wake = std::min(wake, *report_by);
     if (drain_deadline) wake = std::min(wake, *drain_deadline);
     const int wait_ms = wake == Clock::time_point::max() ? -1 : MillisUntil(wake, now);
 
@@ -888,15 +1081,19 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     if (status_i >= 0 && fds[status_i].revents != 0) {
       SupervisorMessage done = {};
       if (!ReadMessage(status_read.get(), &done) || done.kind != kDone) {
-        finish_supervisor();
-        return absl::InternalError(absl::StrCat("the process supervising ", spec.argv[0],
-                                                " ended unexpectedly; its processes were killed"));
+        abandon_supervisor(0);
+        continue;
       }
       leader_done = true;
+      report_by.reset();
       const int64_t start_ns =
           std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
       result.duration_ms = std::max<int64_t>(0, (done.exit_ns - start_ns) / 1'000'000);
+      // Processes the supervisor could not kill in 2 s (stuck in the
+      // kernel) become ours when it exits: killed again, reaped later.
+      const uint64_t since = done.left != 0 ? supervisor_start() : 0;
       finish_supervisor();
+      if (done.left != 0) KillAdopted(since, Clock::now());
       // Belt and braces: a process carrying the marker outside the tree
       // (none can be: orphans re-parent to the supervisor).
       result.leftovers_killed =

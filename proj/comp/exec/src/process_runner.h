@@ -62,6 +62,13 @@ struct RunResult {
   int64_t duration_ms = 0;       // spawn to exit of the program
   int leftovers_killed = 0;      // other processes killed after it ended
   bool pipes_abandoned = false;  // stopped reading a pipe someone held open
+  // The supervisor ended, or was found stopped, before it reported (a
+  // snippet's `kill -9 $PPID` or `kill -STOP $PPID`): the program's end was
+  // not seen (exited and term_signal unset); its processes were killed
+  // here, counted in leftovers_killed.
+  bool supervisor_lost = false;
+  bool supervisor_stopped = false;  // stopped (or silent past its time), then killed by us
+  int supervisor_signal = 0;        // the signal that killed or stopped it; 0: unknown
 };
 
 // Starts `spec.argv` and waits for it. The child runs in a new session
@@ -71,6 +78,13 @@ struct RunResult {
 // program has ended, whatever is left of its group, and every process that
 // carries `spec.marker` in its environment, gets SIGKILL; RunProcess returns
 // only once those are dead.
+// While it runs this process is a child subreaper (PR_SET_CHILD_SUBREAPER,
+// counted across threads and cleared after the last RunProcess): if the
+// program kills or stops the supervisor process between us (its parent),
+// every process of it re-parents to us, and every child of ours started
+// after that supervisor, other threads' supervisors excepted, is killed
+// and reaped before RunProcess returns (supervisor_lost). Other threads
+// must not start processes of their own meanwhile.
 // SIGINT, SIGTERM, SIGHUP and SIGQUIT, unless this thread blocks or the
 // process ignores them, are held while the program runs: one that arrives
 // stops the program as a timeout would, and is raised again before

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -158,6 +159,25 @@ bool ProcessIsDead(pid_t pid) {
   size_t close = stat.rfind(')');
   if (stat.empty() || close == std::string::npos || close + 2 >= stat.size()) return true;
   return stat[close + 2] == 'Z' || stat[close + 2] == 'X';
+}
+
+// Every process whose parent is `parent` (zombies included), from /proc.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) return out;
+  while (struct dirent* e = ::readdir(dir)) {
+    int pid = 0;
+    if (!absl::SimpleAtoi(e->d_name, &pid)) continue;
+    const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::vector<absl::string_view> fields = absl::StrSplit(stat.substr(close + 2), ' ');
+    int ppid = 0;
+    if (fields.size() > 1 && absl::SimpleAtoi(fields[1], &ppid) && ppid == parent) out.push_back(pid);
+  }
+  ::closedir(dir);
+  return out;
 }
 
 volatile sig_atomic_t g_caught[NSIG];
@@ -434,6 +454,16 @@ TEST_P(ExecCaseTest, Run) {
       ASSERT_TRUE(absl::SimpleAtoi(p, &pid)) << p;
       EXPECT_TRUE(ProcessIsDead(pid)) << "pid " << pid << " from " << f << " is still running";
       if (!ProcessIsDead(pid)) ::kill(pid, SIGKILL);  // do not leave it behind the test
+    }
+  }
+  if (expect.value("no_children_left", false)) {
+    // Whatever re-parented to this process (the caller of ExecuteCode) was
+    // killed and reaped: no child, not even a zombie, is left.
+    std::vector<pid_t> children = ChildrenOf(::getpid());
+    EXPECT_TRUE(children.empty()) << children.size() << " child(ren) left, the first " << children[0];
+    for (pid_t pid : children) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
     }
   }
   const Json caught = expect.value("signals_caught", Json::object());

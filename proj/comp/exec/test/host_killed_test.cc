@@ -1,8 +1,9 @@
 // Cases from test-data/host_killed.json: the process running ExecuteCode is
-// killed with SIGKILL while its snippet runs (as `kill -9` of clada, or a
-// snippet's own `kill -9 $PPID`); every process of the snippet must die
-// too. Each case's code writes the pids to watch into `pids` and then
-// creates `ready`.
+// killed with SIGKILL while its snippet runs (as `kill -9` of clada); every
+// process of the snippet must die too. (A snippet's own `kill -9 $PPID`
+// hits its supervisor: exec_subreaper.cases.md, KillsItsOwnSupervisor.)
+// Each case's code writes the pids to watch into `pids` and then creates
+// `ready`.
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
