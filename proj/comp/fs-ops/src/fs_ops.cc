@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -92,7 +94,9 @@ class Call {
 
   // Canonical path for `path`, following symlinks (the policy checks where
   // they lead).
-  absl::StatusOr<std::string> Resolve(absl::string_view path) const { return core::ResolvePath(ctx_.paths, path); }
+  absl::StatusOr<std::string> Resolve(absl::string_view path) const {
+    return WithRelativeHint(path, core::ResolvePath(ctx_.paths, path));
+  }
 
   // Canonical path naming `path` itself: a symlink as the final component
   // is not followed (file_delete and file_move act on the link, as rm and mv
@@ -118,7 +122,24 @@ class Call {
         }
       }
     }
-    return core::ResolvePath(ctx_.paths, path);
+    return WithRelativeHint(path, core::ResolvePath(ctx_.paths, path));
+  }
+
+  // An absolute path refused (outside the roots) that names an existing
+  // file when read from the working root: "/src/a.ts" meant "src/a.ts".
+  absl::StatusOr<std::string> WithRelativeHint(absl::string_view path, absl::StatusOr<std::string> resolved) const {
+    if (resolved.ok() || path.empty() || path[0] != '/' || path.find('\0') != absl::string_view::npos) {
+      return resolved;
+    }
+    const size_t start = path.find_first_not_of('/');
+    if (start == absl::string_view::npos) return resolved;
+    absl::string_view relative = path.substr(start);
+    absl::StatusOr<std::string> meant = core::ResolvePath(ctx_.paths, relative);
+    struct stat st;
+    if (relative.empty() || !meant.ok() || store_.Lstat(*meant, &st) != 0) return resolved;
+    return absl::Status(resolved.status().code(),
+                        absl::StrCat(resolved.status().message(), " (did you mean '", Display(*meant),
+                                     "', relative to the working root, without the leading '/'?)"));
   }
 
   std::string Display(absl::string_view canonical) const { return core::DisplayPath(ctx_.paths, canonical); }
@@ -155,12 +176,146 @@ std::string LimitText(int64_t limit) {
   return absl::StrCat(limit, " bytes (", (limit + 512 * 1024) / (1024 * 1024), " MB)");
 }
 
+// ------------------------------------------------------------ did you mean
+
+// The Levenshtein distance of `a` and `b`, or cap + 1 when it is over cap.
+int EditDistance(absl::string_view a, absl::string_view b, int cap) {
+  if (static_cast<int>(a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > cap) return cap + 1;
+  std::vector<int> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    int diagonal = row[0];
+    row[0] = static_cast<int>(i);
+    int best = row[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      int above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+      best = std::min(best, row[j]);
+    }
+    if (best > cap) return cap + 1;
+  }
+  return std::min(row[b.size()], cap + 1);
+}
+
+// Whether the existing name `have` is likely what `want` meant: the same
+// but for case, or a typo away with the same extension, in a stem long
+// enough for a typo to be told from another name ("confg.yaml" is
+// "config.yaml"; "x.txt" is not "a.txt").
+bool NameIsClose(absl::string_view want, absl::string_view have) {
+  if (absl::EqualsIgnoreCase(want, have)) return true;
+  const size_t want_dot = want.rfind('.'), have_dot = have.rfind('.');
+  absl::string_view want_stem = want.substr(0, want_dot), have_stem = have.substr(0, have_dot);
+  absl::string_view want_ext = want_dot == absl::string_view::npos ? "" : want.substr(want_dot);
+  absl::string_view have_ext = have_dot == absl::string_view::npos ? "" : have.substr(have_dot);
+  if (!absl::EqualsIgnoreCase(want_ext, have_ext)) return false;
+  const int cap = want_stem.size() >= 8 ? 2 : want_stem.size() >= 5 ? 1 : 0;
+  return cap > 0 &&
+         EditDistance(absl::AsciiStrToLower(want_stem), absl::AsciiStrToLower(have_stem), cap) <= cap;
+}
+
+// Entries no walk of fs-ops shows (as tree_search), and trees too big to
+// search for a name.
+bool SkippedInSearch(absl::string_view name) {
+  return name == ".git" || name == ".ssh" || name == ".clada" || name == "node_modules";
+}
+
+// How many directory entries the search for a missing path's name reads.
+constexpr int kSuggestionEntries = 5000;
+
+// Existing paths `missing` (canonical; it does not exist) most likely
+// meant, best first, at most three: each missing component replaced by a
+// close name of its directory (case, a typo), then the same file name in
+// other directories of the working root, nearest to the asked path first.
+std::vector<std::string> NearbyPaths(const Call& call, const std::string& missing) {
+  const std::string& root = call.ctx().paths.working_root;
+  if (missing == root || !core::IsWithin(missing, root)) return {};
+  std::vector<std::string> parts =
+      absl::StrSplit(absl::string_view(missing).substr(root.size() + (root == "/" ? 0 : 1)), '/', absl::SkipEmpty());
+  if (parts.empty()) return {};
+  std::vector<std::string> found;
+  // Component by component.
+  std::string dir = root == "/" ? "" : root;
+  bool walked = true;
+  for (const std::string& part : parts) {
+    std::string exact = absl::StrCat(dir, "/", part);
+    struct stat st;
+    if (call.store().Lstat(exact, &st) == 0) {
+      dir = std::move(exact);
+      continue;
+    }
+    std::vector<DirEntry> entries;
+    if (call.store().List(dir.empty() ? "/" : dir, &entries) != 0) {
+      walked = false;
+      break;
+    }
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    const DirEntry* best = nullptr;
+    for (const DirEntry& e : entries) {
+      if (SkippedInSearch(e.name)) continue;
+      if (absl::EqualsIgnoreCase(e.name, part)) {
+        best = &e;
+        break;
+      }
+      if (best == nullptr && NameIsClose(part, e.name)) best = &e;
+    }
+    if (best == nullptr) {
+      walked = false;
+      break;
+    }
+    dir = absl::StrCat(dir, "/", best->name);
+  }
+  if (walked && dir != missing) found.push_back(dir);
+  // The same name elsewhere: breadth first from the working root, within a
+  // bounded number of entries.
+  const std::string& name = parts.back();
+  std::vector<std::string> elsewhere;
+  std::deque<std::pair<std::string, int>> queue = {{root, 0}};
+  int read = 0;
+  while (!queue.empty() && read < kSuggestionEntries && elsewhere.size() < 10) {
+    auto [d, depth] = queue.front();
+    queue.pop_front();
+    std::vector<DirEntry> entries;
+    if (call.store().List(d, &entries) != 0) continue;
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const DirEntry& e : entries) {
+      if (++read > kSuggestionEntries) break;
+      if (SkippedInSearch(e.name)) continue;
+      std::string p = d == "/" ? absl::StrCat("/", e.name) : absl::StrCat(d, "/", e.name);
+      if (absl::EqualsIgnoreCase(e.name, name) && p != missing &&
+          std::find(found.begin(), found.end(), p) == found.end()) {
+        elsewhere.push_back(p);
+      }
+      if (e.is_dir && depth < 8) queue.push_back({std::move(p), depth + 1});
+    }
+  }
+  std::stable_sort(elsewhere.begin(), elsewhere.end(), [&](const std::string& a, const std::string& b) {
+    return EditDistance(a, missing, 1000) < EditDistance(b, missing, 1000);
+  });
+  for (std::string& p : elsewhere) found.push_back(std::move(p));
+  if (found.size() > 3) found.resize(3);
+  return found;
+}
+
+// " (did you mean 'q'?)" for a missing path with a likely meaning, or "".
+std::string DidYouMean(const Call& call, const std::string& missing) {
+  std::vector<std::string> near = NearbyPaths(call, missing);
+  if (near.empty()) return "";
+  std::vector<std::string> shown;
+  for (const std::string& p : near) shown.push_back(absl::StrCat("'", call.Display(p), "'"));
+  std::string list = shown.size() == 1 ? shown[0]
+                                       : absl::StrCat(absl::StrJoin(shown.begin(), shown.end() - 1, ", "), " or ",
+                                                      shown.back());
+  return absl::StrCat(" (did you mean ", list, "?)");
+}
+
 // Stats `path` (following links) for actions that need an existing file.
 absl::Status RequireFile(const Call& call, const std::string& path, absl::string_view what, struct stat* st) {
   if (int err = call.store().Stat(path, st); err != 0) {
     if (err == ENOENT || err == ENOTDIR) {
       return absl::NotFoundError(
-          absl::StrCat(what, " '", call.Display(path), "' does not exist. Check the path with ls or glob",
+          absl::StrCat(what, " '", call.Display(path), "' does not exist", DidYouMean(call, path),
+                       ". Check the path with ls or glob",
                        call.name() == "file_read" || call.name() == "files_read" || call.name() == "file_read_numbered"
                            ? ""
                            : ", or create the file with file_write"));
@@ -677,7 +832,8 @@ absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
         path.ok() ? ReadForView(call, *path, &warnings) : absl::StatusOr<TextFile>(path.status());
     if (!f.ok()) {
       if (f.status().code() == absl::StatusCode::kNotFound) {
-        missing.push_back(absl::StrCat("'", path.ok() ? call.Display(*path) : param, "'"));
+        missing.push_back(absl::StrCat("'", path.ok() ? call.Display(*path) : param, "'",
+                                       path.ok() ? DidYouMean(call, *path) : ""));
       } else {
         problems.push_back(std::string(f.status().message()));
       }
@@ -714,9 +870,8 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
   ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
   struct stat st;
   if (call.store().Lstat(path, &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("'", call.Display(path),
-                                            "' does not exist, so there is nothing to delete (check the path with "
-                                            "ls or glob)"));
+    return absl::NotFoundError(absl::StrCat("'", call.Display(path), "' does not exist", DidYouMean(call, path),
+                                            ", so there is nothing to delete (check the path with ls or glob)"));
   }
   if (S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(
@@ -816,9 +971,9 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   ASSIGN_OR_RETURN(std::string to, call.ResolveNoFollow(new_param));
   struct stat src;
   if (call.store().Lstat(from, &src) != 0) {
-    return absl::NotFoundError(absl::StrCat("old_path '", call.Display(from),
-                                            "' does not exist, so there is nothing to move (check the path with ls "
-                                            "or glob)"));
+    return absl::NotFoundError(absl::StrCat("old_path '", call.Display(from), "' does not exist",
+                                            DidYouMean(call, from),
+                                            ", so there is nothing to move (check the path with ls or glob)"));
   }
   if (from == to) {
     return absl::InvalidArgumentError(
@@ -934,7 +1089,8 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   struct stat st;
   if (call.store().Lstat(path, &st) != 0) {
     return absl::NotFoundError(
-        absl::StrCat("'", call.Display(path), "' does not exist, so there is nothing to delete"));
+        absl::StrCat("'", call.Display(path), "' does not exist", DidYouMean(call, path),
+                     ", so there is nothing to delete"));
   }
   if (S_ISLNK(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -1014,7 +1170,8 @@ absl::StatusOr<ActionOutcome> Ls(const Call& call) {
   struct stat st;
   if (call.store().Stat(path, &st) != 0) {
     return absl::NotFoundError(
-        absl::StrCat("'", call.Display(path), "' does not exist; list its parent directory to see what is there"));
+        absl::StrCat("'", call.Display(path), "' does not exist", DidYouMean(call, path),
+                     "; list its parent directory to see what is there"));
   }
   std::string dir = S_ISDIR(st.st_mode) ? path : Parent(path);
   std::string only = S_ISDIR(st.st_mode) ? "" : path.substr(path.rfind('/') + 1);
@@ -1076,7 +1233,8 @@ absl::StatusOr<ActionOutcome> Grep(const Call& call) {
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   struct stat st;
   if (call.store().Stat(path, &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("'", call.Display(path), "' does not exist; give a file or directory"));
+    return absl::NotFoundError(
+        absl::StrCat("'", call.Display(path), "' does not exist", DidYouMean(call, path), "; give a file or directory"));
   }
   internal::SearchLimits limits = LimitsOf(call.ctx());
   internal::GrepOutcome g;
@@ -1161,7 +1319,7 @@ absl::StatusOr<ActionOutcome> GlobAction(const Call& call) {
   ASSIGN_OR_RETURN(std::string base, call.Resolve(param));
   struct stat st;
   if (call.store().Stat(base, &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("base_path '", call.Display(base), "' does not exist"));
+    return absl::NotFoundError(absl::StrCat("base_path '", call.Display(base), "' does not exist", DidYouMean(call, base)));
   }
   if (!S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(
