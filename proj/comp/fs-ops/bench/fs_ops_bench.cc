@@ -12,6 +12,9 @@
 //   ReplaceTextMiss2MB   a whole file_replace_text miss on 2 MB (read,
 //                        checks, search, diagnosis)
 //   GrepTree             grep over the generated tree (if present)
+//   Diff200kLines/N      the unified diff of a 200,000-line file (3.4 MB)
+//                        with every Nth line changed (0: one line), in
+//                        memory; past the work bound it gives up
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,6 +31,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
+#include "proj/comp/fs-ops/src/unified_diff.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 
@@ -122,6 +126,24 @@ void ReplaceEvery10MB(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(orig.size()));
 }
 BENCHMARK(ReplaceEvery10MB)->Unit(benchmark::kMillisecond);
+
+void Diff200kLines(benchmark::State& state) {
+  const int every = static_cast<int>(state.range(0));
+  std::string before, after;
+  for (int i = 1; i <= 200000; ++i) {
+    const std::string n = std::to_string(i);
+    before += "row " + n + "\n";
+    after += (every == 0 ? i == 100000 : i % every == 0) ? "changed " + n + "\n" : "row " + n + "\n";
+  }
+  bool computed = true;
+  for (auto _ : state) {
+    internal::UnifiedDiff d = internal::DiffTexts(before, after, "big.txt");
+    computed = d.computed;
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["computed"] = computed ? 1 : 0;
+}
+BENCHMARK(Diff200kLines)->Arg(0)->Arg(1000)->Arg(100)->Arg(10)->Unit(benchmark::kMillisecond);
 
 // Needles for the 2 MB miss: a re-indented copy of real lines (normalised
 // match), lines with one word changed (close match), and unrelated text.

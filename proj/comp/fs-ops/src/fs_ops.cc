@@ -501,6 +501,13 @@ std::string AsLines(const Call& call, std::string content) {
 // different to align within the diff's work bound says so in
 // data["diff_skipped"] instead, with both line counts.
 void DescribeChange(const std::string& shown, absl::string_view before, absl::string_view after, Json& data) {
+  if (before.find('\0') != absl::string_view::npos || after.find('\0') != absl::string_view::npos) {
+    // Binary bytes as diff lines would be noise, or a flood.
+    if (before != after) {
+      data["diff_skipped"] = absl::StrCat("binary file replaced: ", before.size(), " bytes -> ", after.size(), " bytes");
+    }
+    return;
+  }
   internal::UnifiedDiff d = internal::DiffTexts(before, after, shown);
   if (!d.computed) {
     data["diff_skipped"] = absl::StrCat("whole file replaced: ", d.old_lines, d.old_lines == 1 ? " line" : " lines",
