@@ -201,6 +201,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   }
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
+  ctx->paths.protected_files = options_.protected_files;
 
   sham_action_parser::ActionParseResult parsed = sham_action_parser::ParseShamResponse(llm_output);
   result.total_blocks = parsed.total_blocks;

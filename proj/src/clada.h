@@ -69,6 +69,9 @@ struct CladaOptions {
   // max_output and all of them together up to twice max_output, and every
   // parameter.
   bool full_outputs = false;
+  // Canonical files no action may read or change (core::PathPolicy's
+  // protected_files): `clada listen` puts its FILE and the report beside it.
+  std::vector<std::string> protected_files;
 };
 
 class Clada {

@@ -527,10 +527,15 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
   ::signal(SIGINT, StopListening);
   ::signal(SIGTERM, StopListening);
   options.should_stop = [] { return g_stop_listening.load(); };
-  auto run = [&env](const std::string& text) {
+  // Out of reach of the answers it runs: one that overwrote FILE would lose
+  // the chat (kept out of git), one that appended blocks would have them run
+  // with no one pasting them.
+  const std::vector<std::string> protected_files = {*resolved, output_file};
+  auto run = [&env, &protected_files](const std::string& text) {
     CladaOptions clada_options;
     clada_options.working_root = env.root;
     clada_options.settings = env.settings;
+    clada_options.protected_files = protected_files;
     // The output file keeps the full report: every output as --json keeps
     // it (each up to max_output, all together up to twice that).
     clada_options.full_outputs = true;

@@ -217,6 +217,18 @@ std::string PlantedRepositoryReason(const std::string& canonical, const std::str
 
 }  // namespace
 
+bool IsDeniedName(absl::string_view component) {
+  const std::string folded = FoldComponent(component);
+  return NamesDenied(folded, ".git") || NamesDenied(folded, ".ssh") || NamesDenied(folded, kStateDirName);
+}
+
+std::string ProtectedFileWithin(const PathPolicy& policy, absl::string_view path) {
+  for (const std::string& file : policy.protected_files) {
+    if (IsWithin(file, path)) return file;
+  }
+  return "";
+}
+
 bool IsWithin(absl::string_view path, absl::string_view root) {
   if (root == "/") return !path.empty() && path[0] == '/';
   if (path.size() < root.size() || path.substr(0, root.size()) != root) return false;
@@ -285,6 +297,15 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
   }
   std::string reason = DeniedReason(canonical);
   if (reason.empty()) reason = PlantedRepositoryReason(canonical, *root_of_path);
+  if (reason.empty()) {
+    for (const std::string& file : policy.protected_files) {
+      if (IsWithin(canonical, file)) {
+        reason = "it is the file `clada listen` is watching, or the report it writes beside it: clada keeps them, "
+                 "no action may read or change them";
+        break;
+      }
+    }
+  }
   if (!reason.empty()) {
     return absl::PermissionDeniedError(
         absl::StrCat("path_denied: '", path, "' resolves to '", canonical, "', which is refused because ", reason));

@@ -21,7 +21,20 @@ namespace clada::core {
 struct PathPolicy {
   std::string working_root;                // canonical, absolute
   std::vector<std::string> allowed_roots;  // canonical; includes working_root
+  // Canonical files clada itself keeps during this run (under `clada
+  // listen`: the listened file and the report beside it). No action may
+  // read, write, move or delete them, nor delete or move a directory
+  // holding one.
+  std::vector<std::string> protected_files;
 };
+
+// True when a path component is `.git`, `.ssh` or `.clada` as a
+// case-insensitive file system sees it (`.Git`, `.gıt`, `.git.`, `GIT~1`).
+bool IsDeniedName(absl::string_view component);
+
+// The first of `policy.protected_files` at or below `path` (canonical), or
+// "" when none is.
+std::string ProtectedFileWithin(const PathPolicy& policy, absl::string_view path);
 
 // Builds a policy from a working root and extra allowed roots. Each root is
 // canonicalised; a root that does not exist is an InvalidArgument error.
@@ -37,7 +50,8 @@ std::string NormalizeAbsolutePath(absl::string_view path);
 // Errors (message starts with the error type the LLM sees):
 //   InvalidArgument "invalid_path: ..." for an empty path or one with NUL;
 //   PermissionDenied "path_escape: ..." when the result leaves every allowed root;
-//   PermissionDenied "path_denied: ..." for `.git` internals, `.ssh`, /etc, /proc, /sys.
+//   PermissionDenied "path_denied: ..." for `.git` internals, `.ssh`, `.clada`, /etc, /proc, /sys,
+//   a planted git repository, a protected file, or a path realpath(3) cannot resolve.
 absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_view path);
 
 // True when `path` equals `root` or lies below it (both canonical).

@@ -156,6 +156,40 @@ TEST(ResolvePath, RefusesToPlantAGitRepository) {
   }
 }
 
+// Issue 17 #7: under `clada listen`, the listened file and the report
+// beside it are out of reach of every action; a directory holding one is
+// named by ProtectedFileWithin so deletes and moves of it are refused.
+TEST(ResolvePath, RefusesProtectedFiles) {
+  Sandbox s = MakeSandbox();
+  ASSERT_TRUE(CreateDirectories(s.root + "/notes").ok());
+  ASSERT_TRUE(WriteFileAtomic(s.root + "/notes/chat.md", "chat").ok());
+  absl::StatusOr<PathPolicy> policy = MakePathPolicy(s.root, {});
+  ASSERT_TRUE(policy.ok());
+  policy->protected_files = {s.root + "/notes/chat.md", s.root + "/notes/.clada-output-latest.txt"};
+  for (const char* path : {"notes/chat.md", "notes/./chat.md", "notes/.clada-output-latest.txt"}) {
+    absl::StatusOr<std::string> got = ResolvePath(*policy, path);
+    ASSERT_FALSE(got.ok()) << path << " resolved to " << *got;
+    EXPECT_TRUE(absl::StartsWith(got.status().message(), "path_denied: ")) << got.status();
+    EXPECT_TRUE(absl::StrContains(got.status().message(), "clada listen")) << got.status();
+  }
+  ASSERT_EQ(::symlink("notes/chat.md", (s.root + "/link.md").c_str()), 0);
+  EXPECT_FALSE(ResolvePath(*policy, "link.md").ok());
+  EXPECT_TRUE(ResolvePath(*policy, "notes/other.md").ok());
+  EXPECT_TRUE(ResolvePath(*policy, "notes").ok());
+  EXPECT_EQ(ProtectedFileWithin(*policy, s.root + "/notes"), s.root + "/notes/chat.md");
+  EXPECT_EQ(ProtectedFileWithin(*policy, s.root), s.root + "/notes/chat.md");
+  EXPECT_EQ(ProtectedFileWithin(*policy, s.root + "/src"), "");
+}
+
+TEST(IsDeniedName, FoldsAsACaseInsensitiveFileSystem) {
+  for (const char* name : {".git", ".Git", ".GIT", ".git.", "GIT~1", ".ssh", ".SSH", ".clada", ".Clada"}) {
+    EXPECT_TRUE(IsDeniedName(name)) << name;
+  }
+  for (const char* name : {".github", ".gitignore", "git", ".cladarc", "GIT~10", "ssh"}) {
+    EXPECT_FALSE(IsDeniedName(name)) << name;
+  }
+}
+
 TEST(MakePathPolicy, RejectsMissingRoot) {
   EXPECT_FALSE(MakePathPolicy("/definitely/not/here", {}).ok());
 }

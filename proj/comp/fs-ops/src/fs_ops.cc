@@ -113,7 +113,7 @@ class Call {
           std::string candidate = *parent == "/" ? absl::StrCat("/", name) : absl::StrCat(*parent, "/", name);
           struct stat st;
           if (store_.Lstat(candidate, &st) == 0 && S_ISLNK(st.st_mode)) {
-            if (name == ".git" || name == ".ssh") {
+            if (core::IsDeniedName(name)) {
               return absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", candidate,
                                                               "', which is refused because it is a ", name, " entry"));
             }
@@ -986,6 +986,14 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
     return absl::InvalidArgumentError(
         absl::StrCat("old_path and new_path are the same file ('", call.Display(from), "'); nothing to move"));
   }
+  if (S_ISDIR(src.st_mode)) {
+    std::string kept = core::ProtectedFileWithin(call.ctx().paths, from);
+    if (!kept.empty()) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "path_denied: '", call.Display(from), "' holds '", call.Display(kept),
+          "', the file clada listen is watching (or its report), which actions may not move; nothing was moved"));
+    }
+  }
   if (S_ISDIR(src.st_mode) && core::IsWithin(to, from)) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot move directory '", call.Display(from), "' into itself ('", call.Display(to), "')"));
@@ -1050,12 +1058,15 @@ std::pair<std::vector<std::string>, int64_t> SomeEntries(const Call& call, const
   return {names, static_cast<int64_t>(entries.size())};
 }
 
-// Finds a ".git" or ".ssh" entry below `dir` (not following links).
+// Finds what no action may delete below `dir` (not following links): a
+// `.git`, `.ssh` or `.clada` entry in any spelling, or a protected file.
 std::string FindProtected(const Call& call, const std::string& dir) {
+  std::string kept = core::ProtectedFileWithin(call.ctx().paths, dir);
+  if (!kept.empty()) return kept;
   std::vector<DirEntry> entries;
   if (call.store().List(dir, &entries) != 0) return "";
   for (const DirEntry& e : entries) {
-    if (e.name == ".git" || e.name == ".ssh") return absl::StrCat(dir, "/", e.name);
+    if (core::IsDeniedName(e.name)) return absl::StrCat(dir, "/", e.name);
   }
   for (const DirEntry& e : entries) {
     if (!e.is_dir) continue;
@@ -1132,7 +1143,8 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   if (!protected_entry.empty()) {
     return absl::PermissionDeniedError(
         absl::StrCat("path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
-                     "' (git internals or keys), which actions may not delete; nothing was deleted"));
+                     "' (git internals, keys, clada's own state or the file clada listen watches), which actions "
+                     "may not delete; nothing was deleted"));
   }
   std::vector<std::string> removed;
   absl::Status s = RemoveTree(call, path, &removed);
