@@ -230,11 +230,17 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // Outputs are cut to what will be reported as each action finishes, so
   // memory holds the budget, not every output (issue: 200 reads of one
   // 4.5 MB file once held 900 MB).
-  int outputs = 0;
-  for (const core::Action& action : parsed.actions) outputs += ProducesOutput(action.name) ? 1 : 0;
+  int outputs = 0, writes = 0;
+  for (const core::Action& action : parsed.actions) {
+    if (ShowsChange(action.name)) {
+      ++writes;
+    } else if (ProducesOutput(action.name)) {
+      ++outputs;
+    }
+  }
   const int64_t kept_total = options_.full_outputs ? 2 * settings.max_output_bytes
                                                    : settings.report_budget_bytes * 3 / 4;
-  OutputBudget budget(kept_total, std::min(settings.max_output_bytes, kept_total), outputs);
+  OutputBudget budget(kept_total, std::min(settings.max_output_bytes, kept_total), outputs, writes);
   // Parameters beyond the primary one (a file body, code) are shown only
   // by --json; the text report names each action by its primary value.
   auto keep_params = [this](ActionResult& r) {

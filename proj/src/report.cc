@@ -395,18 +395,35 @@ bool ProducesOutput(absl::string_view action_name) {
   return kNames->count(action_name) > 0 || IsWriteAction(action_name);
 }
 
-OutputBudget::OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs)
+bool ShowsChange(absl::string_view action_name) { return IsWriteAction(action_name); }
+
+OutputBudget::OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs, int writes)
     : left_(std::max<int64_t>(total_bytes, 0)),
       per_output_(per_output_bytes > 0 ? per_output_bytes : total_bytes),
-      outputs_left_(std::max(outputs, 1)) {}
+      outputs_left_(std::max(outputs, 0)),
+      writes_left_(std::max(writes, 0)) {}
+
+int64_t OutputBudget::Reserved() const {
+  return std::min<int64_t>(writes_left_ * kWriteReserveBytes, left_ / 2);
+}
 
 void OutputBudget::Fit(ActionResult& r) {
   core::Json& d = r.data;
   if (!d.is_object()) return;
-  // Each action's share: what is left, spread over the actions that may
-  // still produce an output (a small output leaves the rest to later ones).
-  int64_t share = std::min(per_output_, left_ / outputs_left_);
-  if (outputs_left_ > 1) --outputs_left_;
+  // Each action's share: what is left (less the reserve of the writes to
+  // come), spread over the outputs still to come, this one included. A
+  // small output leaves the rest to later ones; an action without output
+  // takes none.
+  int64_t share = 0;
+  if (ShowsChange(r.action)) {
+    if (writes_left_ > 0) --writes_left_;
+    share = std::min(per_output_, (left_ - Reserved()) / (outputs_left_ + 1));
+  } else if (ProducesOutput(r.action)) {
+    share = std::min(per_output_, (left_ - Reserved()) / std::max(outputs_left_, 1));
+    if (outputs_left_ > 0) --outputs_left_;
+  } else {
+    return;
+  }
   // The header lines the report prints around it.
   const std::string primary = PrimaryParamValue(r.action, r.params);
   int64_t used = static_cast<int64_t>(std::min<size_t>(primary.size(), 200)) + 40;

@@ -45,21 +45,38 @@ std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes);
 // path and the exact `lines` range for a file, the code run again with its
 // output redirected for exec, a narrower path or pattern for a listing
 // (whose left-out elements are counted in data["<key>_left_out"]).
+//
+// A write's output is its diff, usually a few lines: writes do not divide
+// the budget with the reads, but each write still to come keeps a small
+// reserve (kWriteReserveBytes, at most half of what is left), so a big read
+// early in a batch of edits keeps nearly all of its share and the diffs
+// after it are still shown. A write may take what a read would. Actions
+// with no output take no share.
 class OutputBudget {
  public:
-  // `outputs`: how many actions of the batch may produce an output.
-  OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs);
+  static constexpr int64_t kWriteReserveBytes = 2048;
+  // `outputs`: how many actions of the batch may produce an output other
+  // than a diff (ProducesOutput and not ShowsChange); `writes`: how many
+  // show a diff (ShowsChange).
+  OutputBudget(int64_t total_bytes, int64_t per_output_bytes, int outputs, int writes = 0);
   void Fit(ActionResult& result);
 
  private:
+  int64_t Reserved() const;
   int64_t left_;
   int64_t per_output_;
   int outputs_left_;
+  int writes_left_;
 };
 
 // Whether the schema's action `action_name` returns an output the report
-// shows (reads, listings, searches, exec, context listings).
+// shows (reads, listings, searches, exec, context listings, and the writes
+// whose output is what they changed).
 bool ProducesOutput(absl::string_view action_name);
+
+// Whether `action_name`'s output is what it changed in a file (a diff):
+// file_write, file_append and the replace actions.
+bool ShowsChange(absl::string_view action_name);
 
 // `text` with control characters other than \n and \t (and the \r of
 // \r\n) written as \xNN, and C1 controls (U+0080..U+009F) as \uNNNN.
