@@ -543,6 +543,11 @@ std::string FormatResultsSection(const ExecutionResult& result) {
       if (summary != r.data.end() && summary->is_string()) {
         absl::StrAppend(&head, ", ", summary->get_ref<const std::string&>());
       }
+      // What the diff counts, also when the budget leaves the diff out.
+      if (r.data.contains("lines_added") && r.data.contains("lines_removed")) {
+        absl::StrAppend(&head, ", +", JsonText(r.data["lines_added"]), " -", JsonText(r.data["lines_removed"]),
+                        " lines");
+      }
       absl::StrAppend(&out, head, "\n");
     } else {
       AppendMultiline(out, absl::StrCat(head, " - "), r.error);
