@@ -251,6 +251,11 @@ std::optional<HeaderLine> ReadHeader(absl::string_view line) {
   return h;
 }
 
+bool IsUnquotedHeader(absl::string_view line) {
+  std::optional<HeaderLine> h = ReadHeader(line);
+  return h.has_value() && !h->quoted;
+}
+
 // True for a line the grammar takes as an end marker of the end prefix
 // `end_prefix` with some well-formed ID (it closes the block, reporting
 // MISMATCHED_END when the ID differs).
@@ -577,7 +582,9 @@ class Scanner {
         closed = true;
         break;
       }
-      if (ReadHeader(s).has_value()) break;  // a header: this block is open
+      // A header (not a quoted one, which the grammar does not take for a
+      // header either): this block was left open.
+      if (IsUnquotedHeader(s)) break;
       const size_t eq = s.find('=');
       if (eq == kNpos) {
         if (first_stray == kNpos) first_stray = j;
@@ -734,23 +741,35 @@ class Scanner {
                                              Shown(d), ", not ", h.eot)),
              std::move(fix)});
       }
-      const size_t closer = FindCloser(delimiter, j + 1);
-      if (closer == kNpos) {
-        // Never closed: the block ends at its end marker (or before the
-        // next header); the heredoc's lines are not read.
+      size_t closer = FindCloser(delimiter, j + 1);
+      // The line that ends the block when the heredoc does not: its end
+      // marker (or a look-alike) or the next header.
+      std::string near_miss;
+      const auto block_end = [&] {
         size_t k = j + 1;
-        std::string near_miss;
         for (; k < n; ++k) {
           absl::string_view raw = Line(k);
           absl::string_view u = raw;
           if (absl::StartsWith(u, h.prefix)) u.remove_prefix(h.prefix.size());
           const absl::string_view t = TrimBlank(u);
-          if (absl::StartsWithIgnoreCase(t, "#!end") ||
-              ReadHeader(raw).has_value())
+          if (absl::StartsWithIgnoreCase(t, "#!end") || IsUnquotedHeader(u))
             break;
           if (near_miss.empty() && absl::StartsWith(t, "EOT"))
             near_miss = absl::StrCat(" (line ", k + 1, " is ", Shown(t), ")");
         }
+        return k;
+      };
+      // A refused opener's text is not read past its block: a closer of
+      // that name further on belongs to another block.
+      size_t k = kNpos;
+      if (!proper) {
+        k = block_end();
+        if (closer != kNpos && closer >= k) closer = kNpos;
+      }
+      if (closer == kNpos) {
+        // Never closed: the block ends at its end marker (or before the
+        // next header); the heredoc's lines are not read.
+        if (k == kNpos) k = block_end();
         if (proper) {
           notes.refusals.push_back(
               {absl::StrCat("Line ", j + 1, ": the heredoc of '",

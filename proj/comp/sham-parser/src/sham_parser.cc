@@ -1,5 +1,6 @@
 #include "proj/comp/sham-parser/src/sham_parser.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -121,19 +122,76 @@ class BlockParser {
     block_.emplace();
     block_->id = std::string(*id);
     block_->start_line = LineNumber();
+    block_body_offset_ = line_start_ + line_.size();
     dialect_ = &dialect;
     keys_.Clear();
     state_ = State::kInBlock;
   }
 
   // Moves the current block, whose last line is `last_line`, to the result.
+  // A block left open ends at its loose end marker when it has one.
   void CloseBlock(std::optional<int> end_line, int last_line) {
     block_->end_line = end_line;
+    if (!end_line.has_value()) {
+      const std::optional<int> loose = LooseEndLine(last_line);
+      if (loose.has_value()) last_line = *loose;
+    }
     block_->last_line = last_line;
     result_.blocks.push_back(std::move(*block_));
     block_.reset();
     dialect_ = nullptr;
     state_ = State::kSeekingHeader;
+  }
+
+  // The first line after the open block's header, up to line `last_line`,
+  // that is the block's end marker but for blanks or invisible characters
+  // around it (`#!END_SHAM_id  `), which the grammar does not take for one
+  // and the action layer does; nullopt when there is none. Not part of the
+  // reference's output: it only bounds Block::last_line, so that a block a
+  // reader sees as ended does not grow with the text after it.
+  std::optional<int> LooseEndLine(int last_line) const {
+    const std::string needle =
+        absl::StrCat(dialect_->end_prefix, block_->id);
+    size_t limit = text_.size();
+    size_t line_begin = 0;
+    size_t line_end = 0;
+    if (LineBounds(last_line - 1, &line_begin, &line_end)) limit = line_end;
+    size_t from = block_body_offset_;
+    while (from < limit) {
+      const size_t at = FindInText(needle, from);
+      if (at == kNpos || at >= limit) return std::nullopt;
+      const size_t nl_before = text_.rfind('\n', at);
+      const size_t begin = nl_before == kNpos ? 0 : nl_before + 1;
+      const void* nl = std::memchr(text_.data() + at, '\n', text_.size() - at);
+      size_t end = nl == nullptr
+                       ? text_.size()
+                       : static_cast<const char*>(nl) - text_.data();
+      if (end > at && text_[end - 1] == '\r') --end;
+      absl::string_view after =
+          text_.substr(at + needle.size(), end - at - needle.size());
+      if (!after.empty() && after[0] == '\'') after.remove_prefix(1);
+      if (IsLooseBlank(text_.substr(begin, at - begin)) &&
+          IsLooseBlank(after)) {
+        return block_->start_line +
+               static_cast<int>(std::count(text_.data() + block_body_offset_,
+                                           text_.data() + begin, '\n'));
+      }
+      from = at + 1;
+    }
+    return std::nullopt;
+  }
+
+  // True when `s` holds only whitespace (ECMAScript's) and zero-width
+  // characters (U+200B-U+200D, U+2060).
+  static bool IsLooseBlank(absl::string_view s) {
+    size_t pos = 0;
+    while (pos < s.size()) {
+      const char32_t cp = internal::DecodeUtf8(s, &pos);
+      if (!internal::IsJsWhitespace(cp) && !(cp >= 0x200B && cp <= 0x200D) &&
+          cp != 0x2060)
+        return false;
+    }
+    return true;
   }
 
   void ProcessBlockLine() {
@@ -482,6 +540,7 @@ class BlockParser {
 
   State state_ = State::kSeekingHeader;
   std::optional<Block> block_;
+  size_t block_body_offset_ = 0;  // just after the open block's header
   const Dialect* dialect_ = nullptr;
   internal::KeyIndex keys_;  // the block's keys, as views into text_
 

@@ -51,8 +51,11 @@ struct Block {
   int start_line = 0;  // 1-based line of the header
   std::optional<int>
       end_line;  // 1-based line of the end marker; none if unclosed
-  // The block's last line: its end marker, or for an unclosed block the
-  // line before the header that ended it, or the input's last line.
+  // The block's last line: its end marker; for an unclosed block, its end
+  // marker with blanks or zero-width characters around it (a line the
+  // grammar does not take for one, but a reader does) when it has one, else
+  // the line before the header that ended it, or the input's last line. Not
+  // part of the reference's JSON.
   int last_line = 0;
   // The heredocs that closed, in order; not part of the reference's JSON.
   std::vector<Heredoc> heredocs;

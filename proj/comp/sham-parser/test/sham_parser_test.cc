@@ -22,13 +22,15 @@ using Json = nlohmann::ordered_json;
 // "input" is a string, or a list of strings and {"hex": "..."} parts for
 // bytes that are not valid UTF-8. An optional "heredocs" lists, per block,
 // its Block::heredocs as {"key", "openLine", "closeLine", "closerColumn",
-// "indented"} (not part of the JSON form).
+// "indented"} (not part of the JSON form), and an optional "lastLines" each
+// block's Block::last_line (not part of it either).
 
 struct Case {
   std::string name;
   std::string input;
   Json expected;
-  Json heredocs;  // null when the case does not check them
+  Json heredocs;    // null when the case does not check them
+  Json last_lines;  // null when the case does not check them
 };
 
 std::string InputBytes(const Json& input) {
@@ -48,7 +50,8 @@ std::vector<Case> LoadCases() {
   std::vector<Case> cases;
   for (const Json& c : doc["cases"]) {
     cases.push_back({c["name"].get<std::string>(), InputBytes(c["input"]),
-                     c["expected"], c.value("heredocs", Json())});
+                     c["expected"], c.value("heredocs", Json()),
+                     c.value("lastLines", Json())});
   }
   return cases;
 }
@@ -62,6 +65,11 @@ TEST_P(ParseBlocksCase, ProducesExpectedResult) {
   const Case& c = GetParam();
   const ParseResult r = ParseBlocks(c.input);
   EXPECT_EQ(ParseResultToJson(r).dump(2), c.expected.dump(2));
+  if (!c.last_lines.is_null()) {
+    Json got = Json::array();
+    for (const Block& b : r.blocks) got.push_back(b.last_line);
+    EXPECT_EQ(got.dump(), c.last_lines.dump());
+  }
   if (c.heredocs.is_null()) return;
   Json got = Json::array();
   for (const Block& b : r.blocks) {
