@@ -336,8 +336,9 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
       return absl::StrCat(
           "After '=' the line holds ", look, ": ",
           curly ? "only a straight double quote \" (U+0022) opens and "
-                  "closes a quoted value (a value wholly in curly quotes, "
-                  "with no \" or \\ inside, is read with a warning)"
+                  "closes a quoted value (a value wholly in curly double "
+                  "quotes, with no \" or \\ inside, is read with a "
+                  "warning)"
                 : "remove it",
           "; write key = \"value\", or use a heredoc ", heredoc,
           " for text with quotes; the whole block was skipped");
@@ -392,9 +393,10 @@ ActionParseResult ParseShamResponse(absl::string_view text) {
   sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
       tolerated.changed ? absl::string_view(tolerated.text) : text);
   const LineIndex lines(text);
-  const LineIndex parsed_lines(tolerated.changed
-                                   ? absl::string_view(tolerated.text)
-                                   : text);
+  // The lines the grammar read, where they differ from the answer's.
+  std::optional<LineIndex> rewritten;
+  if (tolerated.changed) rewritten.emplace(tolerated.text);
+  const LineIndex& parsed_lines = rewritten.has_value() ? *rewritten : lines;
   // Notes by header line.
   absl::flat_hash_map<int, internal::BlockNotes*> notes_at;
   for (internal::BlockNotes& n : tolerated.blocks)

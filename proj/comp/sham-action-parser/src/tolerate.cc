@@ -170,7 +170,8 @@ struct HeaderLine {
   std::string eot_prefix;  // "EOT_SHAM_"
   std::string lead_noise;  // noise between the prefix and "#!"
   std::string trailing;    // removed after "]"
-  std::string inside;      // no-break / zero-width characters inside
+  std::string inside_spaces;     // no-break spaces inside, read as spaces
+  std::string inside_invisible;  // zero-width characters inside, dropped
 };
 
 // The prefix of `line`: optional indentation, then quote marks ('>' each
@@ -223,9 +224,9 @@ std::optional<HeaderLine> ReadHeader(absl::string_view line) {
     const char32_t cp = DecodeAt(rest, i, &len);
     if (IsSpaceLike(cp)) {
       h.cleaned.push_back(' ');
-      h.inside.append(rest.data() + i, len);
+      h.inside_spaces.append(rest.data() + i, len);
     } else if (IsInvisible(cp)) {
-      h.inside.append(rest.data() + i, len);
+      h.inside_invisible.append(rest.data() + i, len);
     } else {
       h.cleaned.append(rest.data() + i, len);
     }
@@ -484,11 +485,15 @@ class Scanner {
                                DescribeChars(h.lead_noise),
                                " before the header"));
     }
-    if (!h.inside.empty()) {
+    if (!h.inside_spaces.empty()) {
       Warn(notes, absl::StrCat("Line ", hi + 1, ": read ",
-                               DescribeChars(h.inside),
-                               " inside the header as written without it "
-                               "(a no-break space as a space)"));
+                               DescribeChars(h.inside_spaces),
+                               " inside the header as a space"));
+    }
+    if (!h.inside_invisible.empty()) {
+      Warn(notes, absl::StrCat("Line ", hi + 1, ": ignored ",
+                               DescribeChars(h.inside_invisible),
+                               " inside the header"));
     }
     if (!h.trailing.empty()) {
       Warn(notes, absl::StrCat("Line ", hi + 1, ": ignored ",
@@ -705,7 +710,7 @@ class Scanner {
       rewrite = true;
     }
     const absl::string_view value = TrimBlank(value_part);
-    std::string new_value(value_part);
+    std::string new_value;  // set when the value is rewritten
 
     // A heredoc opener.
     if (absl::StartsWith(value, "<<")) {
@@ -837,8 +842,8 @@ class Scanner {
       }
     }
     if (rewrite) {
-      Replace(j, absl::StrCat(key, " = ",
-                              new_value == value_part ? value : new_value));
+      Replace(j, absl::StrCat(key, " = ", new_value.empty() ? value
+                                                             : new_value));
     }
     return j;
   }
