@@ -203,7 +203,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = options_.protected_files;
 
-  sham_action_parser::ActionParseResult parsed = sham_action_parser::ParseShamResponse(llm_output);
+  sham_action_parser::ActionParseResult parsed = sham_action_parser::ParseShamResponse(llm_output, static_cast<size_t>(settings.max_input_bytes));
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
   result.warnings = std::move(parsed.warnings);

@@ -26,6 +26,7 @@ namespace {
 
 using testing::CaseEntry;
 using testing::CaseFile;
+using testing::ReadAll;
 
 constexpr char kNoFinalNewline[] = " (no final newline)";
 
@@ -310,6 +311,29 @@ TEST(Execute, RefusesInputOverLimit) {
   ExecutionResult result = Clada(options).Execute("01234567890123456789");
   ASSERT_TRUE(result.fatal_error.has_value());
   EXPECT_NE(result.fatal_error->find("input_too_large"), std::string::npos);
+}
+
+// Issue 17 #17: the block parser refused any answer over its own 50 MiB,
+// whatever --max-input said; a run's limit is --max-input alone.
+TEST(Execute, InputLimitIsMaxInputNotTheParsersOwn) {
+  CladaOptions options;
+  options.working_root = MakeTempDir();
+  options.settings.quiet = true;
+  options.settings.max_input_bytes = 64 << 20;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  std::string answer(51 << 20, 'x');
+  answer += "\n#!SHAM [@three-char-SHA-256: big]\naction = \"file_write\"\npath = \"after.txt\"\ncontent = \"ok\"\n"
+            "#!END_SHAM_big\n";
+  ExecutionResult result = Clada(options).Execute(answer);
+  ASSERT_FALSE(result.fatal_error.has_value()) << *result.fatal_error;
+  ASSERT_EQ(result.results.size(), 1u) << FormatReport(result, 0).substr(0, 2000);
+  EXPECT_TRUE(result.results[0].success);
+  EXPECT_EQ(ReadAll(options.working_root + "/after.txt"), "ok");
+
+  options.settings.max_input_bytes = 50 << 20;  // under the answer: refused whole, as before
+  ExecutionResult refused = Clada(options).Execute(answer);
+  ASSERT_TRUE(refused.fatal_error.has_value());
+  EXPECT_NE(refused.fatal_error->find("input_too_large"), std::string::npos);
 }
 
 TEST(Execute, MissingRootIsFatal) {

@@ -162,8 +162,8 @@ void PrintText(const ActionParseResult& r, std::ostream& out) {
 
 }  // namespace
 
-int RunValidateCommand(absl::string_view input, bool json, std::ostream& out) {
-  const ActionParseResult r = ParseShamResponse(input);
+int RunValidateCommand(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes) {
+  const ActionParseResult r = ParseShamResponse(input, max_input_bytes);
   if (json) {
     core::Json doc = core::Json::object();
     doc["summary"] = {{"totalBlocks", r.total_blocks},

@@ -14,6 +14,7 @@
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/sham-parser/src/sham_parser.h"
 
 namespace clada::sham_action_parser {
 
@@ -24,7 +25,8 @@ namespace clada::sham_action_parser {
 // JSON form: {"summary":{"totalBlocks","successCount","errorCount"},
 // "actions":[ActionToJson...],"errors":[ActionParseErrorToJson...],"warnings":[...]}.
 // Returns the exit code: 0 when there is no error, else 1.
-int RunValidateCommand(absl::string_view input, bool json, std::ostream& out);
+int RunValidateCommand(absl::string_view input, bool json, std::ostream& out,
+                       size_t max_input_bytes = sham_parser::kMaxInputBytes);
 
 // Instructions for an LLM: the block syntax with a worked example, heredocs
 // and quoting rules, then every action an LLM may use with its parameters,

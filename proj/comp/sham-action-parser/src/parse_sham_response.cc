@@ -17,6 +17,8 @@
 #include "absl/strings/string_view.h"
 #include "proj/comp/sham-action-parser/src/block_checks.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
+
+#include <limits>
 #include "proj/comp/sham-action-parser/src/text_util.h"
 #include "proj/comp/sham-action-parser/src/tolerate.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
@@ -383,15 +385,22 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
 
 }  // namespace
 
-ActionParseResult ParseShamResponse(absl::string_view text) {
+ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_bytes) {
   ActionParseResult result;
   // Chat noise the grammar would refuse is read first (line for line, so
   // line numbers stay those of the answer); the blocks shown in errors are
   // the answer's own text.
   internal::ToleratedText tolerated = internal::TolerateChatNoise(text);
   // Not const: a clean block's values are moved into its action.
+  // The limit applies to the answer; a tolerated reading of it may be a few
+  // bytes longer.
+  size_t limit = max_input_bytes;
+  if (tolerated.changed && tolerated.text.size() > text.size() &&
+      limit <= std::numeric_limits<size_t>::max() - (tolerated.text.size() - text.size())) {
+    limit += tolerated.text.size() - text.size();
+  }
   sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
-      tolerated.changed ? absl::string_view(tolerated.text) : text);
+      tolerated.changed ? absl::string_view(tolerated.text) : text, limit);
   const LineIndex lines(text);
   // The lines the grammar read, where they differ from the answer's.
   std::optional<LineIndex> rewritten;

@@ -61,7 +61,10 @@ struct ActionParseResult {
 // Parses `text` with sham_parser::ParseBlocks and validates each block on its
 // own: a block with any syntax error is skipped whole; every other block
 // becomes an action or one error per problem. Never fails, never throws.
-ActionParseResult ParseShamResponse(absl::string_view text);
+// A text over `max_input_bytes` (a run passes its --max-input) gives one
+// `input_too_large` syntax error and nothing else.
+ActionParseResult ParseShamResponse(absl::string_view text,
+                                    size_t max_input_bytes = sham_parser::kMaxInputBytes);
 
 // Checks the action-level rules: `action` present, known to `schema`, runnable
 // from an LLM answer, and every required parameter present. Returns that

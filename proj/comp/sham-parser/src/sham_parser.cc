@@ -555,8 +555,8 @@ class BlockParser {
 
 }  // namespace
 
-ParseResult ParseBlocks(absl::string_view input) {
-  if (input.size() > kMaxInputBytes) {
+ParseResult ParseBlocks(absl::string_view input, size_t max_bytes) {
+  if (input.size() > max_bytes) {
     ParseResult result;
     ParseError e;
     e.code = "input_too_large";
@@ -565,8 +565,7 @@ ParseResult ParseBlocks(absl::string_view input) {
     e.length = 0;
     e.message = absl::StrCat(
         "Input is ", input.size(), " bytes; the block parser accepts at most ",
-        kMaxInputBytes,
-        " bytes (50 MiB). Send a shorter response or split it.");
+        max_bytes, " bytes. Send a shorter response or split it.");
     result.errors.push_back(std::move(e));
     return result;
   }

@@ -85,11 +85,13 @@ struct ParseResult {
 // number of errors). Never fails and never throws: problems are reported as
 // errors and the parser goes on with the next line. Bytes that are not valid
 // UTF-8 are read as U+FFFD, as Node decodes them; NUL is an ordinary
-// character. Input over kMaxInputBytes yields no blocks and a single
+// character. Input over `max_bytes` (default kMaxInputBytes, the reference
+// grammar's limit `clada parse` keeps) yields no blocks and a single
 // `input_too_large` error (line 1, column 1, length 0, empty content and
-// context) whose message gives both sizes. See kMaxReportedErrors for inputs
-// with more errors than anyone can use.
-ParseResult ParseBlocks(absl::string_view input);
+// context) whose message gives both sizes. A run passes its own limit
+// (`--max-input`). See kMaxReportedErrors for inputs with more errors than
+// anyone can use.
+ParseResult ParseBlocks(absl::string_view input, size_t max_bytes = kMaxInputBytes);
 
 // The reference's JSON shape:
 // {"blocks":[{"id","properties","startLine","endLine"}],
