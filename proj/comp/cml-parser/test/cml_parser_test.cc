@@ -1,0 +1,144 @@
+// Runs every case of test-data/cases: `<name>.md` is an answer, verbatim, and
+// `<name>.expected.json` the blocks, tasks (as actions), errors and warnings
+// ParseCml must read from it.
+//
+// To write the expected file of a new case, run the test with
+// CML_WRITE_EXPECTED=<dir of test-data/cases> and review the diff.
+#include <algorithm>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/cml-parser/src/cml_parser.h"
+
+namespace clada::cml_parser {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char kDir[] = "proj/comp/cml-parser/test-data/cases";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> CaseNames() {
+  std::vector<std::string> names;
+  DIR* d = opendir(kDir);
+  if (d == nullptr) return names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 3 && n.compare(n.size() - 3, 3, ".md") == 0) names.push_back(n.substr(0, n.size() - 3));
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Json ToJson(const CmlParseResult& r) {
+  Json out = Json::object();
+  out["total_tasks"] = r.total_tasks;
+  Json blocks = Json::array();
+  for (const CmlBlock& b : r.blocks) {
+    Json jb = Json::object();
+    jb["index"] = b.index;
+    jb["group"] = b.is_tasks_block ? "fail_fast" : "independent";
+    if (!b.version.empty()) jb["version"] = b.version;
+    jb["lines"] = {b.span.first_line, b.span.last_line};
+    jb["task_count"] = b.task_count;
+    Json tasks = Json::array();
+    for (const Task& t : b.tasks) {
+      Json jt = Json::object();
+      jt["label"] = t.action.metadata.block_id;
+      jt["line"] = t.line;
+      jt["action"] = t.action.name;
+      jt["params"] = t.action.params;
+      if (!t.action.warnings.empty()) jt["warnings"] = t.action.warnings;
+      tasks.push_back(jt);
+    }
+    jb["tasks"] = tasks;
+    if (!b.errors.empty()) {
+      Json errors = Json::array();
+      for (const CmlError& e : b.errors) {
+        Json je = Json::object();
+        je["code"] = e.code;
+        je["line"] = e.line;
+        je["column"] = e.column;
+        if (e.task_number != 0) je["task"] = e.task_number;
+        je["message"] = e.message;
+        je["fix"] = e.fix;
+        errors.push_back(je);
+      }
+      jb["errors"] = errors;
+    }
+    if (!b.warnings.empty()) jb["warnings"] = b.warnings;
+    blocks.push_back(jb);
+  }
+  out["blocks"] = blocks;
+  return out;
+}
+
+class CmlCases : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CmlCases, ReadsAsExpected) {
+  const std::string base = std::string(kDir) + "/" + GetParam();
+  const std::string input = ReadFile(base + ".md");
+  const Json got = ToJson(ParseCml(input));
+  if (const char* dir = std::getenv("CML_WRITE_EXPECTED")) {
+    std::ofstream(std::string(dir) + "/" + GetParam() + ".expected.json") << got.dump(2) << "\n";
+    return;
+  }
+  const std::string expected_text = ReadFile(base + ".expected.json");
+  ASSERT_FALSE(expected_text.empty()) << base << ".expected.json is missing";
+  const Json expected = Json::parse(expected_text);
+  EXPECT_EQ(got.dump(2), expected.dump(2));
+  // FindCml returns the same spans without reading them.
+  const std::vector<SourceSpan> spans = FindCml(input);
+  ASSERT_EQ(spans.size(), got["blocks"].size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_EQ(spans[i].first_line, got["blocks"][i]["lines"][0].get<int>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CmlCases, ::testing::ValuesIn(CaseNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
+
+TEST(CmlCasesDir, HasCases) { EXPECT_GE(CaseNames().size(), 10u); }
+
+TEST(UnescapeCdata, DecodesOnlyTheSeedsEscape) {
+  EXPECT_EQ(UnescapeCdata("a]]&gt;b"), "a]]>b");
+  EXPECT_EQ(UnescapeCdata("]]&gt;]]&gt;"), "]]>]]>");
+  EXPECT_EQ(UnescapeCdata("a &gt; b ]]&lt; &amp;"), "a &gt; b ]]&lt; &amp;");
+  EXPECT_EQ(UnescapeCdata(""), "");
+}
+
+// Skipped lines (another dialect's block) hide the CML on them, and the task
+// numbers count only what is read.
+TEST(ParseCml, SkipsLinesOfOtherBlocks) {
+  const std::string text =
+      "<write path=\"a\">1</write>\n"
+      "<write path=\"b\">2</write>\n"
+      "<write path=\"c\">3</write>\n";
+  const CmlParseResult r = ParseCml(text, {{2, 2}});
+  ASSERT_EQ(r.blocks.size(), 2u);
+  EXPECT_EQ(r.blocks[1].tasks[0].action.params["path"], "c");
+  EXPECT_EQ(r.blocks[1].tasks[0].action.metadata.block_id, "task-2");
+  EXPECT_EQ(r.total_tasks, 2);
+}
+
+}  // namespace
+}  // namespace clada::cml_parser
