@@ -1,6 +1,10 @@
 #include "proj/src/clada.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -9,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/exec/src/exec.h"
@@ -70,9 +75,10 @@ std::string PathRefusal(absl::string_view action_name, const core::Json& params,
 // path parameter of a `write` action, resolved; a path a real run refuses is
 // left out, its action fails), and whether an exec runs: git-tx keeps the
 // old bytes of untracked files there before anything changes them.
-git_tx::BatchPlan PlanBatch(const std::vector<core::Action>& actions, const core::PathPolicy& paths) {
+git_tx::BatchPlan PlanBatch(const std::vector<const core::Action*>& actions, const core::PathPolicy& paths) {
   git_tx::BatchPlan plan;
-  for (const core::Action& action : actions) {
+  for (const core::Action* a : actions) {
+    const core::Action& action = *a;
     const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
     if (def == nullptr) continue;
     if (def->executor == "exec") plan.has_exec = true;
@@ -118,6 +124,137 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
                                        " is not simulated; a real run would run it, and actions after it would "
                                        "see what it changes"));
   }
+}
+
+// One thing the answer asks for, in document order: an action to run, or a
+// CML task that could not be read (it fails its group where it stands).
+struct AnswerItem {
+  core::Action action;
+  std::string dialect;
+  int group_key = 0;       // the same for every item of one group
+  bool fail_fast = false;  // a CML <tasks> block
+  int task_number = 0;     // CML
+  bool invalid = false;
+  int line = 0;
+};
+
+struct ReadAnswerResult {
+  std::vector<AnswerItem> items;
+  std::vector<sham_action_parser::ActionParseError> errors;
+  std::vector<std::string> error_dialects;
+  std::vector<std::string> warnings;
+  int total_blocks = 0;
+};
+
+sham_action_parser::ActionParseError CmlErrorToParseError(const cml_parser::CmlError& e,
+                                                          const cml_parser::CmlBlock& block,
+                                                          absl::string_view text) {
+  sham_action_parser::ActionParseError out;
+  out.block_id = e.task_number > 0 ? absl::StrCat("task-", e.task_number) : absl::StrCat("block-", block.index);
+  out.error_type = e.code;
+  out.message = e.message;
+  out.block_start_line = e.task_number > 0 ? e.line : block.span.first_line;
+  constexpr size_t kMaxContent = 4096;
+  absl::string_view content = text.substr(block.span.begin, block.span.end - block.span.begin);
+  out.block_content = std::string(content.substr(0, kMaxContent));
+  out.fix = e.fix;
+  return out;
+}
+
+// Every block of every dialect, in document order. SHAM is read first; CML
+// is not looked for on a SHAM block's lines (a CML example in a heredoc is
+// content), and a SHAM block that starts inside a CML block (in its CDATA)
+// is content of that block, not a block.
+ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
+  ReadAnswerResult out;
+  sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input);
+  std::vector<cml_parser::LineRange> sham_lines;
+  for (const core::Action& a : sham.actions) {
+    sham_lines.push_back({a.metadata.start_line, std::max(a.metadata.start_line, a.metadata.end_line)});
+  }
+  for (const auto& e : sham.errors) {
+    if (e.block_start_line <= 0) continue;
+    const int lines = static_cast<int>(std::count(e.block_content.begin(), e.block_content.end(), '\n'));
+    sham_lines.push_back({e.block_start_line, e.block_start_line + lines});
+  }
+  cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines);
+  auto inside_cml = [&cml](int line) {
+    for (const cml_parser::CmlBlock& b : cml.blocks) {
+      if (b.span.first_line > line) break;
+      if (line <= b.span.last_line && line > b.span.first_line) return true;
+    }
+    return false;
+  };
+  int dropped = 0;
+  int key = 0;
+  for (core::Action& a : sham.actions) {
+    if (!cml.blocks.empty() && inside_cml(a.metadata.start_line)) {
+      ++dropped;
+      continue;
+    }
+    AnswerItem item;
+    item.line = a.metadata.start_line;
+    item.action = std::move(a);
+    item.dialect = "sham";
+    item.group_key = key++;
+    out.items.push_back(std::move(item));
+  }
+  std::vector<std::pair<sham_action_parser::ActionParseError, std::string>> errors;
+  for (auto& e : sham.errors) {
+    if (!cml.blocks.empty() && e.block_start_line > 0 && inside_cml(e.block_start_line)) continue;
+    errors.emplace_back(std::move(e), "sham");
+  }
+  for (cml_parser::CmlBlock& b : cml.blocks) {
+    const int group = key++;
+    for (cml_parser::Task& t : b.tasks) {
+      AnswerItem item;
+      item.line = t.line;
+      item.action = std::move(t.action);
+      item.dialect = "cml";
+      item.group_key = group;
+      item.fail_fast = b.is_tasks_block;
+      item.task_number = t.number;
+      out.items.push_back(std::move(item));
+    }
+    for (const cml_parser::CmlError& e : b.errors) {
+      errors.emplace_back(CmlErrorToParseError(e, b, text), "cml");
+      if (e.task_number == 0) continue;
+      AnswerItem item;
+      item.line = e.line;
+      item.dialect = "cml";
+      item.group_key = group;
+      item.fail_fast = b.is_tasks_block;
+      item.task_number = e.task_number;
+      item.invalid = true;
+      out.items.push_back(std::move(item));
+    }
+    for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
+  }
+  std::stable_sort(out.items.begin(), out.items.end(),
+                   [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; });
+  std::stable_sort(errors.begin(), errors.end(), [](const auto& a, const auto& b) {
+    return a.first.block_start_line < b.first.block_start_line;
+  });
+  for (auto& [e, d] : errors) {
+    out.errors.push_back(std::move(e));
+    out.error_dialects.push_back(std::move(d));
+  }
+  for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
+  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size());
+  return out;
+}
+
+// CML's <remove> deletes a directory with everything in it (the seeds);
+// the reader cannot know which the path is, so it is decided here, just
+// before the action runs, on the view the action would see.
+void ResolveCmlRemove(core::Action& action, const core::PathPolicy& paths, const fs_ops::FileStore& store) {
+  if (action.name != "file_delete" || !action.params.contains("path") || !action.params["path"].is_string()) return;
+  absl::StatusOr<std::string> resolved = core::ResolvePath(paths, action.params["path"].get<std::string>());
+  if (!resolved.ok()) return;  // the action reports it
+  struct stat st;
+  if (store.Lstat(*resolved, &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  action.name = "dir_delete";
+  action.params["recursive"] = true;
 }
 
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
@@ -203,21 +340,26 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = options_.protected_files;
 
-  sham_action_parser::ActionParseResult parsed = sham_action_parser::ParseShamResponse(llm_output, static_cast<size_t>(settings.max_input_bytes));
+  ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes));
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
+  result.parse_error_dialects = std::move(parsed.error_dialects);
   result.warnings = std::move(parsed.warnings);
+  std::vector<const core::Action*> runnable;
+  for (const AnswerItem& item : parsed.items) {
+    if (!item.invalid) runnable.push_back(&item.action);
+  }
 
   // Git and the lock wrap only real runs; a dry run touches nothing.
   std::optional<git_tx::RunLock> lock;
   std::unique_ptr<git_tx::BatchTransaction> tx;
-  if (!options_.dry_run && !parsed.actions.empty()) {
+  if (!options_.dry_run && !runnable.empty()) {
     absl::StatusOr<git_tx::RunLock> acquired =
         git_tx::RunLock::Acquire(ctx->paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
     absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
-        git_tx::BeginBatch(ctx->paths.working_root, MakeGitOptions(settings), PlanBatch(parsed.actions, ctx->paths));
+        git_tx::BeginBatch(ctx->paths.working_root, MakeGitOptions(settings), PlanBatch(runnable, ctx->paths));
     if (!begun.ok()) {
       return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
     }
@@ -231,7 +373,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // memory holds the budget, not every output (issue: 200 reads of one
   // 4.5 MB file once held 900 MB).
   int outputs = 0, writes = 0;
-  for (const core::Action& action : parsed.actions) {
+  for (const core::Action* a : runnable) {
+    const core::Action& action = *a;
     if (ShowsChange(action.name)) {
       ++writes;
     } else if (ProducesOutput(action.name)) {
@@ -261,7 +404,16 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // A dry run's view of the files: earlier actions' changes, in memory.
   fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
   int seq = 0;
-  for (core::Action& action : parsed.actions) {
+  std::map<int, int> group_index;   // group key -> group number in the answer
+  std::map<int, int> failed_group;  // fail_fast group key -> number of the task that failed
+  for (AnswerItem& item : parsed.items) {
+    core::Action& action = item.action;
+    const int group = group_index.emplace(item.group_key, static_cast<int>(group_index.size())).first->second;
+    if (item.invalid) {
+      // Reported with the parse errors; it stops the rest of its block.
+      if (item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
+      continue;
+    }
     ActionResult r;
     r.seq = ++seq;
     r.block_id = action.metadata.block_id;
@@ -269,10 +421,30 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     r.start_line = action.metadata.start_line;
     r.end_line = action.metadata.end_line;
     r.warnings = action.warnings;
+    r.dialect = item.dialect;
+    r.group = group;
+    r.group_policy = item.fail_fast ? "fail_fast" : "independent";
+    if (item.fail_fast) {
+      auto failed = failed_group.find(item.group_key);
+      if (failed != failed_group.end()) {
+        r.params = std::move(action.params);
+        r.error = absl::StrCat("not run: task ", failed->second, " failed (a <tasks> block stops at its first failure)");
+        r.data = core::Json{{"not_run", true}};
+        keep_params(r);
+        result.results.push_back(std::move(r));
+        continue;
+      }
+    }
+    if (item.dialect == "cml") {
+      ResolveCmlRemove(action, ctx->paths,
+                       options_.dry_run ? static_cast<const fs_ops::FileStore&>(dry_store) : fs_ops::DiskStore::Get());
+      r.action = action.name;
+    }
     if (options_.dry_run) {
       core::ExecContext dry_ctx = *ctx;
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
+      if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
       r.params = std::move(action.params);
       budget.Fit(r);
       keep_params(r);
@@ -303,6 +475,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     // Moved, not copied: a parameter can be a 50 MB file body.
     r.params = std::move(action.params);
     r.success = outcome.success;
+    if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
     r.error = std::move(outcome.error);
     r.data = std::move(outcome.data);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));

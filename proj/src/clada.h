@@ -35,6 +35,14 @@ struct ActionResult {
   std::vector<std::string> warnings;
   int start_line = 0;
   int end_line = 0;
+  // Which reader the action came from ("sham", "cml"), and its group: each
+  // SHAM block and each standalone CML task is a group of its own
+  // ("independent"); a CML <tasks> block is one "fail_fast" group, in which
+  // the first failure stops the rest ("not run: task N failed"). Groups are
+  // numbered from 0 in document order.
+  std::string dialect = "sham";
+  int group = 0;
+  std::string group_policy = "independent";
 };
 
 struct GitSummary {
@@ -52,6 +60,8 @@ struct ExecutionResult {
   bool dry_run = false;
   std::vector<ActionResult> results;
   std::vector<sham_action_parser::ActionParseError> parse_errors;
+  // The reader of each parse error ("sham", "cml"), aligned with parse_errors.
+  std::vector<std::string> parse_error_dialects;
   std::vector<std::string> warnings;  // batch-level (e.g. duplicate block ids)
   std::optional<std::string> fatal_error;
   GitSummary git;

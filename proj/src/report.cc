@@ -641,6 +641,10 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
     core::Json a;
     a["seq"] = r.seq;
     a["blockId"] = r.block_id;
+    a["dialect"] = r.dialect;
+    a["label"] = r.block_id;
+    a["group"] = r.group;
+    a["groupPolicy"] = r.group_policy;
     a["action"] = r.action;
     a["params"] = r.params;
     a["success"] = r.success;
@@ -651,7 +655,12 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
   }
   j["results"] = std::move(results);
   core::Json errors = core::Json::array();
-  for (const auto& e : result.parse_errors) errors.push_back(sham_action_parser::ActionParseErrorToJson(e));
+  for (size_t i = 0; i < result.parse_errors.size(); ++i) {
+    core::Json e = sham_action_parser::ActionParseErrorToJson(result.parse_errors[i]);
+    e["dialect"] = i < result.parse_error_dialects.size() ? result.parse_error_dialects[i] : "sham";
+    e["label"] = result.parse_errors[i].block_id;
+    errors.push_back(std::move(e));
+  }
   j["parseErrors"] = std::move(errors);
   if (!result.warnings.empty()) j["warnings"] = result.warnings;
   core::Json git;
