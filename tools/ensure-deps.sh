@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms
   g++ pkg-config git
+  # GNU diff and patch: the oracles of the unified-diff tests.
+  diffutils patch
   libabsl-dev nlohmann-json3-dev libgit2-dev libyaml-cpp-dev libre2-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev python3

@@ -346,9 +346,13 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   result.parse_error_dialects = std::move(parsed.error_dialects);
   result.warnings = std::move(parsed.warnings);
   std::vector<const core::Action*> runnable;
+  runnable.reserve(parsed.items.size());
   for (const AnswerItem& item : parsed.items) {
     if (!item.invalid) runnable.push_back(&item.action);
   }
+  // One result per action: reserved, so a batch of many blocks never holds
+  // two copies of its results while the vector grows.
+  result.results.reserve(runnable.size());
 
   // Git and the lock wrap only real runs; a dry run touches nothing.
   std::optional<git_tx::RunLock> lock;

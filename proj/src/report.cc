@@ -1,6 +1,7 @@
 #include "proj/src/report.h"
 
 #include <algorithm>
+#include <deque>
 #include <set>
 #include <utility>
 
@@ -219,6 +220,10 @@ struct OutputKind {
   int64_t first_line = 1;   // kFile: the file line of the text's first line
   std::string stream;       // kStream: "stdout" or "stderr"
   std::string summary;      // kResults: the counts of the whole batch
+  // kResults: lines and bytes already left out of the middle of the text
+  // before it reached FitText (ResultsSink), counted into the marker.
+  int64_t earlier_lines = 0;
+  int64_t earlier_bytes = 0;
 };
 
 std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
@@ -325,7 +330,8 @@ std::string FitText(std::string text, int64_t share, const OutputKind& kind) {
                           " left out here; to see them, run the code again with its output redirected to a "
                           "file and read the part you need with file_read_numbered]");
   } else {
-    marker = absl::StrCat("[results truncated: ", Plural(lines, "line", "lines"), " (", bytes,
+    marker = absl::StrCat("[results truncated: ", Plural(lines + kind.earlier_lines, "line", "lines"), " (",
+                          bytes + kind.earlier_bytes,
                           " bytes) left out here to keep the report within its budget; ", kind.summary,
                           "; send fewer actions per answer]");
   }
@@ -527,11 +533,64 @@ std::string EscapeControlCharacters(absl::string_view text) {
 
 int CountSkippedBlocks(const ExecutionResult& result) { return static_cast<int>(GroupSkipped(result).size()); }
 
-std::string FormatResultsSection(const ExecutionResult& result) {
-  std::string out = absl::StrCat(kResultsMarker, "\n");
-  if (result.fatal_error) AppendMultiline(out, "FATAL: ", *result.fatal_error);
-  if (result.dry_run) out += "(dry run: nothing was executed)\n";
+namespace {
+
+// The results section as it is built, entry by entry (an entry: an
+// action's lines, escaped, ending in '\n'). With `keep` > 0 it holds at most
+// about `keep` bytes of head and `keep` bytes of tail: the entries between
+// are counted, not kept, so a batch of a million blocks never holds its
+// whole section in memory. FitText then cuts what is kept to its share
+// (well inside head and tail) and counts the dropped middle in.
+class ResultsSink {
+ public:
+  explicit ResultsSink(int64_t keep) : keep_(keep) {}
+
+  void Add(const std::string& raw) {
+    std::string entry = EscapeControlCharacters(raw);
+    if (keep_ <= 0 || static_cast<int64_t>(head_.size()) < keep_) {
+      head_ += entry;
+      return;
+    }
+    tail_bytes_ += static_cast<int64_t>(entry.size());
+    tail_.push_back(std::move(entry));
+    while (tail_bytes_ > keep_ && tail_.size() > 1) {
+      const std::string& first = tail_.front();
+      dropped_bytes_ += static_cast<int64_t>(first.size());
+      dropped_lines_ += std::count(first.begin(), first.end(), '\n');
+      tail_bytes_ -= static_cast<int64_t>(first.size());
+      tail_.pop_front();
+    }
+  }
+
+  std::string Text() && {
+    std::string out = std::move(head_);
+    for (const std::string& e : tail_) out += e;
+    return out;
+  }
+  int64_t dropped_lines() const { return dropped_lines_; }
+  int64_t dropped_bytes() const { return dropped_bytes_; }
+
+ private:
+  int64_t keep_;
+  std::string head_;
+  std::deque<std::string> tail_;
+  int64_t tail_bytes_ = 0;
+  int64_t dropped_lines_ = 0;
+  int64_t dropped_bytes_ = 0;
+};
+
+std::string Multiline(absl::string_view head, absl::string_view text) {
+  std::string out;
+  AppendMultiline(out, head, text);
+  return out;
+}
+
+void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
+  sink.Add(absl::StrCat(kResultsMarker, "\n"));
+  if (result.fatal_error) sink.Add(Multiline("FATAL: ", *result.fatal_error));
+  if (result.dry_run) sink.Add("(dry run: nothing was executed)\n");
   for (const ActionResult& r : result.results) {
+    std::string out;
     std::string head = absl::StrCat(r.block_id, r.success ? " ✅ " : " ❌ ", r.action);
     std::string primary = PrimaryValue(r);
     if (!primary.empty()) absl::StrAppend(&head, " ", primary);
@@ -553,8 +612,10 @@ std::string FormatResultsSection(const ExecutionResult& result) {
       AppendMultiline(out, absl::StrCat(head, " - "), r.error);
     }
     for (const std::string& w : r.warnings) absl::StrAppend(&out, "    warning: ", w, "\n");
+    sink.Add(out);
   }
   for (const SkippedBlock& b : GroupSkipped(result)) {
+    std::string out;
     std::string head = absl::StrCat(b.block_id.empty() ? "?" : b.block_id, " ❌ ",
                                     b.action.empty() ? "block" : b.action, " (skipped, block at line ",
                                     b.start_line, ") - ");
@@ -567,28 +628,41 @@ std::string FormatResultsSection(const ExecutionResult& result) {
         AppendMultiline(out, "    ", msg);
       }
     }
+    sink.Add(out);
   }
   if (result.results.empty() && result.parse_errors.empty() && !result.fatal_error) {
-    out += "No action blocks found.\n";
+    sink.Add("No action blocks found.\n");
   }
-  for (const std::string& w : result.warnings) absl::StrAppend(&out, "warning: ", w, "\n");
+  for (const std::string& w : result.warnings) sink.Add(absl::StrCat("warning: ", w, "\n"));
   const GitSummary& git = result.git;
-  for (const std::string& note : git.notes) absl::StrAppend(&out, "git: ", note, "\n");
+  for (const std::string& note : git.notes) sink.Add(absl::StrCat("git: ", note, "\n"));
   if (git.snapshot_commit) {
-    absl::StrAppend(&out, "git: your uncommitted changes were saved first as ", ShortId(git.snapshot_commit),
-                    " [clada:pre]\n");
+    sink.Add(absl::StrCat("git: your uncommitted changes were saved first as ", ShortId(git.snapshot_commit),
+                          " [clada:pre]\n"));
   }
-  if (git.ai_commit) absl::StrAppend(&out, "git: changes committed as ", ShortId(git.ai_commit), "\n");
+  if (git.ai_commit) sink.Add(absl::StrCat("git: changes committed as ", ShortId(git.ai_commit), "\n"));
   if (!git.foreign_changes.empty()) {
-    absl::StrAppend(&out, "git: changed during the run by something else, left uncommitted: ",
-                    absl::StrJoin(git.foreign_changes, ", "), "\n");
+    sink.Add(absl::StrCat("git: changed during the run by something else, left uncommitted: ",
+                          absl::StrJoin(git.foreign_changes, ", "), "\n"));
   }
-  return EscapeControlCharacters(out);
+}
+
+}  // namespace
+
+std::string FormatResultsSection(const ExecutionResult& result) {
+  ResultsSink sink(0);
+  BuildResultsSection(result, sink);
+  return std::move(sink).Text();
 }
 
 std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
   const bool capped = budget_bytes > 0;
-  std::string out = FormatResultsSection(result);
+  // Twice the results' share, head and tail each: FitText's cut falls well
+  // inside what is kept.
+  ResultsSink sink(capped ? std::max<int64_t>(budget_bytes / 2, 64 * 1024) : 0);
+  BuildResultsSection(result, sink);
+  const int64_t dropped_lines = sink.dropped_lines(), dropped_bytes = sink.dropped_bytes();
+  std::string out = std::move(sink).Text();
   // The results get up to a quarter of the budget when the outputs need
   // the rest; a batch of thousands of actions shows its first and last.
   if (capped && static_cast<int64_t>(out.size()) > budget_bytes / 4) {
@@ -596,6 +670,8 @@ std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
     for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
     OutputKind kind;
     kind.kind = OutputKind::kResults;
+    kind.earlier_lines = dropped_lines;
+    kind.earlier_bytes = dropped_bytes;
     kind.summary = absl::StrCat(ok, " succeeded, ", failed, " failed, ", CountSkippedBlocks(result),
                                 " skipped in all");
     out = FitText(std::move(out), budget_bytes / 4, kind);

@@ -303,6 +303,40 @@ TEST(ReportBudget, FullOutputsKeepWhatFitsMaxOutput) {
             std::string::npos);
 }
 
+// Issue 17 #9: the results section of a huge batch is cut while it is
+// built (head and tail kept, the middle only counted); the marker still
+// counts exactly what the whole section would have had between them.
+TEST(ReportBudget, HugeResultsSectionIsCutWithExactCounts) {
+  ExecutionResult result;
+  for (int i = 0; i < 200000; ++i) {
+    ActionResult r;
+    r.seq = i + 1;
+    r.block_id = absl::StrCat("b", i);
+    r.action = "file_read";
+    r.params = {{"path", absl::StrCat("dir/file", i, ".txt")}};
+    r.success = i % 7 != 0;
+    if (!r.success) r.error = absl::StrCat("file_read: 'dir/file", i, ".txt' does not exist\nsecond line");
+    result.results.push_back(std::move(r));
+  }
+  const std::string full = FormatResultsSection(result);
+  const std::string report = FormatReport(result, 100 * 1024);
+  EXPECT_LT(report.size(), 100u * 1024);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(report, m, std::regex(R"(\[results truncated: (\d+) lines \((\d+) bytes\) left out)")))
+      << report.substr(0, 3000);
+  const size_t marker_at = static_cast<size_t>(m.position(0));
+  const size_t marker_end = report.find('\n', marker_at) + 1;
+  const std::string head = report.substr(0, marker_at);
+  const size_t end_of_results = report.find("=== END ===", marker_end);
+  ASSERT_NE(end_of_results, std::string::npos);
+  const std::string tail = report.substr(marker_end, end_of_results - marker_end);
+  ASSERT_TRUE(absl::StartsWith(full, head));
+  ASSERT_TRUE(absl::EndsWith(full, tail)) << tail.substr(0, 500);
+  const std::string middle = full.substr(head.size(), full.size() - head.size() - tail.size());
+  EXPECT_EQ(std::stoll(m[2]), static_cast<long long>(middle.size()));
+  EXPECT_EQ(std::stoll(m[1]), std::count(middle.begin(), middle.end(), '\n'));
+}
+
 TEST(Execute, RefusesInputOverLimit) {
   CladaOptions options;
   options.working_root = MakeTempDir();

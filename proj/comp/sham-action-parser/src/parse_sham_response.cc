@@ -480,6 +480,9 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
   }
 
   const ActionSchema& schema = LoadedSchema();
+  // At most one action per block: reserved, so many blocks never hold two
+  // copies of the actions while the vector grows.
+  result.actions.reserve(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     sham_parser::Block& block = blocks[order[k]];
     const std::optional<std::string> action_value =
