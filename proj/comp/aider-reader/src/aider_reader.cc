@@ -1,0 +1,365 @@
+#include "proj/comp/aider-reader/src/aider_reader.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace clada::aider_reader {
+namespace {
+
+// One line of the answer: its bytes with the break, and its text trimmed.
+struct Line {
+  size_t begin = 0, end = 0;
+  absl::string_view raw;      // with its line break
+  absl::string_view trimmed;  // without surrounding whitespace
+};
+
+std::vector<Line> SplitLines(absl::string_view text) {
+  std::vector<Line> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+    Line l;
+    l.begin = pos;
+    l.end = end;
+    l.raw = text.substr(pos, end - pos);
+    l.trimmed = absl::StripAsciiWhitespace(l.raw);
+    lines.push_back(l);
+    pos = end;
+  }
+  return lines;
+}
+
+// `c` repeated 5 to 9 times at the start of `s`; returns the count (0: not).
+size_t MarkerRun(absl::string_view s, char c) {
+  size_t n = 0;
+  while (n < s.size() && s[n] == c) ++n;
+  return n >= 5 && n <= 9 ? n : 0;
+}
+
+// `<<<<<<< SEARCH` (5-9 `<`, Aider also takes `SEARCH>`), on a trimmed line.
+bool IsHead(absl::string_view t) {
+  size_t n = MarkerRun(t, '<');
+  if (n == 0) return false;
+  absl::string_view rest = absl::StripLeadingAsciiWhitespace(t.substr(n));
+  if (!absl::ConsumePrefix(&rest, "SEARCH")) return false;
+  absl::ConsumePrefix(&rest, ">");
+  return rest.empty();
+}
+
+bool IsDivider(absl::string_view t) { return MarkerRun(t, '=') == t.size() && !t.empty(); }
+
+bool IsUpdated(absl::string_view t) {
+  size_t n = MarkerRun(t, '>');
+  if (n == 0) return false;
+  absl::string_view rest = absl::StripLeadingAsciiWhitespace(t.substr(n));
+  return rest == "REPLACE";
+}
+
+// Aider's shell fences: their content is a command to suggest, not an edit.
+bool IsShellFence(absl::string_view t) {
+  static const char* const kStarts[] = {"```bash", "```sh",   "```shell", "```cmd", "```batch", "```powershell",
+                                        "```ps1",  "```zsh",  "```fish",  "```ksh", "```csh",   "```tcsh"};
+  for (const char* s : kStarts) {
+    if (absl::StartsWith(t, s)) return true;
+  }
+  return false;
+}
+
+// A Markdown fence line (``` or ~~~) or Aider's XML-like fence (`<source>`).
+bool IsFenceLine(absl::string_view t) {
+  return absl::StartsWith(t, "```") || absl::StartsWith(t, "~~~") || absl::StartsWith(t, "<source") ||
+         absl::StartsWith(t, "</source");
+}
+
+bool HasPathMark(absl::string_view s) {
+  return s.find('.') != absl::string_view::npos || s.find('/') != absl::string_view::npos;
+}
+
+// Aider's strip_filename: the path a line names, cleaned of `#`, `*`,
+// backticks and a trailing colon (repeated until stable, so `**`a.py`**:`
+// is `a.py`); a fence line names one only as its info string with a `.` or
+// `/` (```` ```src/a.py ````). Prose (blanks and neither `.` nor `/`) names none.
+std::optional<std::string> StripFilename(absl::string_view line) {
+  absl::string_view s = absl::StripAsciiWhitespace(line);
+  if (s == "...") return std::nullopt;
+  if (absl::StartsWith(s, "```") || absl::StartsWith(s, "~~~") || absl::StartsWith(s, "<source>")) {
+    if (absl::StartsWith(s, "<source>")) {
+      s.remove_prefix(8);
+    } else {
+      char c = s[0];
+      while (!s.empty() && s[0] == c) s.remove_prefix(1);
+    }
+    s = absl::StripAsciiWhitespace(s);
+    if (!s.empty() && HasPathMark(s)) return std::string(s);
+    return std::nullopt;
+  }
+  for (;;) {
+    absl::string_view before = s;
+    while (!s.empty() && s.back() == ':') s.remove_suffix(1);
+    while (!s.empty() && s.front() == '#') s.remove_prefix(1);
+    s = absl::StripAsciiWhitespace(s);
+    while (!s.empty() && s.front() == '`') s.remove_prefix(1);
+    while (!s.empty() && s.back() == '`') s.remove_suffix(1);
+    while (!s.empty() && s.front() == '*') s.remove_prefix(1);
+    while (!s.empty() && s.back() == '*') s.remove_suffix(1);
+    if (s == before) break;
+  }
+  if (s.empty()) return std::nullopt;
+  bool blank = std::any_of(s.begin(), s.end(), [](char c) { return absl::ascii_isspace(c); });
+  if (blank && !HasPathMark(s)) return std::nullopt;
+  return std::string(s);
+}
+
+absl::string_view BaseName(absl::string_view p) {
+  size_t slash = p.find_last_of("/\\");
+  return slash == absl::string_view::npos ? p : p.substr(slash + 1);
+}
+
+SourceSpan Span(const std::vector<Line>& lines, size_t first, size_t last) {
+  SourceSpan s;
+  s.begin = lines[first].begin;
+  s.end = lines[last].end;
+  s.first_line = static_cast<int>(first) + 1;
+  s.last_line = static_cast<int>(last) + 1;
+  return s;
+}
+
+std::string Join(const std::vector<Line>& lines, size_t from, size_t to) {
+  std::string out;
+  for (size_t k = from; k < to; ++k) out.append(lines[k].raw.data(), lines[k].raw.size());
+  return out;
+}
+
+// A SEARCH that starts with a blank line, as a text to find, also matches
+// the end of any line before the lines meant, and the edit would join two
+// lines. Its leading blank lines are left out (and the REPLACE's when it
+// starts with one too), with a warning. Aider retries without one such line
+// when the text is not found.
+// Returns the warning, or "" when nothing was left out.
+std::string DropLeadingBlankLines(Edit* e) {
+  size_t cut = 0;
+  for (;;) {
+    size_t nl = e->search.find('\n', cut);
+    if (nl == std::string::npos || !absl::StripAsciiWhitespace(absl::string_view(e->search).substr(cut, nl - cut)).empty()) break;
+    cut = nl + 1;
+  }
+  if (cut == 0 || cut >= e->search.size()) return "";  // none, or a blank-only SEARCH (an append)
+  const int dropped = static_cast<int>(std::count(e->search.begin(), e->search.begin() + cut, '\n'));
+  e->search.erase(0, cut);
+  size_t rcut = 0;
+  for (int k = 0; k < dropped; ++k) {
+    size_t nl = e->replace.find('\n', rcut);
+    if (nl == std::string::npos || !absl::StripAsciiWhitespace(absl::string_view(e->replace).substr(rcut, nl - rcut)).empty()) break;
+    rcut = nl + 1;
+  }
+  e->replace.erase(0, rcut);
+  return absl::StrCat("the SEARCH of the block at line ", e->span.first_line, " starts with ", dropped,
+                      dropped == 1 ? " blank line" : " blank lines",
+                      ", left out (a blank line would also match the end of the line before)");
+}
+
+}  // namespace
+
+std::optional<std::string> FindFilename(const std::vector<std::string>& lines_before,
+                                        const std::vector<std::string>& known_paths, std::string* warning) {
+  std::vector<std::string> names;
+  int read = 0;
+  for (auto it = lines_before.rbegin(); it != lines_before.rend() && read < 3; ++it, ++read) {
+    if (std::optional<std::string> name = StripFilename(*it)) names.push_back(*name);
+    if (!IsFenceLine(absl::StripAsciiWhitespace(*it))) break;
+  }
+  if (names.empty()) return std::nullopt;
+  for (const std::string& n : names) {
+    if (std::find(known_paths.begin(), known_paths.end(), n) != known_paths.end()) return n;
+  }
+  for (const std::string& n : names) {
+    const std::string* only = nullptr;
+    int count = 0;
+    for (const std::string& k : known_paths) {
+      if (BaseName(k) == n) {
+        only = &k;
+        ++count;
+      }
+    }
+    if (count == 1) {
+      if (warning != nullptr) *warning = absl::StrCat("the path '", n, "' was read as ", *only, ", the one file of that name");
+      return *only;
+    }
+  }
+  for (const std::string& n : names) {
+    if (n.find('.') != std::string::npos) return n;
+  }
+  return names.front();
+}
+
+Blocks ReadBlocks(absl::string_view text) {
+  Blocks out;
+  const std::vector<Line> lines = SplitLines(text);
+  const size_t n = lines.size();
+  std::string current_path;
+  int number = 0;
+  size_t i = 0;
+  auto error = [&](std::string code, size_t head, size_t last, std::string message, std::string fix) {
+    ParseError e;
+    e.code = std::move(code);
+    e.line = static_cast<int>(head) + 1;
+    e.message = std::move(message);
+    e.fix = std::move(fix);
+    e.span = Span(lines, head, last);
+    out.errors.push_back(std::move(e));
+  };
+  while (i < n) {
+    const absl::string_view t = lines[i].trimmed;
+    if (IsShellFence(t)) {
+      bool next_is_block = (i + 1 < n && IsHead(lines[i + 1].trimmed)) || (i + 2 < n && IsHead(lines[i + 2].trimmed));
+      if (!next_is_block) {
+        size_t start = i++;
+        while (i < n && !absl::StartsWith(lines[i].trimmed, "```")) ++i;
+        ShellBlock sb;
+        sb.text = Join(lines, start + 1, i);
+        sb.span = Span(lines, start, i < n ? i : n - 1);
+        out.shell.push_back(std::move(sb));
+        if (i < n) ++i;
+        continue;
+      }
+    }
+    if (!IsHead(t)) {
+      ++i;
+      continue;
+    }
+    const size_t head = i;
+    ++number;
+    std::vector<std::string> before;
+    for (size_t k = head >= 3 ? head - 3 : 0; k < head; ++k) before.emplace_back(lines[k].raw);
+    std::optional<std::string> path = FindFilename(before);
+    int path_line = 0;
+    if (path) {
+      for (size_t k = head; k-- > (head >= 3 ? head - 3 : 0);) {
+        if (StripFilename(lines[k].raw) == path) {
+          path_line = static_cast<int>(k) + 1;
+          break;
+        }
+      }
+    }
+    // SEARCH: up to `=======`; a new block's opener or a REPLACE marker first is an error.
+    size_t k = head + 1;
+    while (k < n && !IsDivider(lines[k].trimmed) && !IsHead(lines[k].trimmed) && !IsUpdated(lines[k].trimmed)) ++k;
+    if (k >= n || !IsDivider(lines[k].trimmed)) {
+      const bool at_end = k >= n;
+      const bool at_updated = !at_end && IsUpdated(lines[k].trimmed);
+      error("missing_divider", head, at_end ? n - 1 : (at_updated ? k : k - 1),
+            absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has no ======= before ",
+                         at_end ? "the end of the answer" : absl::StrCat("line ", k + 1)),
+            "write ======= on a line of its own between the SEARCH lines and the REPLACE lines, and end the "
+            "block with >>>>>>> REPLACE");
+      i = at_updated ? k + 1 : k;
+      continue;
+    }
+    const size_t divider = k;
+    k = divider + 1;
+    while (k < n && !IsUpdated(lines[k].trimmed) && !IsDivider(lines[k].trimmed) && !IsHead(lines[k].trimmed)) ++k;
+    if (k >= n || IsHead(lines[k].trimmed)) {
+      const bool at_end = k >= n;
+      error("missing_replace_marker", head, at_end ? n - 1 : k - 1,
+            absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has no >>>>>>> REPLACE before ",
+                         at_end ? "the end of the answer" : absl::StrCat("line ", k + 1)),
+            "end the block with >>>>>>> REPLACE on a line of its own after the REPLACE lines");
+      i = k;
+      continue;
+    }
+    std::vector<std::string> warnings;
+    size_t replace_end = k;  // the REPLACE lines are [divider + 1, replace_end)
+    if (IsDivider(lines[k].trimmed)) {
+      // A second `=======`: right before `>>>>>>> REPLACE` (blank lines
+      // between) it is a slip, read as Aider reads it; else what the block
+      // replaces with is unclear.
+      size_t next = k + 1;
+      while (next < n && lines[next].trimmed.empty()) ++next;
+      if (next < n && IsUpdated(lines[next].trimmed)) {
+        warnings.push_back(absl::StrCat("line ", k + 1, ": a second ======= right before >>>>>>> REPLACE was ignored"));
+        k = next;
+      } else {
+        size_t end = k + 1;
+        while (end < n && !IsUpdated(lines[end].trimmed) && !IsHead(lines[end].trimmed)) ++end;
+        const size_t last = end < n && IsUpdated(lines[end].trimmed) ? end : end - 1;
+        error("extra_divider", head, last,
+              absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has a second ======= at line ", k + 1),
+              "a block has one =======: SEARCH lines, =======, REPLACE lines, >>>>>>> REPLACE; split it into two "
+              "blocks");
+        i = last + 1;
+        continue;
+      }
+    }
+    const size_t updated = k;
+    if (!path) {
+      if (current_path.empty()) {
+        error("missing_path", head, updated,
+              absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " names no file"),
+              "write the file's path alone on the line before the block (or before its opening ```)");
+        i = updated + 1;
+        continue;
+      }
+      path = current_path;
+    }
+    current_path = *path;
+    Edit e;
+    e.number = number;
+    e.path = *path;
+    e.search = Join(lines, head + 1, divider);
+    e.replace = Join(lines, divider + 1, replace_end);
+    e.warnings = std::move(warnings);
+    e.span = Span(lines, head, updated);
+    e.path_line = path_line;
+    out.edits.push_back(std::move(e));
+    i = updated + 1;
+  }
+  return out;
+}
+
+std::vector<SourceSpan> FindBlocks(absl::string_view text) {
+  Blocks b = ReadBlocks(text);
+  std::vector<SourceSpan> spans;
+  for (const Edit& e : b.edits) spans.push_back(e.span);
+  for (const ParseError& e : b.errors) spans.push_back(e.span);
+  std::sort(spans.begin(), spans.end(), [](const SourceSpan& a, const SourceSpan& b) { return a.begin < b.begin; });
+  return spans;
+}
+
+core::Action ToAction(const Edit& written) {
+  core::Action a;
+  Edit edit = written;
+  const std::string dropped = DropLeadingBlankLines(&edit);
+  const bool empty_search = absl::StripAsciiWhitespace(edit.search).empty();
+  if (empty_search) {
+    a.name = "file_append";
+    a.params["path"] = edit.path;
+    a.params["content"] = edit.replace;
+    a.line_params.push_back("content");
+  } else {
+    a.name = "file_replace_text";
+    a.params["path"] = edit.path;
+    a.params["old_text"] = edit.search;
+    a.params["new_text"] = edit.replace;
+  }
+  a.metadata.block_id = absl::StrCat("sr-", edit.number);
+  a.metadata.start_line = edit.span.first_line;
+  a.metadata.end_line = edit.span.last_line;
+  a.warnings = edit.warnings;
+  if (!dropped.empty()) a.warnings.push_back(dropped);
+  return a;
+}
+
+std::vector<core::Action> ToActions(const Blocks& blocks) {
+  std::vector<core::Action> actions;
+  actions.reserve(blocks.edits.size());
+  for (const Edit& e : blocks.edits) actions.push_back(ToAction(e));
+  return actions;
+}
+
+}  // namespace clada::aider_reader

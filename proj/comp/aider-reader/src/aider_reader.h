@@ -1,0 +1,98 @@
+// Reads Aider's SEARCH/REPLACE blocks out of an LLM's answer:
+//
+//   src/app.py
+//   ```python
+//   <<<<<<< SEARCH
+//   def greet():
+//   =======
+//   def greet(name):
+//   >>>>>>> REPLACE
+//   ```
+//
+// Example:
+//   clada::aider_reader::Blocks b = clada::aider_reader::ReadBlocks(answer);
+//   for (const clada::core::Action& a : clada::aider_reader::ToActions(b)) Run(a);
+//   for (const auto& e : b.errors) Report(e.line, e.message, e.fix);
+#ifndef CLADA_PROJ_COMP_AIDER_READER_SRC_AIDER_READER_H_
+#define CLADA_PROJ_COMP_AIDER_READER_SRC_AIDER_READER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/core/src/action.h"
+
+namespace clada::aider_reader {
+
+// Bytes [begin, end) of the answer (line boundaries, the last line's break
+// included) and the 1-based lines they cover.
+struct SourceSpan {
+  size_t begin = 0, end = 0;
+  int first_line = 0, last_line = 0;
+};
+
+// One SEARCH/REPLACE block. `search` and `replace` are the lines between the
+// markers exactly as written (each with its own line break), as Aider
+// extracts them. An empty (or blank-only) `search` creates or appends.
+struct Edit {
+  int number = 0;           // 1-based, across the answer's edits
+  std::string path;
+  std::string search;
+  std::string replace;
+  SourceSpan span;          // `<<<<<<< SEARCH` through `>>>>>>> REPLACE`
+  int path_line = 0;        // where the path was written; 0: reused from the block before
+  std::vector<std::string> warnings;
+};
+
+// A shell-language fence (```bash, ```sh, ...): never an edit, never run.
+struct ShellBlock {
+  std::string text;         // the lines inside the fence
+  SourceSpan span;
+};
+
+// A block that could not be read. Codes: `missing_path` (no path before the
+// first block), `missing_divider` (no `=======` before the next block or the
+// end), `missing_replace_marker` (no `>>>>>>> REPLACE`), `extra_divider` (a
+// second `=======` in one block).
+struct ParseError {
+  std::string code;
+  int line = 0;             // the block's `<<<<<<< SEARCH` line
+  std::string message;
+  std::string fix;
+  SourceSpan span;          // the lines the error covers (not read again)
+};
+
+struct Blocks {
+  std::vector<Edit> edits;      // in answer order
+  std::vector<ShellBlock> shell;
+  std::vector<ParseError> errors;
+};
+
+// Every block of `text`. Never fails, never throws: a malformed block is a
+// ParseError and the blocks after it are still read.
+Blocks ReadBlocks(absl::string_view text);
+
+// The spans of ReadBlocks(text)'s edits and errors, in order (for a segmenter).
+std::vector<SourceSpan> FindBlocks(absl::string_view text);
+
+// The path named by the lines just before a `<<<<<<< SEARCH` (oldest first,
+// at most the last three are read), as Aider's find_filename without fuzzy
+// matching: the line right before, and further back only across fence lines.
+// With `known_paths`, a candidate equal to one wins, else a candidate that is
+// the file name of exactly one known path resolves to it (`warning` says so).
+// nullopt when no line names a path.
+std::optional<std::string> FindFilename(const std::vector<std::string>& lines_before,
+                                        const std::vector<std::string>& known_paths = {},
+                                        std::string* warning = nullptr);
+
+// One action per edit, in order: `file_replace_text` (path, old_text,
+// new_text as written) or, for an empty SEARCH, `file_append` (content as
+// lines; it creates a missing file). metadata: block_id `sr-N`, the block's
+// lines; the edit's warnings.
+std::vector<core::Action> ToActions(const Blocks& blocks);
+core::Action ToAction(const Edit& edit);
+
+}  // namespace clada::aider_reader
+
+#endif  // CLADA_PROJ_COMP_AIDER_READER_SRC_AIDER_READER_H_

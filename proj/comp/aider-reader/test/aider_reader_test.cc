@@ -1,0 +1,122 @@
+// Runs test-data/aider_reader.json: each case's text is read and the edits
+// (path, SEARCH, REPLACE, lines), shell fences, errors and actions compared.
+#include "proj/comp/aider-reader/src/aider_reader.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace clada::aider_reader {
+namespace {
+
+using nlohmann::json;
+
+std::vector<json> LoadCases() {
+  std::ifstream in("proj/comp/aider-reader/test-data/aider_reader.json");
+  EXPECT_TRUE(in.good()) << "cannot open test-data/aider_reader.json";
+  if (!in.good()) return {};
+  return json::parse(in).at("cases").get<std::vector<json>>();
+}
+
+void ExpectContains(const std::string& haystack, const json& parts, const std::string& what) {
+  for (const json& p : parts) {
+    EXPECT_TRUE(absl::StrContains(haystack, p.get<std::string>()))
+        << what << " lacks '" << p.get<std::string>() << "':\n" << haystack;
+  }
+}
+
+class ReaderCases : public ::testing::TestWithParam<json> {};
+
+TEST_P(ReaderCases, Reads) {
+  const json& c = GetParam();
+  const std::string text = c.at("text").get<std::string>();
+  const Blocks b = ReadBlocks(text);
+
+  const json edits = c.value("edits", json::array());
+  ASSERT_EQ(b.edits.size(), edits.size()) << (b.errors.empty() ? "" : b.errors[0].message);
+  for (size_t k = 0; k < edits.size(); ++k) {
+    const Edit& got = b.edits[k];
+    const json& e = edits[k];
+    EXPECT_EQ(got.path, e.at("path").get<std::string>());
+    EXPECT_EQ(got.search, e.at("search").get<std::string>());
+    EXPECT_EQ(got.replace, e.at("replace").get<std::string>());
+    if (e.contains("lines")) {
+      EXPECT_EQ(got.span.first_line, e["lines"][0].get<int>());
+      EXPECT_EQ(got.span.last_line, e["lines"][1].get<int>());
+    }
+    if (e.contains("path_line")) EXPECT_EQ(got.path_line, e["path_line"].get<int>());
+  }
+
+  const json errors = c.value("errors", json::array());
+  ASSERT_EQ(b.errors.size(), errors.size()) << (b.errors.empty() ? "" : b.errors[0].message);
+  for (size_t k = 0; k < errors.size(); ++k) {
+    const ParseError& got = b.errors[k];
+    EXPECT_EQ(got.code, errors[k].at("code").get<std::string>());
+    EXPECT_EQ(got.line, errors[k].at("line").get<int>());
+    EXPECT_EQ(got.span.first_line, got.line);
+    EXPECT_FALSE(got.message.empty());
+    EXPECT_FALSE(got.fix.empty());
+    ExpectContains(got.message, errors[k].value("message_contains", json::array()), "message");
+    ExpectContains(got.fix, errors[k].value("fix_contains", json::array()), "fix");
+  }
+
+  std::vector<std::string> shell;
+  for (const ShellBlock& s : b.shell) shell.push_back(s.text);
+  EXPECT_EQ(shell, c.value("shell", std::vector<std::string>{}));
+
+  // Spans: line boundaries, in order, as FindBlocks gives them.
+  const std::vector<SourceSpan> spans = FindBlocks(text);
+  ASSERT_EQ(spans.size(), b.edits.size() + b.errors.size());
+  size_t previous_end = 0;
+  for (const SourceSpan& s : spans) {
+    EXPECT_LE(previous_end, s.begin);
+    EXPECT_TRUE(s.begin == 0 || text[s.begin - 1] == '\n');
+    EXPECT_TRUE(s.end == text.size() || text[s.end - 1] == '\n');
+    EXPECT_EQ(std::count(text.begin(), text.begin() + s.begin, '\n') + 1, s.first_line);
+    previous_end = s.end;
+  }
+
+  if (!c.contains("actions")) return;
+  const std::vector<core::Action> actions = ToActions(b);
+  ASSERT_EQ(actions.size(), c["actions"].size());
+  for (size_t k = 0; k < actions.size(); ++k) {
+    const json& e = c["actions"][k];
+    EXPECT_EQ(actions[k].name, e.at("name").get<std::string>());
+    if (e.contains("block_id")) EXPECT_EQ(actions[k].metadata.block_id, e["block_id"].get<std::string>());
+    EXPECT_EQ(actions[k].metadata.start_line, b.edits[k].span.first_line);
+    EXPECT_EQ(actions[k].metadata.end_line, b.edits[k].span.last_line);
+    if (e.contains("params")) EXPECT_EQ(json::parse(actions[k].params.dump()), e["params"]);
+    if (e.contains("line_params")) EXPECT_EQ(actions[k].line_params, e["line_params"].get<std::vector<std::string>>());
+    const std::string warnings = absl::StrJoin(actions[k].warnings, "\n");
+    if (e.contains("warnings_contain")) {
+      ExpectContains(warnings, e["warnings_contain"], "warnings");
+    } else {
+      EXPECT_TRUE(warnings.empty()) << warnings;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<json>& info) {
+                           return info.param.at("name").get<std::string>();
+                         });
+
+// Odd inputs: no crash, spans inside the text.
+TEST(AiderReader, OddInputs) {
+  const std::string texts[] = {"", "\n", "<<<<<<< SEARCH", "a\n<<<<<<< SEARCH\n=======", "```bash",
+                               "```sh\n<<<<<<< SEARCH\n", "=======\n>>>>>>> REPLACE\n", "\r\n\r\n"};
+  for (const std::string& t : texts) {
+    for (const SourceSpan& s : FindBlocks(t)) {
+      EXPECT_LE(s.begin, s.end) << t;
+      EXPECT_LE(s.end, t.size()) << t;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clada::aider_reader
