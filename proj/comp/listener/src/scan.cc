@@ -14,11 +14,17 @@
 #include "absl/strings/strip.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
 
 namespace clada::listener {
 namespace internal {
 namespace {
+
+// The run text's last line when FILE is not quoted as a whole but every
+// block passed is (see BuildRunText).
+constexpr absl::string_view kNotQuotedLine =
+    "(clada listen: the listened file is not quoted as a whole)";
 
 // End-marker prefixes of the three dialects.
 constexpr absl::string_view kEndPrefixes[] = {"#!END_SHAM_", "#!END_NESL_",
@@ -107,16 +113,22 @@ std::string EscapeSummaryLine(absl::string_view line) {
 
 namespace {
 
-// The blocks of `text` as the grammar parser finds them, the parser run the
-// same way as for a run (one truth: a block's lines, and so its key, are
-// what clada will parse). A header the parser refuses (no readable ID) is a
-// block too, so that its error is reported: from the header to the next
-// end marker, or unclosed up to the next `#!` line.
-std::vector<Extent> ParsedExtents(absl::string_view text,
-                                  const std::vector<Line>& lines) {
+// The blocks of `text` as a run finds them: the grammar parser reading the
+// text through the run's tolerance of chat noise (one truth: a block's
+// lines, and so its key, are what clada will parse). A block quoted with '>'
+// is a block whether or not the text is quoted as a whole: the run it is
+// passed to runs it or reports it. A header the parser refuses (no
+// readable ID) is a block too, so that its error is reported: from the
+// header to the next end marker, or unclosed up to the next `#!` line.
+std::vector<Extent> ParsedExtents(absl::string_view text) {
   std::vector<Extent> extents;
+  if (text.empty()) return extents;
+  // Line for line: the tolerant reading keeps every line where it is.
+  const std::string read = sham_action_parser::TolerantReading(text, /*read_quoted_blocks=*/true);
+  const std::vector<Line> lines = SplitLines(read);
   if (lines.empty()) return extents;
-  const sham_parser::ParseResult parsed = sham_parser::ParseBlocks(text);
+  const sham_parser::ParseResult parsed =
+      sham_parser::ParseBlocks(read, std::max(sham_parser::kMaxInputBytes, read.size()));
   const size_t last_index = lines.size() - 1;
   for (const sham_parser::Block& b : parsed.blocks) {
     Extent e;
@@ -175,7 +187,7 @@ ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines) {
 
   // Results sections: a results marker outside every block, through the
   // next END marker.
-  std::vector<Extent> extents = ParsedExtents(text, lines);
+  std::vector<Extent> extents = ParsedExtents(text);
   bool any_section = false;
   size_t k = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -203,7 +215,7 @@ ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines) {
         without.push_back('\n');
       }
     }
-    extents = ParsedExtents(without, lines);
+    extents = ParsedExtents(without);
   }
 
   for (const Extent& e : extents) {
@@ -286,6 +298,14 @@ std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedB
     } else {
       out += '\n';
     }
+  }
+  // A run runs the blocks of a text quoted with '>' only when the whole text
+  // is quoted. The run text drops FILE's prose, so it says when FILE is not:
+  // a quoted block in an unquoted FILE is then reported, not run, as by
+  // `clada run FILE`.
+  if (!out.empty() && sham_action_parser::QuotedAsAWhole(out) &&
+      !sham_action_parser::QuotedAsAWhole(StripResultsSections(file_text))) {
+    absl::StrAppend(&out, internal::kNotQuotedLine, "\n");
   }
   return out;
 }

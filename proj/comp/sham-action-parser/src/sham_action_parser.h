@@ -66,6 +66,20 @@ struct ActionParseResult {
 ActionParseResult ParseShamResponse(absl::string_view text,
                                     size_t max_input_bytes = sham_parser::kMaxInputBytes);
 
+// The text sham_parser::ParseBlocks reads for `text` in ParseShamResponse:
+// the chat noise whose meaning is plain read line for line (line numbers
+// and line terminators kept), so that a caller finds the blocks, and their
+// lines, that a run finds. With `read_quoted_blocks`, a block quoted with
+// '>' is read without its quote marks even when the text is not quoted as a
+// whole (ParseShamResponse then reports it as quoted, not run). `text`
+// itself when there is nothing to read differently.
+std::string TolerantReading(absl::string_view text, bool read_quoted_blocks = false);
+
+// True when every non-blank line of `text` starts with '>' (after blanks,
+// no-break and zero-width spaces): ParseShamResponse then runs the blocks
+// quoted in it.
+bool QuotedAsAWhole(absl::string_view text);
+
 // Checks the action-level rules: `action` present, known to `schema`, runnable
 // from an LLM answer, and every required parameter present. Returns that
 // action's definition (owned by `schema`). InvalidArgument whose message lists

@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-action-parser/src/text_util.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
 
@@ -273,7 +274,8 @@ std::string Shown(absl::string_view s) { return QuoteForMessage(s, 60); }
 
 class Scanner {
  public:
-  explicit Scanner(absl::string_view text) : text_(text) {
+  Scanner(absl::string_view text, bool read_quoted_blocks)
+      : text_(text), read_quoted_blocks_(read_quoted_blocks) {
     starts_.reserve(1 + static_cast<size_t>(
                             std::count(text_.begin(), text_.end(), '\n')));
     starts_.push_back(0);
@@ -283,7 +285,7 @@ class Scanner {
   }
 
   ToleratedText Run() && {
-    whole_quoted_ = WholeAnswerQuoted();
+    whole_quoted_ = read_quoted_blocks_ || WholeAnswerQuoted();
     size_t i = 0;
     while (i < line_count()) {
       std::optional<HeaderLine> h = ReadHeader(Line(i));
@@ -324,6 +326,17 @@ class Scanner {
   }
 
   bool WholeAnswerQuoted() const {
+    return QuotedAsAWhole(text_);
+  }
+
+ public:
+  static bool QuotedAsAWhole(absl::string_view text) {
+    Scanner s(text, false);
+    return s.AllLinesQuoted();
+  }
+
+ private:
+  bool AllLinesQuoted() const {
     bool any = false;
     for (size_t i = 0; i < line_count(); ++i) {
       absl::string_view t = TrimBlank(Line(i));
@@ -849,6 +862,7 @@ class Scanner {
   }
 
   absl::string_view text_;
+  bool read_quoted_blocks_ = false;
   std::vector<size_t> starts_;  // of each line
   // Line index -> its new content (without the line terminator).
   absl::flat_hash_map<size_t, std::string> replaced_;
@@ -904,12 +918,27 @@ std::string FirstLookalike(absl::string_view line, size_t from) {
   return "";
 }
 
-ToleratedText TolerateChatNoise(absl::string_view answer) {
+ToleratedText TolerateChatNoise(absl::string_view answer,
+                                bool read_quoted_blocks) {
   // No "#!": no header, nothing to read.
   if (answer.size() > sham_parser::kMaxInputBytes ||
       answer.find("#!") == kNpos)
     return ToleratedText{};
-  return Scanner(answer).Run();
+  return Scanner(answer, read_quoted_blocks).Run();
 }
 
 }  // namespace clada::sham_action_parser::internal
+
+namespace clada::sham_action_parser {
+
+std::string TolerantReading(absl::string_view answer, bool read_quoted_blocks) {
+  internal::ToleratedText t =
+      internal::TolerateChatNoise(answer, read_quoted_blocks);
+  return t.changed ? std::move(t.text) : std::string(answer);
+}
+
+bool QuotedAsAWhole(absl::string_view answer) {
+  return internal::Scanner::QuotedAsAWhole(answer);
+}
+
+}  // namespace clada::sham_action_parser

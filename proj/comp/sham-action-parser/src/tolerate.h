@@ -55,7 +55,10 @@ struct ToleratedText {
 };
 
 // Reads `answer` as described above. Linear in its size; never fails.
-ToleratedText TolerateChatNoise(absl::string_view answer);
+// With `read_quoted_blocks`, a block quoted with '>' is read like one in an
+// answer quoted as a whole (TolerantReading).
+ToleratedText TolerateChatNoise(absl::string_view answer,
+                                bool read_quoted_blocks = false);
 
 // "U+201C (left double quotation mark)" for the characters this pass and
 // its error fixes name; "U+XXXX" for others.
