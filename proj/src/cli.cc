@@ -63,7 +63,10 @@ Commands:
   listen FILE [--debounce MS]
                         watch FILE; run each newly pasted block, write the
                         results to the top of FILE and the full report to
-                        .clada-output-latest.txt beside it (Ctrl-C stops)
+                        .clada-output-latest.txt beside it (Ctrl-C stops);
+                        a block saved again is not run again, the top of
+                        FILE says so under a box '[ ] run again': to run it
+                        again (after clada undo), write x in the box, save
 
 Flags (override .clada/config.yaml in the working root). A flag means the
 same before the command as after it; a flag the command cannot honour is a

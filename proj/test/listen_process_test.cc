@@ -271,6 +271,19 @@ class ListenProcessTest : public ::testing::TestWithParam<Json> {
     } else if (step.contains("expectOutputContains")) {
       EXPECT_TRUE(absl::StrContains(ReadAll(output), step.at("expectOutputContains").get<std::string>()))
           << ReadAll(output);
+    } else if (step.contains("waitSummary")) {  // a write-back that ran nothing (an acknowledgement)
+      const std::string want = step.at("waitSummary").get<std::string>();
+      ASSERT_TRUE(WaitFor([&] { return absl::StrContains(TopSection(ReadAll(file_)), want); }))
+          << "the top of FILE never said '" << want << "':\n"
+          << ReadAll(file_) << "\nstderr:\n"
+          << Stderr();
+    } else if (step.contains("edit")) {  // [from, to]: the person edits FILE in place and saves
+      std::string text = ReadAll(file_);
+      const std::string from = step.at("edit")[0].get<std::string>();
+      const size_t at = text.find(from);
+      ASSERT_NE(at, std::string::npos) << "no '" << from << "' in:\n" << text;
+      text.replace(at, from.size(), step.at("edit")[1].get<std::string>());
+      Save(text, "truncate");
     } else if (step.contains("expectSummaryHead")) {
       const std::string head = SummaryHead(ReadAll(file_));
       EXPECT_TRUE(absl::StrContains(head, step.at("expectSummaryHead").get<std::string>())) << head;

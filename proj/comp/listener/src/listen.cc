@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -35,6 +39,12 @@ constexpr int kMaxPollMs = 100;  // should_stop is checked at least this often
 constexpr absl::Duration kUnclosedGrace = absl::Milliseconds(300);
 constexpr int64_t kMaxFileBytes = 50 * 1024 * 1024;  // the block parser's input limit
 constexpr size_t kMaxIdsInLog = 8;
+// The box of an acknowledgement (a save that held only blocks already run):
+// the person writes x in it and saves to run those blocks again. Only in
+// FILE's summary, never in the report the LLM reads.
+constexpr absl::string_view kRunAgainBox = "[ ] run again";
+constexpr absl::string_view kRunAgainHow =
+    " (to run these blocks again, e.g. after clada undo: write x between the brackets and save)";
 constexpr uint32_t kTriggerEvents = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE;
 constexpr uint32_t kWatchMask = kTriggerEvents | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
@@ -60,6 +70,43 @@ std::string ClockTime() { return absl::FormatTime("%H:%M:%S", absl::Now(), absl:
 
 std::string Plural(size_t n, absl::string_view word) { return absl::StrCat(n, " ", word, n == 1 ? "" : "s"); }
 
+// Occurrences of each key.
+absl::flat_hash_map<std::string, int> CountKeys(const std::vector<ScannedBlock>& blocks) {
+  absl::flat_hash_map<std::string, int> counts;
+  for (const ScannedBlock& b : blocks) ++counts[b.key];
+  return counts;
+}
+
+// The lines of the listener's own section at the top of `text` (as
+// InsertSummary finds it: after blank lines, the exact marker line, a line
+// starting with kSummaryPrefix, through the next exact END line); nullopt
+// when the top holds none.
+std::optional<std::vector<internal::Line>> OwnTopSection(absl::string_view text) {
+  std::vector<internal::Line> lines = internal::SplitLines(text);
+  size_t i = 0;
+  while (i < lines.size() && absl::StripAsciiWhitespace(lines[i].content).empty()) ++i;
+  if (i + 1 >= lines.size() || !internal::IsMarkerLine(lines[i], kResultsMarker) ||
+      !absl::StartsWith(lines[i + 1].content, kSummaryPrefix))
+    return std::nullopt;
+  for (size_t j = i + 2; j < lines.size(); ++j) {
+    if (internal::IsMarkerLine(lines[j], kEndMarker)) {
+      return std::vector<internal::Line>(lines.begin() + i, lines.begin() + j + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+// True when the person wrote x in the run-again box of the section at the top.
+bool RunAgainTicked(absl::string_view text) {
+  std::optional<std::vector<internal::Line>> section = OwnTopSection(text);
+  if (!section) return false;
+  for (const internal::Line& line : *section) {
+    absl::string_view t = absl::StripAsciiWhitespace(line.content);
+    if (absl::StartsWith(t, "[x] run again") || absl::StartsWith(t, "[X] run again")) return true;
+  }
+  return false;
+}
+
 // What one read of the inotify fd said about FILE.
 struct Events {
   bool saved = false;     // a completed save (close-after-write, rename onto, create)
@@ -84,6 +131,10 @@ class Listener {
   // unclosed block should get more time. Errors are fatal to Listen.
   absl::Status Process(std::optional<absl::Time>* recheck_at);
   void WriteBack(const RunReport& report, size_t blocks_given);
+  // Tells at the top of FILE (only there) that `again` were run before.
+  void Acknowledge(const std::vector<ScannedBlock>& again);
+  // Puts a section of the listener's at the top of FILE, nothing else.
+  void WriteNote(const std::string& first_line, const std::string& body);
   std::vector<ScannedBlock> NewBlocks(const std::vector<ScannedBlock>& all) const;
   void Log(absl::string_view line) {
     if (options_.log != nullptr) *options_.log << line << std::endl;
@@ -107,6 +158,13 @@ class Listener {
   // write-back shows them first. Empty otherwise.
   std::vector<internal::ShownRun> unseen_;
   size_t unseen_left_out_ = 0;  // older unseen runs dropped past kMaxRunsShown
+  // Key -> when this listener last ran it (memory only).
+  absl::flat_hash_map<std::string, absl::Time> ran_at_;
+  // Occurrences of each key in FILE as last read or written: a save that
+  // adds a copy of a block already run is a re-paste.
+  absl::flat_hash_map<std::string, int> last_counts_;
+  // The keys the last acknowledgement offered to run again.
+  std::vector<std::string> rerun_keys_;
 };
 
 absl::Status Listener::Setup() {
@@ -186,7 +244,9 @@ absl::Status Listener::Setup() {
   std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
   if (text.ok()) {
-    std::vector<ScannedBlock> unrun = NewBlocks(ScanBlocks(*text));
+    const std::vector<ScannedBlock> all = ScanBlocks(*text);
+    last_counts_ = CountKeys(all);
+    std::vector<ScannedBlock> unrun = NewBlocks(all);
     if (!state_.HasListenedTo(file_)) {
       // First start on FILE: what is in it is an old chat, not a paste to run.
       for (const ScannedBlock& b : unrun) state_.MarkRun(b.key);
@@ -291,25 +351,61 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
 
   std::vector<ScannedBlock> all = ScanBlocks(*text);
   std::vector<ScannedBlock> fresh = NewBlocks(all);
+  absl::flat_hash_map<std::string, int> counts = CountKeys(all);
+  bool run_again = false;
+  if (fresh.empty() && RunAgainTicked(*text)) {
+    // The person asked to run the blocks the acknowledgement named: their
+    // last copies in FILE, in file order.
+    absl::flat_hash_set<std::string> wanted(rerun_keys_.begin(), rerun_keys_.end());
+    rerun_keys_.clear();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (wanted.erase(it->key) > 0) fresh.insert(fresh.begin(), *it);
+    }
+    run_again = !fresh.empty();
+    if (!run_again) {
+      last_counts_ = std::move(counts);
+      WriteNote(absl::StrCat(kSummaryPrefix, ClockTime(), ": nothing to run again"),
+                "This listener offered no blocks to run again (it was restarted, or the blocks are gone): paste "
+                "them again, then write x in the box it shows.");
+      return absl::OkStatus();
+    }
+  }
   if (fresh.empty()) {
     // The blocks saved during the last run are gone again: whatever runs
     // next comes from a later save, after the results were in FILE.
     unseen_.clear();
     unseen_left_out_ = 0;
+    // A copy of a block already run was added (or the whole file replaced
+    // by old blocks, the summary gone): say so rather than stay silent.
+    std::vector<ScannedBlock> again;
+    absl::flat_hash_set<std::string> seen;
+    const bool summary_gone = !OwnTopSection(*text).has_value();
+    for (const ScannedBlock& b : all) {
+      auto last = last_counts_.find(b.key);
+      const bool added = last == last_counts_.end() || counts[b.key] > last->second;
+      if ((added || summary_gone) && seen.insert(b.key).second) again.push_back(b);
+    }
+    last_counts_ = std::move(counts);
+    if (!again.empty()) Acknowledge(again);
     return absl::OkStatus();
   }
 
   // A last block without its end marker may still be arriving (an editor
   // writing in pieces): give it a moment, then run it as it is.
   const ScannedBlock& last = all.back();
-  if (!last.closed && fresh.back().key == last.key && waited_text_ != *text) {
+  if (!run_again && !last.closed && fresh.back().key == last.key && waited_text_ != *text) {
     waited_text_ = *text;
     *recheck_at = absl::Now() + kUnclosedGrace;
     return absl::OkStatus();
   }
   waited_text_.reset();
 
-  for (const ScannedBlock& b : fresh) state_.MarkRun(b.key);
+  rerun_keys_.clear();
+  const absl::Time now = absl::Now();
+  for (const ScannedBlock& b : fresh) {
+    state_.MarkRun(b.key);
+    ran_at_[b.key] = now;
+  }
   state_.MarkListenedTo(file_);  // when FILE could not be read at start
   absl::Status saved = SaveListenState(options_.state_dir, state_);
   if (!saved.ok()) {
@@ -323,7 +419,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   if (fresh.size() > kMaxIdsInLog) ids.push_back("...");
   size_t count = report.blocks_run > 0 ? static_cast<size_t>(report.blocks_run) : fresh.size();
   Log(absl::StrCat(ClockTime(), " clada listen: ran ", Plural(count, "block"), " (", absl::StrJoin(ids, ", "),
-                   "): ", report.stderr_line));
+                   ")", run_again ? ", again as asked" : "", ": ", report.stderr_line));
   WriteBack(report, count);
   return absl::OkStatus();
 }
@@ -382,6 +478,7 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
     unseen_ = std::move(runs);
     unseen_left_out_ = left_out;
   }
+  last_counts_ = CountKeys(ScanBlocks(updated));
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
@@ -390,6 +487,48 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   // Reading this text back must not run anything; but if the file gained
   // new blocks between the run and the write-back, they still have to run.
   if (saved_during_run) {
+    written_text_.reset();
+  } else {
+    written_text_ = std::move(updated);
+  }
+}
+
+void Listener::Acknowledge(const std::vector<ScannedBlock>& again) {
+  std::optional<absl::Time> latest;
+  std::vector<std::string> ids;
+  for (const ScannedBlock& b : again) {
+    if (ids.size() < kMaxIdsInLog) ids.push_back(b.id.empty() ? "?" : b.id);
+    auto at = ran_at_.find(b.key);
+    if (at != ran_at_.end() && (!latest || at->second > *latest)) latest = at->second;
+  }
+  if (again.size() > kMaxIdsInLog) ids.push_back("...");
+  const std::string what = absl::StrCat(
+      latest ? absl::StrCat("already run at ", absl::FormatTime("%H:%M", *latest, absl::LocalTimeZone()))
+             : "already run, or set aside, before this clada listen started",
+      " (", absl::StrJoin(ids, ", "), "); nothing new");
+  Log(absl::StrCat(ClockTime(), " clada listen: ", what));
+  rerun_keys_.clear();
+  for (const ScannedBlock& b : again) rerun_keys_.push_back(b.key);
+  WriteNote(absl::StrCat(kSummaryPrefix, ClockTime(), ": ", what, "; ", kOutputFileName, " still holds the last report"),
+            absl::StrCat(kRunAgainBox, kRunAgainHow));
+}
+
+void Listener::WriteNote(const std::string& first_line, const std::string& body) {
+  absl::StatusOr<std::string> current = core::ReadFileToString(file_, kMaxFileBytes);
+  if (!current.ok()) {
+    Log(absl::StrCat(ClockTime(), " clada listen: note not written into the file: ", current.status().message()));
+    return;
+  }
+  std::string updated = InsertSummary(*current, FormatSummarySection(first_line, body));
+  // Blocks saved meanwhile: the save that brought them runs them next.
+  const bool unrun = !NewBlocks(ScanBlocks(updated)).empty();
+  last_counts_ = CountKeys(ScanBlocks(updated));
+  absl::Status written = core::WriteFileAtomic(file_, updated);
+  if (!written.ok()) {
+    Log(absl::StrCat(ClockTime(), " clada listen: note not written into the file: ", written.message()));
+    return;
+  }
+  if (unrun) {
     written_text_.reset();
   } else {
     written_text_ = std::move(updated);

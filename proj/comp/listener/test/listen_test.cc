@@ -421,6 +421,15 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
       runner_.Release(step.at("releaseRun").get<int>());
     } else if (step.contains("expectShown")) {
       ExpectShown(step.at("expectShown").get<std::vector<int>>());
+    } else if (step.contains("edit")) {  // [from, to]: a person edits FILE and saves it
+      const std::string from = step.at("edit")[0].get<std::string>();
+      std::string text = ReadFileOrEmpty(file_);
+      const size_t at = text.find(from);
+      ASSERT_NE(at, std::string::npos) << "no '" << from << "' to edit in:\n" << text;
+      text.replace(at, from.size(), step.at("edit")[1].get<std::string>());
+      Save(file_, text, "truncate");
+    } else if (step.contains("pauseMs")) {  // let the listener read a save that changes nothing
+      std::this_thread::sleep_for(std::chrono::milliseconds(step.at("pauseMs").get<int>()));
     } else if (step.contains("waitRunStarted")) {
       int n = step.at("waitRunStarted").get<int>();
       ASSERT_TRUE(WaitFor([&] { return runner_.started() >= n; }));
