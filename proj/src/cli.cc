@@ -374,8 +374,10 @@ void DropByteOrderMark(std::string& text) {
 }
 
 // Reads the answer from FILE or stdin, refusing more than `limit` bytes.
+// Reading a terminal (a bare `clada` typed at a prompt) first says so on
+// `err`: otherwise clada would seem to hang.
 absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& base, std::istream& in,
-                                      int64_t limit) {
+                                      int64_t limit, std::ostream& err) {
   if (inv.positional.size() > 1) {
     return absl::InvalidArgumentError(absl::StrCat("expected one input FILE, got ", inv.positional.size()));
   }
@@ -385,6 +387,9 @@ absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& 
                                                    " bytes; split it into smaller batches"));
   };
   if (inv.positional.empty() || inv.positional[0] == "-") {
+    if (&in == &std::cin && ::isatty(STDIN_FILENO) == 1) {
+      err << "clada: reading an answer from stdin; end with Ctrl-D; `clada --help`" << std::endl;
+    }
     std::string text;
     char buf[1 << 16];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
@@ -431,7 +436,7 @@ absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
 int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, std::ostream& out,
                std::ostream& err) {
   const Settings& settings = env.settings;
-  absl::StatusOr<std::string> input = ReadInput(inv, env.base, in, settings.max_input_bytes);
+  absl::StatusOr<std::string> input = ReadInput(inv, env.base, in, settings.max_input_bytes, err);
   ExecutionResult result;
   if (input.ok()) {
     DropByteOrderMark(*input);
@@ -624,7 +629,7 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return RunCommand(inv, *env, in, out, err);
   }
   if (inv.command == "parse" || inv.command == "validate") {
-    absl::StatusOr<std::string> input = ReadInput(inv, env->base, in, env->settings.max_input_bytes);
+    absl::StatusOr<std::string> input = ReadInput(inv, env->base, in, env->settings.max_input_bytes, err);
     if (!input.ok()) {
       const std::string message(input.status().message());
       err << "clada: " << message << "\n";

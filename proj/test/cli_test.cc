@@ -1,11 +1,14 @@
 // Drives the real `clada` binary: arguments, stdin, exit codes, files.
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -16,6 +19,40 @@ namespace {
 
 using clada::testing::ReadAll;
 using clada::testing::ShellQuote;
+
+// Runs `cmd` with `sh -c`, its stdin the terminal side of a new pty (its
+// own session, so the pty is its controlling terminal) into which one
+// Ctrl-D has been typed: a read of it ends at once. Returns the wait status
+// (-1 when no pty could be made).
+int RunWithTerminalStdin(const std::string& cmd) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return -1;
+  const std::string slave = ::ptsname(master);
+  // Typed before the command reads: the line discipline keeps it.
+  if (::write(master, "\x04", 1) != 1) return -1;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    const int fd = ::open(slave.c_str(), O_RDWR);
+    if (fd < 0) ::_exit(127);
+    ::dup2(fd, 0);
+    if (fd > 2) ::close(fd);
+    ::close(master);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = -1;
+  // Drain the echo so the child never blocks on a full pty.
+  std::thread drain([master] {
+    char buf[256];
+    while (::read(master, buf, sizeof buf) > 0) {
+    }
+  });
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  drain.join();
+  return status;
+}
 
 class CliCase : public ::testing::TestWithParam<nlohmann::json> {};
 
@@ -43,8 +80,15 @@ TEST_P(CliCase, Behaves) {
   std::string cmd = absl::StrCat("cd ", ShellQuote(dir), " && BUILD_WORKING_DIRECTORY=", ShellQuote(dir), " ",
                                  ShellQuote(binary));
   for (const auto& a : c["args"]) absl::StrAppend(&cmd, " ", ShellQuote(a.get<std::string>()));
-  absl::StrAppend(&cmd, " <.stdin >.stdout 2>.stderr");
-  int status = std::system(cmd.c_str());
+  int status = 0;
+  if (c.value("stdin_tty", false)) {
+    // stdin a terminal: a new pty whose input is one Ctrl-D (end of input).
+    absl::StrAppend(&cmd, " >.stdout 2>.stderr");
+    status = RunWithTerminalStdin(cmd);
+  } else {
+    absl::StrAppend(&cmd, " <.stdin >.stdout 2>.stderr");
+    status = std::system(cmd.c_str());
+  }
   ASSERT_TRUE(WIFEXITED(status));
   std::string out = ReadAll(dir + "/.stdout"), err = ReadAll(dir + "/.stderr");
   // "exit" is a code, or the codes a case accepts (with a "note" saying why).
