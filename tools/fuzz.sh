@@ -19,6 +19,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/apply-patch-reader:apply_patch_reader_fuzz
     //proj/comp/cml-parser:cml_parser_fuzz
     //proj/comp/aider-reader:aider_reader_fuzz
+    //proj/comp/udiff-reader:udiff_reader_fuzz
   )
 fi
 

@@ -1,0 +1,37 @@
+#include "proj/comp/udiff-reader/test/memory_apply.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace clada::udiff_reader::testing {
+
+Outcome ApplyToTree(const FilePatch& patch, FileMap* files) {
+  Outcome o;
+  auto it = files->find(patch.path);
+  if (patch.kind == FileKind::kAdd) {
+    if (it != files->end()) {
+      o.error = absl::StrCat(patch.path, " already exists");
+      return o;
+    }
+  } else if (it == files->end()) {
+    o.error = absl::StrCat(patch.path, " does not exist");
+    return o;
+  }
+  absl::StatusOr<Applied> r = ApplyFilePatch(it == files->end() ? "" : it->second, patch);
+  if (!r.ok()) {
+    o.error = std::string(r.status().message());
+    return o;
+  }
+  o.warnings = r->warnings;
+  if (patch.kind == FileKind::kDelete) {
+    files->erase(patch.path);
+  } else if (patch.move_to) {
+    files->erase(patch.path);
+    (*files)[*patch.move_to] = r->content;
+  } else {
+    (*files)[patch.path] = r->content;
+  }
+  o.ok = true;
+  return o;
+}
+
+}  // namespace clada::udiff_reader::testing

@@ -1,0 +1,176 @@
+// Runs test-data/udiff_reader.json (each case's text read, the file patches
+// compared, and applied to an in-memory tree when the case has files) and
+// Aider's udiff parse cases of ../shared/peers/udiff.jsonl.
+#include "proj/comp/udiff-reader/src/udiff_reader.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proj/comp/udiff-reader/test/memory_apply.h"
+
+namespace clada::udiff_reader {
+namespace {
+
+using nlohmann::json;
+
+std::vector<json> LoadCases() {
+  std::ifstream in("proj/comp/udiff-reader/test-data/udiff_reader.json");
+  EXPECT_TRUE(in.good()) << "cannot open test-data/udiff_reader.json";
+  if (!in.good()) return {};
+  return json::parse(in).at("cases").get<std::vector<json>>();
+}
+
+std::vector<json> LoadPeerCases() {
+  std::ifstream in("external/peers/udiff.jsonl");
+  EXPECT_TRUE(in.good()) << "cannot open external/peers/udiff.jsonl";
+  std::vector<json> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) cases.push_back(json::parse(line));
+  }
+  return cases;
+}
+
+// A hunk line as written in the diff ("\ No newline..." after it when marked).
+std::vector<std::string> Render(const DiffHunk& h) {
+  std::vector<std::string> out;
+  for (const DiffLine& l : h.lines) {
+    out.push_back(absl::StrCat(std::string(1, l.kind), l.text));
+    if (!l.newline) out.push_back("\\");
+  }
+  return out;
+}
+
+void ExpectContains(const std::string& haystack, const json& parts, const std::string& what) {
+  for (const json& p : parts) {
+    EXPECT_TRUE(absl::StrContains(haystack, p.get<std::string>()))
+        << what << " lacks '" << p.get<std::string>() << "':\n" << haystack;
+  }
+}
+
+class ReaderCases : public ::testing::TestWithParam<json> {};
+
+TEST_P(ReaderCases, Reads) {
+  const json& c = GetParam();
+  const std::string text = c.at("text").get<std::string>();
+  const Diffs d = ReadDiffs(text);
+  const json files = c.value("files", json::array());
+  ASSERT_EQ(d.files.size(), files.size()) << (d.errors.empty() ? "" : d.errors[0].message);
+  std::vector<std::string> warnings;
+  for (size_t k = 0; k < files.size(); ++k) {
+    const FilePatch& f = d.files[k];
+    const json& e = files[k];
+    EXPECT_EQ(FileKindName(f.kind), e.value("kind", "update"));
+    EXPECT_EQ(f.path, e.at("path").get<std::string>());
+    EXPECT_EQ(f.move_to.value_or(""), e.value("move_to", ""));
+    if (e.contains("lines")) {
+      EXPECT_EQ(f.span.first_line, e["lines"][0].get<int>());
+      EXPECT_EQ(f.span.last_line, e["lines"][1].get<int>());
+    }
+    if (e.contains("hunks")) {
+      ASSERT_EQ(f.hunks.size(), e["hunks"].size());
+      for (size_t h = 0; h < f.hunks.size(); ++h) {
+        const json& eh = e["hunks"][h];
+        EXPECT_EQ(Render(f.hunks[h]), eh.at("lines").get<std::vector<std::string>>()) << "hunk " << h + 1;
+        if (eh.contains("range")) {
+          std::vector<int> range = {f.hunks[h].old_start, f.hunks[h].old_count, f.hunks[h].new_start,
+                                    f.hunks[h].new_count};
+          EXPECT_EQ(range, eh["range"].get<std::vector<int>>());
+        }
+      }
+    }
+    warnings.insert(warnings.end(), f.warnings.begin(), f.warnings.end());
+  }
+  const json errors = c.value("errors", json::array());
+  ASSERT_EQ(d.errors.size(), errors.size()) << (d.errors.empty() ? "" : d.errors[0].message);
+  for (size_t k = 0; k < errors.size(); ++k) {
+    EXPECT_EQ(d.errors[k].code, errors[k].at("code").get<std::string>());
+    EXPECT_EQ(d.errors[k].line, errors[k].at("line").get<int>());
+    EXPECT_FALSE(d.errors[k].message.empty());
+    EXPECT_FALSE(d.errors[k].fix.empty());
+  }
+  const std::string all = absl::StrJoin(warnings, "\n");
+  if (c.contains("warnings_contain")) {
+    ExpectContains(all, c["warnings_contain"], "warnings");
+  } else {
+    EXPECT_TRUE(warnings.empty()) << all;
+  }
+  size_t previous_end = 0;
+  for (const SourceSpan& s : FindDiffs(text)) {
+    EXPECT_LE(previous_end, s.begin);
+    EXPECT_TRUE(s.begin == 0 || text[s.begin - 1] == '\n');
+    previous_end = s.end;
+  }
+
+  if (!c.contains("files_before")) return;
+  testing::FileMap tree = c["files_before"].get<testing::FileMap>();
+  std::vector<std::string> apply_errors, apply_warnings;
+  for (const FilePatch& f : d.files) {
+    testing::Outcome o = testing::ApplyToTree(f, &tree);
+    if (!o.ok) apply_errors.push_back(o.error);
+    apply_warnings.insert(apply_warnings.end(), o.warnings.begin(), o.warnings.end());
+  }
+  EXPECT_EQ(tree, c.at("files_after").get<testing::FileMap>());
+  const std::string errors_text = absl::StrJoin(apply_errors, "\n");
+  if (c.contains("apply_errors_contain")) {
+    ExpectContains(errors_text, c["apply_errors_contain"], "apply errors");
+  } else {
+    EXPECT_TRUE(apply_errors.empty()) << errors_text;
+  }
+  const std::string warnings_text = absl::StrJoin(apply_warnings, "\n");
+  if (c.contains("apply_warnings_contain")) {
+    ExpectContains(warnings_text, c["apply_warnings_contain"], "apply warnings");
+  } else {
+    EXPECT_TRUE(apply_warnings.empty()) << warnings_text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<json>& info) {
+                           return info.param.at("name").get<std::string>();
+                         });
+
+// Aider's udiff cases: the same files and hunk lines as Aider finds.
+class PeerCases : public ::testing::TestWithParam<json> {};
+
+TEST_P(PeerCases, SameHunksAsAider) {
+  const json& c = GetParam();
+  const Diffs d = ReadDiffs(c.at("answer").get<std::string>());
+  EXPECT_TRUE(d.errors.empty());
+  const json& expected = c.at("expect_edits");
+  ASSERT_EQ(d.files.size(), expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(d.files[k].path, expected[k].at("path").get<std::string>());
+    ASSERT_EQ(d.files[k].hunks.size(), 1u);
+    std::vector<std::string> lines;
+    for (const std::string& l : Render(d.files[k].hunks[0])) lines.push_back(l + "\n");
+    EXPECT_EQ(lines, expected[k].at("hunk").get<std::vector<std::string>>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Peers, PeerCases, ::testing::ValuesIn(LoadPeerCases()),
+                         [](const ::testing::TestParamInfo<json>& info) {
+                           return info.param.at("name").get<std::string>();
+                         });
+
+// Odd inputs: no crash, spans inside the text.
+TEST(UdiffReader, OddInputs) {
+  const std::string texts[] = {"", "--- a", "--- a\n+++ b", "--- a\n+++ b\n@@", "diff --git ", "diff --git a/x",
+                               "@@ -1 +1 @@\n-a\n+b\n", "--- a\n+++ b\n@@ -99999999999,1 +1 @@\n-x\n"};
+  for (const std::string& t : texts) {
+    for (const SourceSpan& s : FindDiffs(t)) {
+      EXPECT_LE(s.begin, s.end) << t;
+      EXPECT_LE(s.end, t.size()) << t;
+    }
+    for (const FilePatch& f : ReadDiffs(t).files) (void)ApplyFilePatch("x\n", f);
+  }
+}
+
+}  // namespace
+}  // namespace clada::udiff_reader
