@@ -379,7 +379,8 @@ void DropByteOrderMark(std::string& text) {
 absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& base, std::istream& in,
                                       int64_t limit, std::ostream& err) {
   if (inv.positional.size() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat("expected one input FILE, got ", inv.positional.size()));
+    return absl::InvalidArgumentError(absl::StrCat("expected one input FILE, got ", inv.positional.size(), ": '",
+                                                   absl::StrJoin(inv.positional, "', '"), "'"));
   }
   auto too_large = [&](int64_t size) {
     return absl::InvalidArgumentError(absl::StrCat("input_too_large: the input is ", size,
@@ -499,7 +500,7 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     } else if (file.empty()) {
       file = a;
     } else {
-      err << "clada listen: expected one FILE\n";
+      err << "clada listen: expected one FILE, got '" << file << "', '" << a << "'\n";
       return kExitUsage;
     }
   }

@@ -512,10 +512,15 @@ int RunCommand(const std::vector<std::string>& args,
   }
   if (sub == "list" || sub == "prune" || sub == "clear") {
     if (!rest.empty())
-      return Usage(err, absl::StrCat("'", sub, "' takes no arguments"));
+      return Usage(err, absl::StrCat("'", sub, "' takes no arguments, got '", rest[0], "'"));
     if (sub == "list") return CommandList(ctx, out, err);
     if (sub == "prune") return CommandPrune(ctx, out, err);
     return CommandClear(ctx, out, err);
+  }
+  if (!sub.empty() && sub[0] == '-') {
+    return Usage(err, absl::StrCat("unknown flag '", sub,
+                                   "': give a subcommand first (add, remove, list, prune, clear, show); "
+                                   "only show takes a flag (--numbered)"));
   }
   return Usage(err, absl::StrCat("unknown subcommand '", sub, "'"));
 }
