@@ -20,6 +20,7 @@
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/src/report.h"
 
 namespace clada {
@@ -264,6 +265,81 @@ ExecutionResult FatalResult(ExecutionResult result, std::string message) {
 }
 
 }  // namespace
+
+int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes) {
+  if (cml_parser::FindCml(input).empty()) {
+    return sham_action_parser::RunValidateCommand(input, json, out, max_input_bytes);
+  }
+  ReadAnswerResult r = ReadAnswer(input, max_input_bytes);
+  // In a fail-fast group, the tasks after an invalid one would not run.
+  std::map<int, int> invalid_in_group;
+  std::vector<std::pair<const AnswerItem*, std::string>> listed;  // item, why it would not run
+  int would_run = 0;
+  for (const AnswerItem& item : r.items) {
+    if (item.invalid) {
+      if (item.fail_fast) invalid_in_group.emplace(item.group_key, item.task_number);
+      continue;
+    }
+    auto it = item.fail_fast ? invalid_in_group.find(item.group_key) : invalid_in_group.end();
+    std::string why = it == invalid_in_group.end()
+                          ? ""
+                          : absl::StrCat("not run: task ", it->second, " is invalid and its <tasks> block stops there");
+    if (why.empty()) ++would_run;
+    listed.emplace_back(&item, std::move(why));
+  }
+  if (json) {
+    core::Json doc = core::Json::object();
+    doc["summary"] = {{"totalBlocks", r.total_blocks},
+                      {"successCount", would_run},
+                      {"errorCount", r.errors.size()}};
+    doc["actions"] = core::Json::array();
+    for (const auto& [item, why] : listed) {
+      core::Json a = sham_action_parser::ActionToJson(item->action);
+      a["dialect"] = item->dialect;
+      a["label"] = item->action.metadata.block_id;
+      a["groupPolicy"] = item->fail_fast ? "fail_fast" : "independent";
+      if (!why.empty()) a["notRun"] = why;
+      doc["actions"].push_back(std::move(a));
+    }
+    doc["errors"] = core::Json::array();
+    for (size_t i = 0; i < r.errors.size(); ++i) {
+      core::Json e = sham_action_parser::ActionParseErrorToJson(r.errors[i]);
+      e["dialect"] = r.error_dialects[i];
+      e["label"] = r.errors[i].block_id;
+      doc["errors"].push_back(std::move(e));
+    }
+    doc["warnings"] = r.warnings;
+    out << doc.dump(2, ' ', false, core::Json::error_handler_t::replace) << "\n";
+  } else {
+    out << r.total_blocks << (r.total_blocks == 1 ? " block: " : " blocks: ") << would_run << " would run, "
+        << r.errors.size() << (r.errors.size() == 1 ? " error" : " errors") << "\n";
+    if (!listed.empty()) {
+      out << "\nwould run:\n";
+      for (const auto& [item, why] : listed) {
+        const std::string value = PrimaryParamValue(item->action.name, item->action.params);
+        out << "  " << item->action.metadata.block_id << " " << item->action.name << (value.empty() ? "" : " ")
+            << value << "\n";
+        if (!why.empty()) out << "      " << why << "\n";
+        for (const std::string& w : item->action.warnings) out << "      warning: " << w << "\n";
+      }
+    }
+    if (!r.errors.empty()) {
+      out << "\nerrors:\n";
+      for (const auto& e : r.errors) {
+        // CML messages already lead with their type (malformed_xml: ...).
+        const bool typed = absl::StartsWith(e.message, absl::StrCat(e.error_type, ": "));
+        out << "  " << (e.block_id.empty() ? "(no id)" : e.block_id) << " line " << e.block_start_line << " "
+            << (typed ? "" : absl::StrCat(e.error_type, ": ")) << e.message << "\n";
+        out << "      fix: " << e.fix << "\n";
+      }
+    }
+    if (!r.warnings.empty()) {
+      out << "\nwarnings:\n";
+      for (const std::string& w : r.warnings) out << "  " << w << "\n";
+    }
+  }
+  return r.errors.empty() ? 0 : 1;
+}
 
 std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);

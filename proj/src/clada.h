@@ -13,6 +13,7 @@
 #define CLADA_PROJ_SRC_CLADA_H_
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,12 @@ class Clada {
  private:
   CladaOptions options_;
 };
+
+// `clada validate`: what a run of `input` would run and what it would
+// refuse, every dialect in document order; exit code 0 when nothing is
+// refused. An answer without CML prints exactly what
+// sham_action_parser::RunValidateCommand prints.
+int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes);
 
 // Every action the schema lists, run by the executor the schema names.
 // The test of the registry checks both directions against the schema.

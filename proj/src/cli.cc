@@ -656,8 +656,7 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     }
     if (inv.command == "parse") return sham_parser::RunParseCommand(*input, out);
     DropByteOrderMark(*input);
-    return sham_action_parser::RunValidateCommand(*input, inv.json, out,
-                                                   static_cast<size_t>(env->settings.max_input_bytes));
+    return RunValidateAnswer(*input, inv.json, out, static_cast<size_t>(env->settings.max_input_bytes));
   }
   if (inv.command == "config") return RunConfig(*env, out);
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
@@ -248,7 +249,51 @@ std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, 
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
   // A byte order mark (some editors save one) would hide a header on line 1.
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  return internal::ScanLines(text, internal::SplitLines(text)).blocks;
+  internal::ScanResult scan = internal::ScanLines(text, internal::SplitLines(text));
+  // CML blocks (cml_parser::FindCml), outside SHAM blocks and results
+  // sections, as a run reads them; a SHAM block that starts inside one (in
+  // its CDATA) is its content.
+  std::vector<cml_parser::LineRange> skip;
+  for (const ScannedBlock& b : scan.blocks) skip.push_back({b.start_line, b.end_line});
+  for (size_t i = 0; i < scan.in_results.size(); ++i) {
+    if (!scan.in_results[i]) continue;
+    const int line = static_cast<int>(i) + 1;
+    if (!skip.empty() && skip.back().last == line - 1 && skip.back().first > 0) {
+      skip.back().last = line;
+    } else {
+      skip.push_back({line, line});
+    }
+  }
+  std::sort(skip.begin(), skip.end(),
+            [](const cml_parser::LineRange& a, const cml_parser::LineRange& b) { return a.first < b.first; });
+  const std::vector<cml_parser::SourceSpan> spans = cml_parser::FindCml(text, skip);
+  if (spans.empty()) return std::move(scan.blocks);
+  std::vector<ScannedBlock> out;
+  for (ScannedBlock& b : scan.blocks) {
+    bool inside = false;
+    for (const cml_parser::SourceSpan& sp : spans) {
+      if (b.start_line > sp.first_line && b.start_line <= sp.last_line) inside = true;
+    }
+    if (!inside) out.push_back(std::move(b));
+  }
+  for (const cml_parser::SourceSpan& sp : spans) {
+    ScannedBlock b;
+    b.id = "cml";
+    // Whole lines, as for a SHAM block (prose beside an element included).
+    const size_t nl = sp.begin == 0 ? absl::string_view::npos : text.rfind('\n', sp.begin - 1);
+    const size_t first = nl == absl::string_view::npos ? 0 : nl + 1;
+    const size_t eol = sp.end == 0 ? absl::string_view::npos : text.find('\n', sp.end - 1);
+    const size_t last = eol == absl::string_view::npos ? text.size() : eol + 1;
+    b.text = std::string(text.substr(first, last - first));
+    b.key = BlockKey(b.id, b.text);
+    b.start_line = sp.first_line;
+    b.end_line = sp.last_line;
+    b.closed = true;
+    out.push_back(std::move(b));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; });
+  return out;
 }
 
 std::string StripResultsSections(absl::string_view text) {
