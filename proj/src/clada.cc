@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "proj/comp/aider-reader/src/aider_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
@@ -231,6 +232,61 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     }
     for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
   }
+  // Aider's SEARCH/REPLACE blocks: each an independent group. A block that
+  // starts on a SHAM block's lines or inside a CML block is content of that
+  // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
+  aider_reader::Blocks sr = aider_reader::ReadBlocks(text);
+  auto on_other_block = [&](int line) {
+    for (const cml_parser::LineRange& r : sham_lines) {
+      if (line >= r.first && line <= r.last) return true;
+    }
+    for (const cml_parser::CmlBlock& b : cml.blocks) {
+      if (line >= b.span.first_line && line <= b.span.last_line) return true;
+    }
+    return false;
+  };
+  std::vector<std::pair<int, int>> sr_spans;
+  for (const aider_reader::Edit& e : sr.edits) {
+    if (on_other_block(e.span.first_line)) continue;
+    sr_spans.emplace_back(e.span.first_line, e.span.last_line);
+    AnswerItem item;
+    item.line = e.span.first_line;
+    item.action = aider_reader::ToAction(e);
+    item.dialect = "search_replace";
+    item.group_key = key++;
+    out.items.push_back(std::move(item));
+  }
+  for (const aider_reader::ParseError& e : sr.errors) {
+    if (on_other_block(e.line)) continue;
+    sham_action_parser::ActionParseError pe;
+    pe.block_id = absl::StrCat("sr-", e.number);
+    pe.error_type = e.code;
+    pe.message = e.message;
+    pe.block_start_line = e.line;
+    pe.block_content = std::string(text.substr(e.span.begin, std::min<size_t>(e.span.end - e.span.begin, 4096)));
+    pe.fix = e.fix;
+    errors.emplace_back(std::move(pe), "search_replace");
+    sr_spans.emplace_back(e.span.first_line, e.span.last_line);
+  }
+  if (!sr_spans.empty()) {
+    auto inside_sr = [&sr_spans](int line) {
+      for (const auto& [first, last] : sr_spans) {
+        if (line > first && line <= last) return true;
+      }
+      return false;
+    };
+    const size_t before = out.items.size();
+    out.items.erase(std::remove_if(out.items.begin(), out.items.end(),
+                                   [&](const AnswerItem& i) { return i.dialect == "sham" && inside_sr(i.line); }),
+                    out.items.end());
+    dropped += static_cast<int>(before - out.items.size());
+    errors.erase(std::remove_if(errors.begin(), errors.end(),
+                                [&](const auto& e) {
+                                  return e.second == "sham" && e.first.block_start_line > 0 &&
+                                         inside_sr(e.first.block_start_line);
+                                }),
+                 errors.end());
+  }
   std::stable_sort(out.items.begin(), out.items.end(),
                    [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; });
   std::stable_sort(errors.begin(), errors.end(), [](const auto& a, const auto& b) {
@@ -241,7 +297,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     out.error_dialects.push_back(std::move(d));
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size());
+  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size());
   return out;
 }
 

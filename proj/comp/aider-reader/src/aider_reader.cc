@@ -207,6 +207,7 @@ Blocks ReadBlocks(absl::string_view text) {
   size_t i = 0;
   auto error = [&](std::string code, size_t head, size_t last, std::string message, std::string fix) {
     ParseError e;
+    e.number = number;
     e.code = std::move(code);
     e.line = static_cast<int>(head) + 1;
     e.message = std::move(message);

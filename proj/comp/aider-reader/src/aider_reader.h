@@ -56,6 +56,7 @@ struct ShellBlock {
 // end), `missing_replace_marker` (no `>>>>>>> REPLACE`), `extra_divider` (a
 // second `=======` in one block).
 struct ParseError {
+  int number = 0;           // the block's number (as Edit::number)
   std::string code;
   int line = 0;             // the block's `<<<<<<< SEARCH` line
   std::string message;

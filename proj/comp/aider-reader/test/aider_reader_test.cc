@@ -50,6 +50,7 @@ TEST_P(ReaderCases, Reads) {
       EXPECT_EQ(got.span.last_line, e["lines"][1].get<int>());
     }
     if (e.contains("path_line")) EXPECT_EQ(got.path_line, e["path_line"].get<int>());
+    if (e.contains("number")) EXPECT_EQ(got.number, e["number"].get<int>());
   }
 
   const json errors = c.value("errors", json::array());
@@ -59,6 +60,7 @@ TEST_P(ReaderCases, Reads) {
     EXPECT_EQ(got.code, errors[k].at("code").get<std::string>());
     EXPECT_EQ(got.line, errors[k].at("line").get<int>());
     EXPECT_EQ(got.span.first_line, got.line);
+    if (errors[k].contains("number")) EXPECT_EQ(got.number, errors[k]["number"].get<int>());
     EXPECT_FALSE(got.message.empty());
     EXPECT_FALSE(got.fix.empty());
     ExpectContains(got.message, errors[k].value("message_contains", json::array()), "message");
