@@ -339,6 +339,11 @@ int RunGitCommand(const std::string& name, const std::vector<std::string>& args,
           return usage(absl::StrCat("-n needs a positive whole number, got '",
                                     value, "'"));
         }
+      } else if (args[i] == "-n" || args[i] == "--limit") {
+        return usage("-n needs a positive whole number, got nothing");
+      } else if (absl::StartsWith(args[i], "-")) {
+        return usage(absl::StrCat("unknown flag '", args[i],
+                                  "'; clada log takes -n N (--limit N) and --json"));
       } else {
         return usage(absl::StrCat("unexpected argument '", args[i], "'"));
       }
