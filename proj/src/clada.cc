@@ -314,6 +314,13 @@ void ResolveCmlRemove(core::Action& action, const core::PathPolicy& paths, const
   action.params["recursive"] = true;
 }
 
+// A failed CML task's error leads with the seeds' error type.
+void TypeCmlError(ActionResult& r) {
+  if (r.success || r.dialect != "cml") return;
+  r.error_type = cml_parser::ErrorType(r.action, r.error, r.data);
+  if (!absl::StartsWith(r.error, absl::StrCat(r.error_type, ": "))) r.error = absl::StrCat(r.error_type, ": ", r.error);
+}
+
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
   result.success = false;
   result.fatal_error = std::move(message);
@@ -581,6 +588,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
       if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
+      TypeCmlError(r);
       r.params = std::move(action.params);
       budget.Fit(r);
       keep_params(r);
@@ -614,6 +622,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
     r.error = std::move(outcome.error);
     r.data = std::move(outcome.data);
+    TypeCmlError(r);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
 
     git_tx::ActionRecord record;

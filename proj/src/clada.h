@@ -41,6 +41,10 @@ struct ActionResult {
   // ("independent"); a CML <tasks> block is one "fail_fast" group, in which
   // the first failure stops the rest ("not run: task N failed"). Groups are
   // numbered from 0 in document order.
+  // CML: the seeds' error type of a failed task (search_not_found,
+  // match_count_mismatch, file_not_found, ...; cml_parser::ErrorType), also
+  // the leading word of `error`. Empty otherwise.
+  std::string error_type;
   std::string dialect = "sham";
   int group = 0;
   std::string group_policy = "independent";

@@ -725,6 +725,7 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
     a["params"] = r.params;
     a["success"] = r.success;
     if (!r.success) a["error"] = r.error;
+    if (!r.error_type.empty()) a["errorType"] = r.error_type;
     if (!r.data.empty()) a["data"] = r.data;
     if (!r.warnings.empty()) a["warnings"] = r.warnings;
     results.push_back(std::move(a));

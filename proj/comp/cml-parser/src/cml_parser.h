@@ -78,6 +78,13 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
 // Where the blocks are, without reading them (cheap; the same spans as ParseCml).
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip = {});
 
+// The seeds' error type of a failed task, from the executor's outcome
+// (`action`: the action that ran; `error`: its message; `data`: its data):
+// search_not_found, match_count_mismatch, file_not_found, permission_denied,
+// path_escape, path_denied, command_not_allowed, exec_timeout, exec_failed,
+// total_timeout; "operation_failed" for anything else.
+std::string ErrorType(absl::string_view action, absl::string_view error, const core::Json& data);
+
 // Decodes what the seeds allow inside CDATA: "]]&gt;" stands for "]]>".
 std::string UnescapeCdata(absl::string_view cdata);
 
