@@ -11,6 +11,12 @@ namespace clada::listener {
 namespace {
 
 constexpr int kStateVersion = 1;
+// Which blocks the listener that wrote the state could see: 1 (or absent)
+// the strict grammar's SHAM blocks only; 2 the blocks a run reads (chat
+// noise tolerated, quoted blocks, CML). Blocks an older listener could not
+// see were neither run nor set aside, so the files it knew start afresh:
+// their next start is a first start, which sets aside, never runs.
+constexpr int kBlockReaders = 2;
 constexpr int64_t kMaxStateBytes = 64 * 1024 * 1024;
 
 std::string StatePath(const std::string& state_dir) { return absl::StrCat(state_dir, "/", kStateFileName); }
@@ -62,12 +68,17 @@ absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
     if (!key.is_string()) return NotAState(path, "\"ran\" holds a value that is not a string");
     state.MarkRun(key.get<std::string>());
   }
+  auto readers = json.find("readers");  // absent in states of a listener that saw fewer blocks
+  if (readers != json.end() && !readers->is_number_integer()) {
+    return NotAState(path, "\"readers\" is not a whole number");
+  }
+  const bool saw_what_a_run_sees = readers != json.end() && readers->get<int64_t>() >= kBlockReaders;
   auto files = json.find("files");  // absent in states written before files were recorded
   if (files != json.end()) {
     if (!files->is_array()) return NotAState(path, "\"files\" is not an array");
     for (const nlohmann::json& file : *files) {
       if (!file.is_string()) return NotAState(path, "\"files\" holds a value that is not a string");
-      state.MarkListenedTo(file.get<std::string>());
+      if (saw_what_a_run_sees) state.MarkListenedTo(file.get<std::string>());
     }
   }
   return state;
@@ -82,6 +93,7 @@ absl::Status SaveListenState(const std::string& state_dir, const ListenState& st
   nlohmann::json files = nlohmann::json::array();
   for (const std::string& file : state.files()) files.push_back(file);
   json["files"] = std::move(files);
+  json["readers"] = kBlockReaders;
   return core::WriteFileAtomic(StatePath(state_dir), json.dump(1) + "\n");
 }
 
