@@ -144,6 +144,7 @@ struct ReadAnswerResult {
   std::vector<AnswerItem> items;
   std::vector<sham_action_parser::ActionParseError> errors;
   std::vector<std::string> error_dialects;
+  std::vector<int> error_groups;
   std::vector<std::string> warnings;
   int total_blocks = 0;
 };
@@ -201,10 +202,15 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
-  std::vector<std::pair<sham_action_parser::ActionParseError, std::string>> errors;
+  struct KeyedError {
+    sham_action_parser::ActionParseError error;
+    std::string dialect;
+    int key = 0;
+  };
+  std::vector<KeyedError> errors;
   for (auto& e : sham.errors) {
     if (!cml.blocks.empty() && e.block_start_line > 0 && inside_cml(e.block_start_line)) continue;
-    errors.emplace_back(std::move(e), "sham");
+    errors.push_back({std::move(e), "sham", key++});
   }
   for (cml_parser::CmlBlock& b : cml.blocks) {
     const int group = key++;
@@ -219,7 +225,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
       out.items.push_back(std::move(item));
     }
     for (const cml_parser::CmlError& e : b.errors) {
-      errors.emplace_back(CmlErrorToParseError(e, b, text), "cml");
+      errors.push_back({CmlErrorToParseError(e, b, text), "cml", group});
       if (e.task_number == 0) continue;
       AnswerItem item;
       item.line = e.line;
@@ -265,7 +271,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     pe.block_start_line = e.line;
     pe.block_content = std::string(text.substr(e.span.begin, std::min<size_t>(e.span.end - e.span.begin, 4096)));
     pe.fix = e.fix;
-    errors.emplace_back(std::move(pe), "search_replace");
+    errors.push_back({std::move(pe), "search_replace", key++});
     sr_spans.emplace_back(e.span.first_line, e.span.last_line);
   }
   if (!sr_spans.empty()) {
@@ -281,20 +287,36 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
                     out.items.end());
     dropped += static_cast<int>(before - out.items.size());
     errors.erase(std::remove_if(errors.begin(), errors.end(),
-                                [&](const auto& e) {
-                                  return e.second == "sham" && e.first.block_start_line > 0 &&
-                                         inside_sr(e.first.block_start_line);
+                                [&](const KeyedError& e) {
+                                  return e.dialect == "sham" && e.error.block_start_line > 0 &&
+                                         inside_sr(e.error.block_start_line);
                                 }),
                  errors.end());
   }
+
   std::stable_sort(out.items.begin(), out.items.end(),
                    [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; });
-  std::stable_sort(errors.begin(), errors.end(), [](const auto& a, const auto& b) {
-    return a.first.block_start_line < b.first.block_start_line;
+  std::stable_sort(errors.begin(), errors.end(), [](const KeyedError& a, const KeyedError& b) {
+    return a.error.block_start_line < b.error.block_start_line;
   });
-  for (auto& [e, d] : errors) {
-    out.errors.push_back(std::move(e));
-    out.error_dialects.push_back(std::move(d));
+  // Groups numbered in document order (by the first line of each).
+  std::map<int, int> first_line;  // key -> first line
+  auto note = [&first_line](int k, int line) {
+    auto [it, fresh] = first_line.emplace(k, line);
+    if (!fresh) it->second = std::min(it->second, line);
+  };
+  for (const AnswerItem& item : out.items) note(item.group_key, item.line);
+  for (const KeyedError& e : errors) note(e.key, e.error.block_start_line);
+  std::vector<std::pair<int, int>> group_starts;  // line, key
+  for (const auto& [k, line] : first_line) group_starts.emplace_back(line, k);
+  std::sort(group_starts.begin(), group_starts.end());
+  std::map<int, int> number;  // key -> group number in document order
+  for (const auto& [line, k] : group_starts) number.emplace(k, static_cast<int>(number.size()));
+  for (AnswerItem& item : out.items) item.group_key = number[item.group_key];
+  for (KeyedError& e : errors) {
+    out.errors.push_back(std::move(e.error));
+    out.error_dialects.push_back(std::move(e.dialect));
+    out.error_groups.push_back(number[e.key]);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
   out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size());
@@ -468,6 +490,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   const Settings& settings = options_.settings;
   ExecutionResult result;
   result.dry_run = options_.dry_run;
+  result.report_form = settings.report;
 
   if (static_cast<int64_t>(llm_output.size()) > settings.max_input_bytes) {
     return FatalResult(std::move(result),
@@ -483,6 +506,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
   result.parse_error_dialects = std::move(parsed.error_dialects);
+  result.parse_error_groups = std::move(parsed.error_groups);
   result.warnings = std::move(parsed.warnings);
   std::vector<const core::Action*> runnable;
   runnable.reserve(parsed.items.size());
@@ -547,11 +571,10 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // A dry run's view of the files: earlier actions' changes, in memory.
   fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
   int seq = 0;
-  std::map<int, int> group_index;   // group key -> group number in the answer
   std::map<int, int> failed_group;  // fail_fast group key -> number of the task that failed
   for (AnswerItem& item : parsed.items) {
     core::Action& action = item.action;
-    const int group = group_index.emplace(item.group_key, static_cast<int>(group_index.size())).first->second;
+    const int group = item.group_key;  // numbered in document order by ReadAnswer
     if (item.invalid) {
       // Reported with the parse errors; it stops the rest of its block.
       if (item.fail_fast) failed_group.emplace(item.group_key, item.task_number);

@@ -67,6 +67,11 @@ struct ExecutionResult {
   std::vector<sham_action_parser::ActionParseError> parse_errors;
   // The reader of each parse error ("sham", "cml"), aligned with parse_errors.
   std::vector<std::string> parse_error_dialects;
+  // The group of each parse error (ActionResult::group), aligned likewise.
+  std::vector<int> parse_error_groups;
+  // Which form the text report takes: "auto" (CML's when every block is
+  // CML), "clada" or "cml" (the --report setting).
+  std::string report_form = "auto";
   std::vector<std::string> warnings;  // batch-level (e.g. duplicate block ids)
   std::optional<std::string> fatal_error;
   GitSummary git;

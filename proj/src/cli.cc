@@ -26,6 +26,7 @@
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
+#include "proj/src/cml_report.h"
 #include "proj/src/report.h"
 #include "proj/src/settings.h"
 
@@ -94,6 +95,10 @@ and --json; config and listen every setting):
   --git-author NAME     commit author (default clada; "Name <email>" works)
   --lock-timeout DUR    wait for another clada on the same root (default 10s)
   --quiet               no live exec output on stderr
+  --report auto|clada|cml
+                        report form: cml is the seeds' ([task-N] lines and a
+                        <result> summary); auto (default) uses it when every
+                        block of the answer is CML, else clada's
   --help, --version
 
 Exit: 0 all succeeded, 1 an action failed or a block was skipped,
@@ -109,6 +114,7 @@ const std::map<std::string, std::string>& ValueFlags() {
       {"--max-file-size", "max_file_size"}, {"--max-input", "max_input"},
       {"--exec", "exec"},             {"--git", "git"},
       {"--git-author", "git_author"}, {"--lock-timeout", "lock_timeout"},
+      {"--report", "report"},
   };
   return *kFlags;
 }
@@ -174,7 +180,7 @@ struct CommandSpec {
 const std::vector<std::string>& SettingFlags() {
   static const auto* const kFlags = new std::vector<std::string>{
       "--allow", "--timeout", "--total-timeout", "--max-output", "--report-budget", "--max-file-size", "--max-input",
-      "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet"};
+      "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet", "--report"};
   return *kFlags;
 }
 
@@ -456,7 +462,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
   if (inv.json) {
     out << ExecutionResultToJson(result).dump(2) << "\n";
   } else {
-    out << FormatReport(result, settings.report_budget_bytes);
+    out << (UsesCmlReport(result) ? FormatCmlReport(result) : FormatReport(result, settings.report_budget_bytes));
   }
   out.flush();
   err << "clada: " << FormatSummaryLine(result) << "\n";
@@ -550,8 +556,9 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     clada_options.full_outputs = true;
     ExecutionResult result = Clada(clada_options).Execute(text);
     listener::RunReport report;
-    report.summary = FormatResultsSection(result);
-    report.full_report = FormatReport(result, 0);
+    const bool cml = UsesCmlReport(result);
+    report.summary = cml ? FormatCmlResults(result) : FormatResultsSection(result);
+    report.full_report = cml ? FormatCmlReport(result) : FormatReport(result, 0);
     report.stderr_line = FormatSummaryLine(result);
     report.blocks_run = result.total_blocks;
     return report;

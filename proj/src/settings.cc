@@ -89,7 +89,7 @@ Settings DefaultSettings() {
 const std::vector<std::string>& SettingNames() {
   static const auto* const kNames = new std::vector<std::string>{
       "allow",     "timeout", "total_timeout", "max_output", "report_budget", "max_file_size", "max_input",
-      "exec",      "git",     "git_author",    "lock_timeout", "quiet"};
+      "exec",      "git",     "git_author",    "lock_timeout", "quiet", "report"};
   return *kNames;
 }
 
@@ -140,6 +140,9 @@ absl::Status ApplySetting(absl::string_view key, absl::string_view value, absl::
     else s.git_author = std::string(value);
   } else if (key == "quiet") {
     if (!ParseBool(value, s.quiet)) status = BadValue(key, value, "true or false");
+  } else if (key == "report") {
+    if (value == "auto" || value == "clada" || value == "cml") s.report = std::string(value);
+    else status = BadValue(key, value, "auto, clada or cml");
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown setting '", key, "'; known settings: ",
                                                    absl::StrJoin(SettingNames(), ", ")));
@@ -232,6 +235,7 @@ std::string SettingValueText(const Settings& s, absl::string_view key) {
   }
   if (key == "git_author") return s.git_author;
   if (key == "quiet") return s.quiet ? "true" : "false";
+  if (key == "report") return s.report;
   return "";
 }
 

@@ -35,6 +35,7 @@ struct Settings {
   std::string git_author = "clada";
   int64_t lock_timeout_ms = 10'000;
   bool quiet = false;
+  std::string report = "auto";  // report form: auto | clada | cml
   // setting name -> where its value came from ("default", a file, a flag).
   std::map<std::string, std::string> source;
 };
