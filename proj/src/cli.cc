@@ -27,6 +27,7 @@
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
 #include "proj/src/cml_report.h"
+#include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/src/report.h"
 #include "proj/src/settings.h"
 
@@ -46,7 +47,8 @@ Commands:
   run [FILE|-]          run every valid block (default command; stdin when no FILE)
   validate [FILE|-]     parse and validate only; print what would run (--json)
   parse [FILE|-]        print the raw block parse as JSON
-  instructions          print the text to paste into an LLM's system prompt
+  instructions [--dialect sham|cml]
+                        print the text to paste into an LLM's system prompt
   schema                print the action schema as JSON
   config                print the effective settings and where each came from
   approve CODE          allow exec of CODE when exec policy is 'approve'
@@ -159,7 +161,7 @@ const std::set<std::string>& Commands() {
 bool FlagTakesValue(const std::string& name) {
   return name == "--root" || ValueFlags().count(name) > 0 || name == "-n" || name == "--limit" ||
          name == "--mode" || name == "--message" || name == "--hours" || name == "--days" ||
-         name == "--debounce";
+         name == "--debounce" || name == "--dialect";
 }
 
 // What a command accepts.
@@ -197,7 +199,7 @@ const CommandSpec& SpecOf(const std::string& command) {
     (*specs)["config"] = {config, {}, false, {}};
     (*specs)["validate"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
     (*specs)["parse"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
-    (*specs)["instructions"] = {{}, {}, false, {}};
+    (*specs)["instructions"] = {{}, {"--dialect"}, false, {}};
     (*specs)["schema"] = {{"--json"}, {}, false, {}};
     (*specs)["approve"] = {{"--root"}, {}, true, {}};
     (*specs)["context"] = {{"--root", "--allow", "--max-file-size"}, {}, true, {}};
@@ -231,6 +233,8 @@ std::string ValidFlagsText(const std::string& command) {
       shown.push_back("--root DIR");
     } else if (f == "--debounce") {
       shown.push_back("--debounce MS");
+    } else if (f == "--dialect") {
+      shown.push_back("--dialect sham|cml");
     } else if (ValueFlags().count(f) > 0) {
       shown.push_back(absl::StrCat(f, " VALUE"));
     } else {
@@ -620,7 +624,24 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return kExitUsage;
   }
   if (inv.command == "instructions") {
-    out << sham_action_parser::RenderInstructions();
+    // --dialect sham (default) | cml: the system prompt for that dialect.
+    std::string dialect = "sham";
+    const std::vector<std::string>& args = inv.sub_args;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--dialect") {
+        dialect = i + 1 < args.size() ? args[++i] : "";
+      } else if (absl::StartsWith(args[i], "--dialect=")) {
+        dialect = args[i].substr(10);
+      }
+    }
+    if (dialect == "cml") {
+      out << cml_parser::CmlInstructions();
+    } else if (dialect == "sham") {
+      out << sham_action_parser::RenderInstructions();
+    } else {
+      err << "clada instructions: --dialect takes sham or cml, got '" << dialect << "'\n";
+      return kExitUsage;
+    }
     return kExitOk;
   }
   if (inv.command == "schema") {

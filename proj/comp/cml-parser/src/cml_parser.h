@@ -85,6 +85,11 @@ std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRa
 // total_timeout; "operation_failed" for anything else.
 std::string ErrorType(absl::string_view action, absl::string_view error, const core::Json& data);
 
+// The system prompt that teaches an LLM CML: every element, the block and
+// numbering rules, the errors and a worked example (`clada instructions
+// --dialect cml`). Every example in it reads without errors (tested).
+std::string CmlInstructions();
+
 // Decodes what the seeds allow inside CDATA: "]]&gt;" stands for "]]>".
 std::string UnescapeCdata(absl::string_view cdata);
 

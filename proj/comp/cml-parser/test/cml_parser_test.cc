@@ -132,6 +132,24 @@ TEST(ErrorType, ClassifiesExecutorMessages) {
   }
 }
 
+// The prompt's own examples are valid CML: read as an answer, it holds
+// tasks (each element's example, the worked example) and no error.
+TEST(CmlInstructions, ExamplesReadWithoutErrors) {
+  const std::string prompt = CmlInstructions();
+  const CmlParseResult r = ParseCml(prompt);
+  int tasks = 0;
+  for (const CmlBlock& b : r.blocks) {
+    for (const CmlError& e : b.errors) ADD_FAILURE() << e.message;
+    tasks += static_cast<int>(b.tasks.size());
+  }
+  EXPECT_GE(tasks, 10);
+  // Every element is taught.
+  for (const char* element : {"<edit", "<search-start>", "<write", "append=", "<move", "<remove", "<run", "<tasks>",
+                              "CDATA", "]]&gt;", "task-N", "malformed_xml"}) {
+    EXPECT_NE(prompt.find(element), std::string::npos) << element;
+  }
+}
+
 TEST(UnescapeCdata, DecodesOnlyTheSeedsEscape) {
   EXPECT_EQ(UnescapeCdata("a]]&gt;b"), "a]]>b");
   EXPECT_EQ(UnescapeCdata("]]&gt;]]&gt;"), "]]>]]>");
