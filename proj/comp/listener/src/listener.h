@@ -157,7 +157,7 @@ class ListenState {
 
 // Reads <state_dir>/listen-state.json; a missing file is an empty state
 // ("files" may be absent: no file known; they are not read from a state
-// whose "readers" is absent or below 2).
+// whose "readers" is absent or below 3).
 // Errors: DataLoss when the file is not a listen state (the message names
 // the file and says to delete it to start afresh: the next start is then a
 // first start, which sets aside the blocks in FILE); the ReadFileToString
@@ -165,9 +165,9 @@ class ListenState {
 absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir);
 
 // Writes <state_dir>/listen-state.json atomically (core::WriteFileAtomic):
-// {"version": 1, "ran": [key, ...], "files": [path, ...], "readers": 2}
+// {"version": 1, "ran": [key, ...], "files": [path, ...], "readers": 3}
 // ("readers": which blocks the listener saw; LoadListenState forgets the
-// files of a state without it, or below 2, so their next start is a first
+// files of a state without it, or below 3, so their next start is a first
 // start). The directory
 // must exist.
 // Errors: those of WriteFileAtomic.

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/aider-reader/src/aider_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
@@ -244,6 +245,66 @@ std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, 
   return fresh;
 }
 
+namespace {
+
+// Aider's SEARCH/REPLACE blocks, as a run reads them (aider_reader): not
+// in results sections, not starting on a SHAM block's lines (`sham`) nor
+// inside a CML block. A block's lines run from the line naming its path
+// (so the run text keeps it) to `>>>>>>> REPLACE`; a block that reuses the
+// path of the block before starts at its `<<<<<<< SEARCH`. A block the
+// reader refuses is a block too, so that its error is reported; one whose
+// end is missing is not closed (it may still be arriving).
+std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const ScanResult& scan,
+                                              const std::vector<cml_parser::LineRange>& sham,
+                                              const std::vector<cml_parser::SourceSpan>& cml) {
+  std::vector<ScannedBlock> out;
+  if (text.find("<<<<<<<") == absl::string_view::npos) return out;
+  const std::vector<Line> lines = SplitLines(text);
+  // Results sections blanked, line for line.
+  std::string read;
+  read.reserve(text.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i < scan.in_results.size() && scan.in_results[i]) {
+      if (absl::EndsWith(lines[i].full, "\n")) read.push_back('\n');
+    } else {
+      read.append(lines[i].full.data(), lines[i].full.size());
+    }
+  }
+  auto on_other_block = [&](int line) {
+    for (const cml_parser::LineRange& r : sham) {
+      if (line >= r.first && line <= r.last) return true;
+    }
+    for (const cml_parser::SourceSpan& sp : cml) {
+      if (line >= sp.first_line && line <= sp.last_line) return true;
+    }
+    return false;
+  };
+  auto add = [&](int first, int last, bool closed) {
+    if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
+    last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
+    ScannedBlock b;
+    b.id = "sr";
+    for (int j = first; j <= last; ++j) absl::StrAppend(&b.text, lines[j - 1].full);
+    b.key = BlockKey(b.id, b.text);
+    b.start_line = first;
+    b.end_line = last;
+    b.closed = closed;
+    out.push_back(std::move(b));
+  };
+  const aider_reader::Blocks blocks = aider_reader::ReadBlocks(read);
+  for (const aider_reader::Edit& e : blocks.edits) {
+    if (on_other_block(e.span.first_line)) continue;
+    add(e.path_line > 0 ? e.path_line : e.span.first_line, e.span.last_line, true);
+  }
+  for (const aider_reader::ParseError& e : blocks.errors) {
+    if (on_other_block(e.line)) continue;
+    add(e.line, e.span.last_line, e.code != "missing_divider" && e.code != "missing_replace_marker");
+  }
+  return out;
+}
+
+}  // namespace
+
 }  // namespace internal
 
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
@@ -267,15 +328,20 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
   std::sort(skip.begin(), skip.end(),
             [](const cml_parser::LineRange& a, const cml_parser::LineRange& b) { return a.first < b.first; });
   const std::vector<cml_parser::SourceSpan> spans = cml_parser::FindCml(text, skip);
-  if (spans.empty()) return std::move(scan.blocks);
+  std::vector<ScannedBlock> sr = internal::SearchReplaceBlocks(text, scan, skip, spans);
+  if (spans.empty() && sr.empty()) return std::move(scan.blocks);
   std::vector<ScannedBlock> out;
   for (ScannedBlock& b : scan.blocks) {
     bool inside = false;
     for (const cml_parser::SourceSpan& sp : spans) {
       if (b.start_line > sp.first_line && b.start_line <= sp.last_line) inside = true;
     }
+    for (const ScannedBlock& e : sr) {
+      if (b.start_line > e.start_line && b.start_line <= e.end_line) inside = true;
+    }
     if (!inside) out.push_back(std::move(b));
   }
+  for (ScannedBlock& b : sr) out.push_back(std::move(b));
   for (const cml_parser::SourceSpan& sp : spans) {
     ScannedBlock b;
     b.id = "cml";
