@@ -165,6 +165,9 @@ class Listener {
   absl::flat_hash_map<std::string, int> last_counts_;
   // The keys the last acknowledgement offered to run again.
   std::vector<std::string> rerun_keys_;
+  // This listener has put a section at the top of FILE: a FILE without one
+  // since was replaced (a re-paste of the whole file), not merely edited.
+  bool wrote_section_ = false;
 };
 
 absl::Status Listener::Setup() {
@@ -379,7 +382,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     // by old blocks, the summary gone): say so rather than stay silent.
     std::vector<ScannedBlock> again;
     absl::flat_hash_set<std::string> seen;
-    const bool summary_gone = !OwnTopSection(*text).has_value();
+    const bool summary_gone = wrote_section_ && !OwnTopSection(*text).has_value();
     for (const ScannedBlock& b : all) {
       auto last = last_counts_.find(b.key);
       const bool added = last == last_counts_.end() || counts[b.key] > last->second;
@@ -484,6 +487,7 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
     return;
   }
+  wrote_section_ = true;
   // Reading this text back must not run anything; but if the file gained
   // new blocks between the run and the write-back, they still have to run.
   if (saved_during_run) {
@@ -528,6 +532,7 @@ void Listener::WriteNote(const std::string& first_line, const std::string& body)
     Log(absl::StrCat(ClockTime(), " clada listen: note not written into the file: ", written.message()));
     return;
   }
+  wrote_section_ = true;
   if (unrun) {
     written_text_.reset();
   } else {
