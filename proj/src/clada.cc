@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -181,12 +182,14 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     sham_lines.push_back({e.block_start_line, e.block_start_line + lines});
   }
   cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines);
+  // Blocks are in document order and do not overlap: the last one that
+  // starts before `line` is the only one that can hold it.
   auto inside_cml = [&cml](int line) {
-    for (const cml_parser::CmlBlock& b : cml.blocks) {
-      if (b.span.first_line > line) break;
-      if (line <= b.span.last_line && line > b.span.first_line) return true;
-    }
-    return false;
+    auto after = std::upper_bound(cml.blocks.begin(), cml.blocks.end(), line,
+                                  [](int l, const cml_parser::CmlBlock& b) { return l <= b.span.first_line; });
+    if (after == cml.blocks.begin()) return false;
+    const cml_parser::CmlBlock& b = *std::prev(after);
+    return line > b.span.first_line && line <= b.span.last_line;
   };
   int dropped = 0;
   int key = 0;
