@@ -70,6 +70,7 @@ std::string What(const ActionResult& r) {
     std::string code = Param(r.params, "code");
     code = std::string(absl::StripAsciiWhitespace(code.substr(0, code.find('\n'))));
     if (code.empty()) code = absl::StrCat("a ", Param(r.params, "lang"), " command");
+    if (r.data.value("would_run", false)) return code;  // dry run: not run, no exit code
     return absl::StrCat("ran ", code, " (exit ", r.data.value("exit_code", 0), ")");
   }
   return primary.empty() ? r.action : absl::StrCat(r.action, " ", primary);
