@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "proj/comp/aider-reader/src/aider_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
+#include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/exec/src/exec.h"
@@ -277,6 +278,85 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     errors.push_back({std::move(pe), "search_replace", key++});
     sr_spans.emplace_back(e.span.first_line, e.span.last_line);
   }
+  // Unified diffs: each file's part a group of its own (a rename with
+  // hunks: the move, then the hunks, fail_fast). Inside another dialect's
+  // block (a SHAM heredoc, CML, a SEARCH/REPLACE text) a diff is content.
+  udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text);
+  auto in_sr = [&sr_spans](int line) {
+    for (const auto& [first, last] : sr_spans) {
+      if (line >= first && line <= last) return true;
+    }
+    return false;
+  };
+  int diff_number = 0;
+  int diff_blocks = 0;
+  for (const udiff_reader::FilePatch& f : diffs.files) {
+    if (on_other_block(f.span.first_line) || in_sr(f.span.first_line)) continue;
+    ++diff_blocks;
+    const int group = key++;
+    const std::string label = absl::StrCat("diff-", ++diff_number);
+    const bool two = f.kind == udiff_reader::FileKind::kUpdate && f.move_to.has_value() && !f.hunks.empty();
+    auto add = [&](core::Action a) {
+      a.metadata.block_id = label;
+      a.metadata.start_line = f.span.first_line;
+      a.metadata.end_line = f.span.last_line;
+      AnswerItem item;
+      item.line = f.span.first_line;
+      item.action = std::move(a);
+      item.dialect = "udiff";
+      item.group_key = group;
+      item.fail_fast = two;
+      out.items.push_back(std::move(item));
+    };
+    core::Action a;
+    a.warnings = f.warnings;
+    if (f.kind == udiff_reader::FileKind::kAdd) {
+      a.name = "file_write";
+      a.params["path"] = f.path;
+      absl::StatusOr<udiff_reader::Applied> content = udiff_reader::ApplyFilePatch("", f);
+      a.params["content"] = content.ok() ? content->content : "";
+      add(std::move(a));
+    } else if (f.kind == udiff_reader::FileKind::kDelete) {
+      a.name = "file_delete";
+      a.params["path"] = f.path;
+      add(std::move(a));
+    } else {
+      if (f.move_to.has_value()) {
+        core::Action m;
+        m.name = "file_move";
+        m.params["old_path"] = f.path;
+        m.params["new_path"] = *f.move_to;
+        if (f.hunks.empty()) m.warnings = f.warnings;
+        add(std::move(m));
+      }
+      if (!f.hunks.empty()) {
+        a.name = "file_apply_diff";
+        a.params["path"] = f.move_to.value_or(f.path);
+        // A rename's diff is given from its first hunk: the move is its own action.
+        size_t from = f.span.begin;
+        if (f.move_to.has_value()) {
+          for (int line = f.span.first_line; line < f.hunks[0].source_line && from < f.span.end; ++line) {
+            const size_t nl = text.find('\n', from);
+            from = nl == absl::string_view::npos ? f.span.end : nl + 1;
+          }
+        }
+        a.params["diff"] = std::string(text.substr(from, f.span.end - from));
+        add(std::move(a));
+      }
+    }
+  }
+  for (const udiff_reader::ParseError& e : diffs.errors) {
+    if (on_other_block(e.line) || in_sr(e.line)) continue;
+    ++diff_blocks;
+    sham_action_parser::ActionParseError pe;
+    pe.block_id = absl::StrCat("diff-", ++diff_number);
+    pe.error_type = e.code;
+    pe.message = e.message;
+    pe.block_start_line = e.line;
+    pe.block_content = std::string(text.substr(e.span.begin, std::min<size_t>(e.span.end - e.span.begin, 4096)));
+    pe.fix = e.fix;
+    errors.push_back({std::move(pe), "udiff", key++});
+  }
   if (!sr_spans.empty()) {
     auto inside_sr = [&sr_spans](int line) {
       for (const auto& [first, last] : sr_spans) {
@@ -322,7 +402,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     out.error_groups.push_back(number[e.key]);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size());
+  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size()) + diff_blocks;
   return out;
 }
 

@@ -36,6 +36,7 @@
 #include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/tree_search.h"
 #include "proj/comp/fs-ops/src/unified_diff.h"
+#include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
 namespace clada::fs_ops {
@@ -692,6 +693,41 @@ absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
   out.data["lines_replaced"] = range.last - range.first + 1;
   out.data["lines"] =
       range.first == range.last ? absl::StrCat(range.first) : absl::StrCat(range.first, "-", range.last);
+  return out;
+}
+
+// One file's unified-diff hunks (udiff-reader): at their lines as git apply,
+// else placed by their context through hunk-apply, with a warning.
+absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string diff, call.Str("diff"));
+  if (!absl::StartsWith(diff, "--- ") && !absl::StartsWith(diff, "diff --git ")) {
+    diff = absl::StrCat("--- a/file\n+++ b/file\n", diff);  // the hunks alone
+  }
+  const udiff_reader::Diffs parsed = udiff_reader::ReadDiffs(diff);
+  if (!parsed.errors.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(parsed.errors[0].message, ": ", parsed.errors[0].fix));
+  }
+  if (parsed.files.size() != 1 || parsed.files[0].kind != udiff_reader::FileKind::kUpdate ||
+      parsed.files[0].hunks.empty() || parsed.files[0].move_to.has_value()) {
+    return absl::InvalidArgumentError(
+        "diff must hold the hunks of one file that exists (@@ -LINE,COUNT +LINE,COUNT @@ and its lines); create, "
+        "delete and move files with file_write, file_delete and file_move");
+  }
+  const udiff_reader::FilePatch& patch = parsed.files[0];
+  ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
+                                                                    -> absl::StatusOr<EditResult> {
+    absl::StatusOr<udiff_reader::Applied> r = udiff_reader::ApplyFilePatch(body, patch);
+    if (!r.ok()) return absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
+    EditResult e;
+    e.content = std::move(r->content);
+    e.replacements = static_cast<int64_t>(patch.hunks.size());
+    e.warnings = std::move(r->warnings);
+    return e;
+  }));
+  out.data.erase("replacements_made");
+  out.data["hunks_applied"] = static_cast<int64_t>(patch.hunks.size());
+  for (const std::string& w : patch.warnings) out.warnings.push_back(w);
   return out;
 }
 
@@ -1384,6 +1420,7 @@ const std::vector<std::pair<std::string, Handler>>& Handlers() {
       {"file_replace_text_range", FileReplaceTextRange},
       {"files_replace_all_text", FilesReplaceAllText},
       {"file_replace_lines", FileReplaceLines},
+      {"file_apply_diff", FileApplyDiff},
       {"file_read_numbered", FileReadNumbered},
       {"file_read", FileRead},
       {"files_read", FilesRead},

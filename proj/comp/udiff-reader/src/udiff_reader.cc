@@ -500,7 +500,7 @@ absl::StatusOr<Applied> ApplyFilePatch(absl::string_view content, const FilePatc
     if (h.old_start < 0) continue;  // `@@ ... @@`: no line to differ from
     const int stated = h.old_count == 0 ? h.old_start + 1 : h.old_start;
     if (p.line != stated) {
-      out.warnings.push_back(absl::StrCat("hunk ", p.hunk, " (line ", h.source_line, ", @@ -", h.old_start,
+      out.warnings.push_back(absl::StrCat("hunk ", p.hunk, " (@@ -", h.old_start, ",", h.old_count,
                                           "): not at line ", h.old_start, " of ", patch.path,
                                           "; placed by its context at line ", p.line));
     }
