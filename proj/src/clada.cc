@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -15,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "proj/comp/aider-reader/src/aider_reader.h"
+#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
@@ -278,20 +280,105 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     errors.push_back({std::move(pe), "search_replace", key++});
     sr_spans.emplace_back(e.span.first_line, e.span.last_line);
   }
-  // Unified diffs: each file's part a group of its own (a rename with
-  // hunks: the move, then the hunks, fail_fast). Inside another dialect's
-  // block (a SHAM heredoc, CML, a SEARCH/REPLACE text) a diff is content.
-  udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text);
   auto in_sr = [&sr_spans](int line) {
     for (const auto& [first, last] : sr_spans) {
       if (line >= first && line <= last) return true;
     }
     return false;
   };
+  // Codex apply_patch envelopes: each file operation a group of its own
+  // (operations are independent; an update with a move: the hunks, then the
+  // move, fail_fast). Inside another dialect's block a patch is content.
+  std::vector<apply_patch_reader::Patch> patches = apply_patch_reader::ReadPatches(text);
+  std::vector<std::pair<int, int>> patch_spans;
+  int patch_number = 0;
+  int patch_blocks = 0;
+  for (const apply_patch_reader::Patch& p : patches) {
+    if (on_other_block(p.span.first_line) || in_sr(p.span.first_line)) continue;
+    patch_spans.emplace_back(p.span.first_line, p.span.last_line);
+    bool first = true;
+    for (const apply_patch_reader::FileOp& op : p.ops) {
+      ++patch_blocks;
+      const int group = key++;
+      const std::string label = absl::StrCat("patch-", ++patch_number);
+      const bool two = op.kind == apply_patch_reader::OpKind::kUpdate && op.move_to.has_value();
+      auto add = [&](core::Action a) {
+        a.metadata.block_id = label;
+        a.metadata.start_line = op.span.first_line;
+        a.metadata.end_line = op.span.last_line;
+        if (first) a.warnings.insert(a.warnings.begin(), p.warnings.begin(), p.warnings.end());
+        first = false;
+        AnswerItem item;
+        item.line = op.span.first_line;
+        item.action = std::move(a);
+        item.dialect = "apply_patch";
+        item.group_key = group;
+        item.fail_fast = two;
+        out.items.push_back(std::move(item));
+      };
+      core::Action a;
+      a.warnings = op.warnings;
+      if (op.kind == apply_patch_reader::OpKind::kAdd) {
+        a.name = "file_write";
+        a.params["path"] = op.path;
+        a.params["content"] = op.content;
+        add(std::move(a));
+      } else if (op.kind == apply_patch_reader::OpKind::kDelete) {
+        a.name = "file_delete";
+        a.params["path"] = op.path;
+        add(std::move(a));
+      } else {
+        // The operation's lines, without its `*** Move to:` (the move is its own action).
+        std::string body;
+        for (size_t pos = op.span.begin; pos < op.span.end;) {
+          size_t nl = text.find('\n', pos);
+          size_t end = nl == absl::string_view::npos || nl >= op.span.end ? op.span.end : nl + 1;
+          absl::string_view line = text.substr(pos, end - pos);
+          if (!absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(line), "*** Move to:")) {
+            body.append(line.data(), line.size());
+          }
+          pos = end;
+        }
+        a.name = "file_apply_patch";
+        a.params["path"] = op.path;
+        a.params["patch"] = std::move(body);
+        add(std::move(a));
+        if (op.move_to.has_value()) {
+          core::Action m;
+          m.name = "file_move";
+          m.params["old_path"] = op.path;
+          m.params["new_path"] = *op.move_to;
+          add(std::move(m));
+        }
+      }
+    }
+    for (const apply_patch_reader::ParseError& e : p.errors) {
+      ++patch_blocks;
+      sham_action_parser::ActionParseError pe;
+      pe.block_id = absl::StrCat("patch-", ++patch_number);
+      pe.error_type = e.code;
+      pe.message = e.message;
+      pe.block_start_line = e.line;
+      pe.block_content = std::string(text.substr(p.span.begin, std::min<size_t>(p.span.end - p.span.begin, 4096)));
+      pe.fix = e.fix;
+      errors.push_back({std::move(pe), "apply_patch", key++});
+    }
+  }
+  auto in_patch = [&patch_spans](int line) {
+    for (const auto& [first, last] : patch_spans) {
+      if (line >= first && line <= last) return true;
+    }
+    return false;
+  };
+
+  // Unified diffs: each file's part a group of its own (a rename with
+  // hunks: the move, then the hunks, fail_fast). Inside another dialect's
+  // block (a SHAM heredoc, CML, a SEARCH/REPLACE text) a diff is content.
+  udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text);
   int diff_number = 0;
   int diff_blocks = 0;
   for (const udiff_reader::FilePatch& f : diffs.files) {
-    if (on_other_block(f.span.first_line) || in_sr(f.span.first_line)) continue;
+    if (on_other_block(f.span.first_line) || in_sr(f.span.first_line) || in_patch(f.span.first_line)) continue;
     ++diff_blocks;
     const int group = key++;
     const std::string label = absl::StrCat("diff-", ++diff_number);
@@ -346,7 +433,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     }
   }
   for (const udiff_reader::ParseError& e : diffs.errors) {
-    if (on_other_block(e.line) || in_sr(e.line)) continue;
+    if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line)) continue;
     ++diff_blocks;
     sham_action_parser::ActionParseError pe;
     pe.block_id = absl::StrCat("diff-", ++diff_number);
@@ -402,7 +489,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     out.error_groups.push_back(number[e.key]);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size()) + diff_blocks;
+  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size()) + diff_blocks + patch_blocks;
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
@@ -36,6 +37,7 @@
 #include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/tree_search.h"
 #include "proj/comp/fs-ops/src/unified_diff.h"
+#include "proj/comp/hunk-apply/src/hunk_apply.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
@@ -731,6 +733,52 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   return out;
 }
 
+// One file's Codex apply_patch update (apply-patch-reader), its hunks
+// placed by hunk-apply: unique at the first tier that matches, anchors
+// narrowing, line endings per line; all or none.
+absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
+  ASSIGN_OR_RETURN(std::string param, call.Str("path"));
+  ASSIGN_OR_RETURN(std::string text, call.Str("patch"));
+  absl::string_view body_text = absl::StripLeadingAsciiWhitespace(text);
+  std::string wrapped = text;
+  if (!absl::StartsWithIgnoreCase(body_text, "*** Begin Patch")) {
+    if (!absl::StartsWithIgnoreCase(body_text, "*** Update File:")) {
+      wrapped = absl::StrCat("*** Update File: ", param, "\n", text);
+    }
+    if (!wrapped.empty() && wrapped.back() != '\n') wrapped += '\n';
+    wrapped = absl::StrCat("*** Begin Patch\n", wrapped, "*** End Patch\n");
+  }
+  const std::vector<apply_patch_reader::Patch> patches = apply_patch_reader::ReadPatches(wrapped);
+  for (const apply_patch_reader::Patch& p : patches) {
+    if (!p.errors.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(p.errors[0].message, "; ", p.errors[0].fix));
+    }
+  }
+  if (patches.size() != 1 || patches[0].ops.size() != 1 ||
+      patches[0].ops[0].kind != apply_patch_reader::OpKind::kUpdate || patches[0].ops[0].move_to.has_value()) {
+    return absl::InvalidArgumentError(
+        "patch must hold one file's update (its @@ hunks); add, delete and move files with file_write, file_delete "
+        "and file_move");
+  }
+  const apply_patch_reader::FileOp& op = patches[0].ops[0];
+  ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
+                                                                    -> absl::StatusOr<EditResult> {
+    hunk_apply::ApplyError why;
+    absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(body, op.hunks, &why);
+    if (!r.ok()) return absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
+    EditResult e;
+    e.content = std::move(r->content);
+    e.replacements = static_cast<int64_t>(op.hunks.size());
+    e.warnings = std::move(r->warnings);
+    return e;
+  }));
+  out.data.erase("replacements_made");
+  out.data["hunks_applied"] = static_cast<int64_t>(op.hunks.size());
+  for (const std::string& w : patches[0].warnings) out.warnings.push_back(w);
+  for (const std::string& w : op.warnings) out.warnings.push_back(w);
+  return out;
+}
+
 absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
   ASSIGN_OR_RETURN(std::string paths, call.Str("paths"));
   ASSIGN_OR_RETURN(std::string old_text, call.Str("old_text"));
@@ -1421,6 +1469,7 @@ const std::vector<std::pair<std::string, Handler>>& Handlers() {
       {"files_replace_all_text", FilesReplaceAllText},
       {"file_replace_lines", FileReplaceLines},
       {"file_apply_diff", FileApplyDiff},
+      {"file_apply_patch", FileApplyPatch},
       {"file_read_numbered", FileReadNumbered},
       {"file_read", FileRead},
       {"files_read", FilesRead},

@@ -53,7 +53,7 @@ TEST(LoadedSchema, HoldsExactlyTheDesignedActions) {
       {"fs-ops",
        {"file_write", "file_append", "file_replace_text",
         "file_replace_all_text", "file_replace_text_range",
-        "files_replace_all_text", "file_replace_lines", "file_apply_diff", "file_read_numbered",
+        "files_replace_all_text", "file_replace_lines", "file_apply_diff", "file_apply_patch", "file_read_numbered",
         "file_read", "files_read", "file_delete", "file_move", "dir_create",
         "dir_delete", "ls", "grep", "glob"}},
       {"exec", {"exec"}},
