@@ -397,15 +397,12 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     };
     core::Action a;
     a.warnings = f.warnings;
-    if (f.kind == udiff_reader::FileKind::kAdd) {
-      a.name = "file_write";
+    if (f.kind == udiff_reader::FileKind::kAdd || f.kind == udiff_reader::FileKind::kDelete) {
+      // As git apply: a created file must not exist yet, a deleted one must
+      // hold exactly the lines the diff removes (file_apply_diff checks both).
+      a.name = "file_apply_diff";
       a.params["path"] = f.path;
-      absl::StatusOr<udiff_reader::Applied> content = udiff_reader::ApplyFilePatch("", f);
-      a.params["content"] = content.ok() ? content->content : "";
-      add(std::move(a));
-    } else if (f.kind == udiff_reader::FileKind::kDelete) {
-      a.name = "file_delete";
-      a.params["path"] = f.path;
+      a.params["diff"] = std::string(text.substr(f.span.begin, f.span.end - f.span.begin));
       add(std::move(a));
     } else {
       if (f.move_to.has_value()) {

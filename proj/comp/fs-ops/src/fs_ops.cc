@@ -700,6 +700,65 @@ absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
 
 // One file's unified-diff hunks (udiff-reader): at their lines as git apply,
 // else placed by their context through hunk-apply, with a warning.
+// A diff that creates a file (--- /dev/null) applies, as git apply, only
+// where no file is: one already there is never overwritten by it.
+absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::string& param,
+                                              const udiff_reader::FilePatch& patch) {
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  struct stat st;
+  if (call.store().Lstat(path, &st) == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", call.Display(path), "' already exists, and a diff that creates it (--- /dev/null) applies only where "
+        "no file is, as git apply; nothing was written. Send a diff of its changes (read it first), or file_write"));
+  }
+  ASSIGN_OR_RETURN(udiff_reader::Applied applied, udiff_reader::ApplyFilePatch("", patch));
+  RETURN_IF_ERROR(MakeParents(call, path));
+  RETURN_IF_ERROR(WriteText(call, path, false, applied.content));
+  const int64_t lines = CountLines(applied.content);
+  Json data = {{"path", call.Display(path)},
+               {"bytesWritten", static_cast<int64_t>(applied.content.size())},
+               {"created", true},
+               {"lines", lines},
+               {"summary", absl::StrCat("wrote ", lines, lines == 1 ? " line" : " lines")}};
+  DescribeNewFile(applied.content, data);
+  ActionOutcome out = ActionOutcome::Ok(std::move(data));
+  out.warnings = std::move(applied.warnings);
+  for (const std::string& w : patch.warnings) out.warnings.push_back(w);
+  return Touched(std::move(out), {path});
+}
+
+// A diff that deletes a file (+++ /dev/null) deletes it, as git apply, only
+// when the file holds exactly the lines the diff removes: a file changed
+// since the diff was made is kept.
+absl::StatusOr<ActionOutcome> DiffDeletesFile(const Call& call, const std::string& param,
+                                              const udiff_reader::FilePatch& patch) {
+  ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
+  struct stat st;
+  if (call.store().Lstat(path, &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("'", call.Display(path), "' does not exist", DidYouMean(call, path),
+                                            ", so there is nothing to delete (check the path with ls or glob)"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", call.Display(path), "' is not a regular file; a diff deletes files only"));
+  }
+  ASSIGN_OR_RETURN(std::string text, ReadLimited(call, path, "file", false));
+  absl::StatusOr<udiff_reader::Applied> applied = udiff_reader::ApplyFilePatch(text, patch);
+  if (!applied.ok() || !applied->content.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", call.Display(path), "' does not hold the lines the diff deletes",
+        applied.ok() ? "" : absl::StrCat(" (", applied.status().message(), ")"),
+        "; it may have changed since the diff was made, so it was kept. Read it, then send a diff of its current "
+        "text, or file_delete"));
+  }
+  if (int err = call.store().Unlink(path); err != 0) return core::ErrnoStatus(err, "cannot delete", call.Display(path));
+  const int64_t lines = CountLines(text);
+  Json data = {{"path", call.Display(path)},
+               {"previous_lines", lines},
+               {"summary", absl::StrCat("had ", lines, lines == 1 ? " line" : " lines")}};
+  return Touched(ActionOutcome::Ok(std::move(data)), {path});
+}
+
 absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string diff, call.Str("diff"));
@@ -710,11 +769,19 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   if (!parsed.errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(parsed.errors[0].message, ": ", parsed.errors[0].fix));
   }
+  if (parsed.files.size() == 1 && !parsed.files[0].move_to.has_value() &&
+      parsed.files[0].kind == udiff_reader::FileKind::kAdd) {
+    return DiffCreatesFile(call, param, parsed.files[0]);
+  }
+  if (parsed.files.size() == 1 && !parsed.files[0].move_to.has_value() &&
+      parsed.files[0].kind == udiff_reader::FileKind::kDelete) {
+    return DiffDeletesFile(call, param, parsed.files[0]);
+  }
   if (parsed.files.size() != 1 || parsed.files[0].kind != udiff_reader::FileKind::kUpdate ||
       parsed.files[0].hunks.empty() || parsed.files[0].move_to.has_value()) {
     return absl::InvalidArgumentError(
-        "diff must hold the hunks of one file that exists (@@ -LINE,COUNT +LINE,COUNT @@ and its lines); create, "
-        "delete and move files with file_write, file_delete and file_move");
+        "diff must hold the hunks of one file (@@ -LINE,COUNT +LINE,COUNT @@ and its lines), or create one "
+        "(--- /dev/null) or delete one (+++ /dev/null); move files with file_move");
   }
   const udiff_reader::FilePatch& patch = parsed.files[0];
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
