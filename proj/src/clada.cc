@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <iterator>
 #include <map>
@@ -168,6 +169,57 @@ sham_action_parser::ActionParseError CmlErrorToParseError(const cml_parser::CmlE
   return out;
 }
 
+// The line spans of a dialect's blocks (inclusive; they may nest), asked
+// "does a block hold this line?" in O(log n) however many blocks an answer
+// has: sorted by first line, with the furthest last line reached so far.
+class LineSpans {
+ public:
+  void Add(int first, int last) {
+    spans_.emplace_back(first, last);
+    ready_ = false;
+  }
+  size_t size() const { return spans_.size(); }
+  // A span holds `line` (its first line included).
+  bool Holds(int line) const { return Reaches(line, line + 1); }
+  // A span holds `line` below its first line (a block starting inside it).
+  bool HoldsBelowStart(int line) const { return Reaches(line, line); }
+
+ private:
+  // Some span starting before `before` ends at or after `line`.
+  bool Reaches(int line, int before) const {
+    if (!ready_) {
+      std::sort(spans_.begin(), spans_.end());
+      furthest_.clear();
+      for (const auto& [first, last] : spans_) {
+        furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
+      }
+      ready_ = true;
+    }
+    auto after = std::lower_bound(spans_.begin(), spans_.end(), std::make_pair(before, std::numeric_limits<int>::min()));
+    if (after == spans_.begin()) return false;
+    return furthest_[static_cast<size_t>(after - spans_.begin()) - 1] >= line;
+  }
+
+  mutable std::vector<std::pair<int, int>> spans_;
+  mutable std::vector<int> furthest_;
+  mutable bool ready_ = true;
+};
+
+// A reader's parse error as the report shows every block's: the block's
+// text (at most 4 KB) with the reader's code, message, line and fix.
+sham_action_parser::ActionParseError ReaderError(std::string block_id, std::string code, std::string message,
+                                                 int line, absl::string_view text, size_t begin, size_t end,
+                                                 std::string fix) {
+  sham_action_parser::ActionParseError pe;
+  pe.block_id = std::move(block_id);
+  pe.error_type = std::move(code);
+  pe.message = std::move(message);
+  pe.block_start_line = line;
+  pe.block_content = std::string(text.substr(begin, std::min<size_t>(end - begin, 4096)));
+  pe.fix = std::move(fix);
+  return pe;
+}
+
 // Every block of every dialect, in document order. SHAM is read first; CML
 // is not looked for on a SHAM block's lines (a CML example in a heredoc is
 // content), and a SHAM block that starts inside a CML block (in its CDATA)
@@ -185,15 +237,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     sham_lines.push_back({e.block_start_line, e.block_start_line + lines});
   }
   cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines);
-  // Blocks are in document order and do not overlap: the last one that
-  // starts before `line` is the only one that can hold it.
-  auto inside_cml = [&cml](int line) {
-    auto after = std::upper_bound(cml.blocks.begin(), cml.blocks.end(), line,
-                                  [](int l, const cml_parser::CmlBlock& b) { return l <= b.span.first_line; });
-    if (after == cml.blocks.begin()) return false;
-    const cml_parser::CmlBlock& b = *std::prev(after);
-    return line > b.span.first_line && line <= b.span.last_line;
-  };
+  LineSpans cml_spans;
+  for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span.first_line, b.span.last_line);
+  auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
   int dropped = 0;
   int key = 0;
   for (core::Action& a : sham.actions) {
@@ -248,19 +294,14 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
   // starts on a SHAM block's lines or inside a CML block is content of that
   // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
   aider_reader::Blocks sr = aider_reader::ReadBlocks(text);
-  auto on_other_block = [&](int line) {
-    for (const cml_parser::LineRange& r : sham_lines) {
-      if (line >= r.first && line <= r.last) return true;
-    }
-    for (const cml_parser::CmlBlock& b : cml.blocks) {
-      if (line >= b.span.first_line && line <= b.span.last_line) return true;
-    }
-    return false;
-  };
-  std::vector<std::pair<int, int>> sr_spans;
+  LineSpans other_blocks;  // SHAM and CML
+  for (const cml_parser::LineRange& r : sham_lines) other_blocks.Add(r.first, r.last);
+  for (const cml_parser::CmlBlock& b : cml.blocks) other_blocks.Add(b.span.first_line, b.span.last_line);
+  auto on_other_block = [&other_blocks](int line) { return other_blocks.Holds(line); };
+  LineSpans sr_spans;
   for (const aider_reader::Edit& e : sr.edits) {
     if (on_other_block(e.span.first_line)) continue;
-    sr_spans.emplace_back(e.span.first_line, e.span.last_line);
+    sr_spans.Add(e.span.first_line, e.span.last_line);
     AnswerItem item;
     item.line = e.span.first_line;
     item.action = aider_reader::ToAction(e);
@@ -270,32 +311,22 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
   }
   for (const aider_reader::ParseError& e : sr.errors) {
     if (on_other_block(e.line)) continue;
-    sham_action_parser::ActionParseError pe;
-    pe.block_id = absl::StrCat("sr-", e.number);
-    pe.error_type = e.code;
-    pe.message = e.message;
-    pe.block_start_line = e.line;
-    pe.block_content = std::string(text.substr(e.span.begin, std::min<size_t>(e.span.end - e.span.begin, 4096)));
-    pe.fix = e.fix;
-    errors.push_back({std::move(pe), "search_replace", key++});
-    sr_spans.emplace_back(e.span.first_line, e.span.last_line);
+    errors.push_back({ReaderError(absl::StrCat("sr-", e.number), e.code, e.message, e.line, text, e.span.begin,
+                                  e.span.end, e.fix),
+                      "search_replace", key++});
+    sr_spans.Add(e.span.first_line, e.span.last_line);
   }
-  auto in_sr = [&sr_spans](int line) {
-    for (const auto& [first, last] : sr_spans) {
-      if (line >= first && line <= last) return true;
-    }
-    return false;
-  };
+  auto in_sr = [&sr_spans](int line) { return sr_spans.Holds(line); };
   // Codex apply_patch envelopes: each file operation a group of its own
   // (operations are independent; an update with a move: the hunks, then the
   // move, fail_fast). Inside another dialect's block a patch is content.
   std::vector<apply_patch_reader::Patch> patches = apply_patch_reader::ReadPatches(text);
-  std::vector<std::pair<int, int>> patch_spans;
+  LineSpans patch_spans;
   int patch_number = 0;
   int patch_blocks = 0;
   for (const apply_patch_reader::Patch& p : patches) {
     if (on_other_block(p.span.first_line) || in_sr(p.span.first_line)) continue;
-    patch_spans.emplace_back(p.span.first_line, p.span.last_line);
+    patch_spans.Add(p.span.first_line, p.span.last_line);
     bool first = true;
     for (const apply_patch_reader::FileOp& op : p.ops) {
       ++patch_blocks;
@@ -354,22 +385,12 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     }
     for (const apply_patch_reader::ParseError& e : p.errors) {
       ++patch_blocks;
-      sham_action_parser::ActionParseError pe;
-      pe.block_id = absl::StrCat("patch-", ++patch_number);
-      pe.error_type = e.code;
-      pe.message = e.message;
-      pe.block_start_line = e.line;
-      pe.block_content = std::string(text.substr(p.span.begin, std::min<size_t>(p.span.end - p.span.begin, 4096)));
-      pe.fix = e.fix;
-      errors.push_back({std::move(pe), "apply_patch", key++});
+      errors.push_back({ReaderError(absl::StrCat("patch-", ++patch_number), e.code, e.message, e.line, text,
+                                    p.span.begin, p.span.end, e.fix),
+                        "apply_patch", key++});
     }
   }
-  auto in_patch = [&patch_spans](int line) {
-    for (const auto& [first, last] : patch_spans) {
-      if (line >= first && line <= last) return true;
-    }
-    return false;
-  };
+  auto in_patch = [&patch_spans](int line) { return patch_spans.Holds(line); };
 
   // Unified diffs: each file's part a group of its own (a rename with
   // hunks: the move, then the hunks, fail_fast). Inside another dialect's
@@ -432,22 +453,12 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
   for (const udiff_reader::ParseError& e : diffs.errors) {
     if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line)) continue;
     ++diff_blocks;
-    sham_action_parser::ActionParseError pe;
-    pe.block_id = absl::StrCat("diff-", ++diff_number);
-    pe.error_type = e.code;
-    pe.message = e.message;
-    pe.block_start_line = e.line;
-    pe.block_content = std::string(text.substr(e.span.begin, std::min<size_t>(e.span.end - e.span.begin, 4096)));
-    pe.fix = e.fix;
-    errors.push_back({std::move(pe), "udiff", key++});
+    errors.push_back({ReaderError(absl::StrCat("diff-", ++diff_number), e.code, e.message, e.line, text,
+                                  e.span.begin, e.span.end, e.fix),
+                      "udiff", key++});
   }
-  if (!sr_spans.empty()) {
-    auto inside_sr = [&sr_spans](int line) {
-      for (const auto& [first, last] : sr_spans) {
-        if (line > first && line <= last) return true;
-      }
-      return false;
-    };
+  if (sr_spans.size() > 0) {
+    auto inside_sr = [&sr_spans](int line) { return sr_spans.HoldsBelowStart(line); };
     const size_t before = out.items.size();
     out.items.erase(std::remove_if(out.items.begin(), out.items.end(),
                                    [&](const AnswerItem& i) { return i.dialect == "sham" && inside_sr(i.line); }),
