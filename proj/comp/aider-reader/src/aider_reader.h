@@ -22,15 +22,12 @@
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/source_span.h"
 
 namespace clada::aider_reader {
 
-// Bytes [begin, end) of the answer (line boundaries, the last line's break
-// included) and the 1-based lines they cover.
-struct SourceSpan {
-  size_t begin = 0, end = 0;
-  int first_line = 0, last_line = 0;
-};
+// Where a block stands in the answer (core::SourceSpan, shared by every reader).
+using SourceSpan = core::SourceSpan;
 
 // One SEARCH/REPLACE block. `search` and `replace` are the lines between the
 // markers exactly as written (each with its own line break), as Aider

@@ -20,16 +20,13 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/source_span.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
 
 namespace clada::apply_patch_reader {
 
-// A stretch of the answer: bytes [begin, end) (end includes the last line's
-// break) and its 1-based first and last lines.
-struct SourceSpan {
-  size_t begin = 0, end = 0;
-  int first_line = 0, last_line = 0;
-};
+// Where a block stands in the answer (core::SourceSpan, shared by every reader).
+using SourceSpan = core::SourceSpan;
 
 enum class OpKind { kAdd, kDelete, kUpdate };
 absl::string_view OpKindName(OpKind kind);  // "add", "delete", "update"

@@ -15,14 +15,12 @@
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/source_span.h"
 
 namespace clada::cml_parser {
 
-// Bytes [begin, end) of the answer and the 1-based lines they cover.
-struct SourceSpan {
-  size_t begin = 0, end = 0;
-  int first_line = 0, last_line = 0;
-};
+// Where a block stands in the answer (core::SourceSpan, shared by every reader).
+using SourceSpan = core::SourceSpan;
 
 // Lines of the answer that hold another dialect's block (a SHAM block): no
 // CML element that starts on them is read, so a CML example inside a SHAM

@@ -18,15 +18,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/source_span.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
 
 namespace clada::udiff_reader {
 
-// Bytes [begin, end) of the answer (line boundaries) and the 1-based lines.
-struct SourceSpan {
-  size_t begin = 0, end = 0;
-  int first_line = 0, last_line = 0;
-};
+// Where a block stands in the answer (core::SourceSpan, shared by every reader).
+using SourceSpan = core::SourceSpan;
 
 // One line of a hunk: ' ' context, '-' removed, '+' added. `text` has no
 // line break (a `\r` before it stays); `newline` is false when a
