@@ -663,32 +663,17 @@ absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_roo
 
 Clada::Clada(CladaOptions options) : options_(std::move(options)) {}
 
-ExecutionResult Clada::Execute(absl::string_view llm_output) {
-  const Clock::time_point start = Clock::now();
-  const Settings& settings = options_.settings;
-  ExecutionResult result;
-  result.dry_run = options_.dry_run;
-  result.report_form = settings.report;
+namespace {
 
-  if (static_cast<int64_t>(llm_output.size()) > settings.max_input_bytes) {
-    return FatalResult(std::move(result),
-                       absl::StrCat("input_too_large: the answer is ", llm_output.size(),
-                                    " bytes, over the limit of ", settings.max_input_bytes,
-                                    " bytes; split it into smaller batches (or raise max_input)"));
-  }
-  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
-  if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
-  ctx->paths.protected_files = options_.protected_files;
-
-  ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes));
-  result.total_blocks = parsed.total_blocks;
-  result.parse_errors = std::move(parsed.errors);
-  result.parse_error_dialects = std::move(parsed.error_dialects);
-  result.parse_error_groups = std::move(parsed.error_groups);
-  result.warnings = std::move(parsed.warnings);
+// Runs the items of one batch, in order, under the run lock and a git
+// transaction (a real run with something to run): what Execute and
+// ExecuteActions share once the answer is read.
+ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
+                         std::vector<AnswerItem> items, const core::ExecContext& ctx) {
+  const Settings& settings = options.settings;
   std::vector<const core::Action*> runnable;
-  runnable.reserve(parsed.items.size());
-  for (const AnswerItem& item : parsed.items) {
+  runnable.reserve(items.size());
+  for (const AnswerItem& item : items) {
     if (!item.invalid) runnable.push_back(&item.action);
   }
   // One result per action: reserved, so a batch of many blocks never holds
@@ -698,13 +683,13 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // Git and the lock wrap only real runs; a dry run touches nothing.
   std::optional<git_tx::RunLock> lock;
   std::unique_ptr<git_tx::BatchTransaction> tx;
-  if (!options_.dry_run && !runnable.empty()) {
+  if (!options.dry_run && !runnable.empty()) {
     absl::StatusOr<git_tx::RunLock> acquired =
-        git_tx::RunLock::Acquire(ctx->paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
+        git_tx::RunLock::Acquire(ctx.paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
     absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
-        git_tx::BeginBatch(ctx->paths.working_root, MakeGitOptions(settings), PlanBatch(runnable, ctx->paths));
+        git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), PlanBatch(runnable, ctx.paths));
     if (!begun.ok()) {
       return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
     }
@@ -726,13 +711,13 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       ++outputs;
     }
   }
-  const int64_t kept_total = options_.full_outputs ? 2 * settings.max_output_bytes
+  const int64_t kept_total = options.full_outputs ? 2 * settings.max_output_bytes
                                                    : settings.report_budget_bytes * 3 / 4;
   OutputBudget budget(kept_total, std::min(settings.max_output_bytes, kept_total), outputs, writes);
   // Parameters beyond the primary one (a file body, code) are shown only
   // by --json; the text report names each action by its primary value.
-  auto keep_params = [this](ActionResult& r) {
-    if (options_.full_outputs) return;
+  auto keep_params = [&options](ActionResult& r) {
+    if (options.full_outputs) return;
     const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(r.action);
     if (def == nullptr || def->primary_param.empty() || !r.params.is_object()) return;
     auto it = r.params.find(def->primary_param);
@@ -750,7 +735,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
   int seq = 0;
   std::map<int, int> failed_group;  // fail_fast group key -> number of the task that failed
-  for (AnswerItem& item : parsed.items) {
+  for (AnswerItem& item : items) {
     core::Action& action = item.action;
     const int group = item.group_key;  // numbered in document order by ReadAnswer
     if (item.invalid) {
@@ -780,12 +765,12 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       }
     }
     if (item.dialect == "cml") {
-      ResolveCmlRemove(action, ctx->paths,
-                       options_.dry_run ? static_cast<const fs_ops::FileStore&>(dry_store) : fs_ops::DiskStore::Get());
+      ResolveCmlRemove(action, ctx.paths,
+                       options.dry_run ? static_cast<const fs_ops::FileStore&>(dry_store) : fs_ops::DiskStore::Get());
       r.action = action.name;
     }
-    if (options_.dry_run) {
-      core::ExecContext dry_ctx = *ctx;
+    if (options.dry_run) {
+      core::ExecContext dry_ctx = ctx;
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
       if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
@@ -796,7 +781,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       result.results.push_back(std::move(r));
       continue;
     }
-    core::ExecContext action_ctx = *ctx;
+    core::ExecContext action_ctx = ctx;
     double elapsed = MillisSince(start);
     if (settings.total_timeout_ms > 0) {
       int64_t left = settings.total_timeout_ms - static_cast<int64_t>(elapsed);
@@ -849,7 +834,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       result.git.ai_commit = committed->commit_id;
       result.git.foreign_changes = committed->foreign_changes;
       if (!committed->unattributed_changes.empty()) {
-        result.warnings.push_back(UnattributedChangesWarning(*committed, ctx->paths.working_root));
+        result.warnings.push_back(UnattributedChangesWarning(*committed, ctx.paths.working_root));
       }
     }
   }
@@ -859,6 +844,56 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   result.success = all_ok;
   result.elapsed_ms = MillisSince(start);
   return result;
+}
+
+}  // namespace
+
+ExecutionResult Clada::Execute(absl::string_view llm_output) {
+  const Clock::time_point start = Clock::now();
+  const Settings& settings = options_.settings;
+  ExecutionResult result;
+  result.dry_run = options_.dry_run;
+  result.report_form = settings.report;
+
+  if (static_cast<int64_t>(llm_output.size()) > settings.max_input_bytes) {
+    return FatalResult(std::move(result),
+                       absl::StrCat("input_too_large: the answer is ", llm_output.size(),
+                                    " bytes, over the limit of ", settings.max_input_bytes,
+                                    " bytes; split it into smaller batches (or raise max_input)"));
+  }
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
+  if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
+  ctx->paths.protected_files = options_.protected_files;
+
+  ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes));
+  result.total_blocks = parsed.total_blocks;
+  result.parse_errors = std::move(parsed.errors);
+  result.parse_error_dialects = std::move(parsed.error_dialects);
+  result.parse_error_groups = std::move(parsed.error_groups);
+  result.warnings = std::move(parsed.warnings);
+  return RunItems(options_, start, std::move(result), std::move(parsed.items), *ctx);
+}
+
+ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect) {
+  const Clock::time_point start = Clock::now();
+  ExecutionResult result;
+  result.dry_run = options_.dry_run;
+  result.report_form = options_.settings.report;
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, options_.settings);
+  if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
+  ctx->paths.protected_files = options_.protected_files;
+  std::vector<AnswerItem> items;
+  items.reserve(actions.size());
+  for (core::Action& action : actions) {
+    AnswerItem item;
+    item.line = action.metadata.start_line;
+    item.action = std::move(action);
+    item.dialect = std::string(dialect);
+    item.group_key = static_cast<int>(items.size());
+    items.push_back(std::move(item));
+  }
+  result.total_blocks = static_cast<int>(items.size());
+  return RunItems(options_, start, std::move(result), std::move(items), *ctx);
 }
 
 }  // namespace clada

@@ -104,6 +104,16 @@ class Clada {
   // runs after it.
   ExecutionResult Execute(absl::string_view llm_output);
 
+  // Runs `actions`, already built (not read from an answer), as one batch
+  // exactly as Execute runs an answer's: the same path policy, limits,
+  // exec policy, run lock and git transaction (snapshot, one AI commit), in
+  // order, each action a group of its own (a failure never stops the
+  // others). `dialect` names where they came from in each ActionResult
+  // (`clada mcp`: "mcp"). Actions are not validated against the schema
+  // here: an unknown action fails with "Unknown action". Never throws; a
+  // bad root, git failure or lock timeout is fatal_error as for Execute.
+  ExecutionResult ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect);
+
  private:
   CladaOptions options_;
 };

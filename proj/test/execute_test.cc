@@ -370,6 +370,67 @@ TEST(Execute, InputLimitIsMaxInputNotTheParsersOwn) {
   EXPECT_NE(refused.fatal_error->find("input_too_large"), std::string::npos);
 }
 
+core::Action MakeAction(const std::string& name, core::Json params) {
+  core::Action a;
+  a.name = name;
+  a.params = std::move(params);
+  return a;
+}
+
+// The seam `clada mcp` runs through: actions already built run as one
+// batch, each its own group (a failure does not stop the next), a path
+// outside the root refused by the same policy as an answer's.
+TEST(ExecuteActions, RunsEachActionAndRefusesEscapes) {
+  CladaOptions options;
+  options.working_root = MakeTempDir();
+  const std::string outside = MakeTempDir();
+  options.settings.quiet = true;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  std::vector<core::Action> actions;
+  actions.push_back(MakeAction("file_write", {{"path", "a.txt"}, {"content", "one"}}));
+  actions.push_back(MakeAction("file_write", {{"path", outside + "/x.txt"}, {"content", "no"}}));
+  actions.push_back(MakeAction("file_read", {{"path", "a.txt"}}));
+  actions.push_back(MakeAction("no_such_action", core::Json::object()));
+  ExecutionResult result = Clada(options).ExecuteActions(std::move(actions), "mcp");
+  ASSERT_FALSE(result.fatal_error.has_value()) << *result.fatal_error;
+  ASSERT_EQ(result.results.size(), 4u);
+  EXPECT_TRUE(result.results[0].success) << result.results[0].error;
+  EXPECT_FALSE(result.results[1].success);
+  EXPECT_NE(result.results[1].error.find("path_escape"), std::string::npos) << result.results[1].error;
+  EXPECT_TRUE(result.results[2].success) << result.results[2].error;
+  EXPECT_EQ(result.results[2].data.value("content", ""), "one");
+  EXPECT_FALSE(result.results[3].success);
+  EXPECT_NE(result.results[3].error.find("Unknown action"), std::string::npos);
+  EXPECT_NE(result.results[0].group, result.results[2].group);
+  EXPECT_EQ(result.results[0].dialect, "mcp");
+  EXPECT_FALSE(result.success);
+  EXPECT_EQ(ReadAll(options.working_root + "/a.txt"), "one");
+  EXPECT_EQ(ReadAll(outside + "/x.txt"), "");
+}
+
+// One call is one batch: one AI commit over a snapshot, as `clada run`.
+TEST(ExecuteActions, CommitsTheBatchOnce) {
+  CladaOptions options;
+  options.working_root = MakeTempDir();
+  options.settings.quiet = true;
+  options.settings.git = git_tx::GitOptions::Mode::kRequire;
+  const std::string git = absl::StrCat("cd '", options.working_root, "' && git -c user.name=t -c user.email=t@t ");
+  ASSERT_EQ(std::system(absl::StrCat(git, "init -q && echo x > seed && ", git, "add -A && ", git,
+                                     "commit -qm init").c_str()),
+            0);
+  std::vector<core::Action> actions;
+  actions.push_back(MakeAction("file_write", {{"path", "b.txt"}, {"content", "two"}}));
+  actions.push_back(MakeAction("file_write", {{"path", "c.txt"}, {"content", "three"}}));
+  ExecutionResult result = Clada(options).ExecuteActions(std::move(actions), "mcp");
+  ASSERT_FALSE(result.fatal_error.has_value()) << *result.fatal_error;
+  EXPECT_TRUE(result.success);
+  ASSERT_TRUE(result.git.ai_commit.has_value());
+  const std::string log = options.working_root + "/.log";
+  ASSERT_EQ(std::system(absl::StrCat("cd '", options.working_root, "' && git log --format=%s > '", log, "'").c_str()), 0);
+  std::string subjects = ReadAll(log);
+  EXPECT_EQ(std::count(subjects.begin(), subjects.end(), '\n'), 2) << subjects;  // init + one AI commit
+}
+
 TEST(Execute, MissingRootIsFatal) {
   CladaOptions options;
   options.working_root = "/definitely/not/a/dir";
