@@ -18,6 +18,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/hunk-apply:hunk_apply_fuzz
     //proj/comp/apply-patch-reader:apply_patch_reader_fuzz
     //proj/comp/cml-parser:cml_parser_fuzz
+    //proj/comp/csl-parser:csl_parser_fuzz
     //proj/comp/aider-reader:aider_reader_fuzz
     //proj/comp/udiff-reader:udiff_reader_fuzz
   )

@@ -30,8 +30,9 @@ for path in glob.glob("proj/test-data/**/*.md", recursive=True) + glob.glob(
         text = f.read()
     seeds += [m.group(2) for m in fence.finditer(text) if "#!" in m.group(2)]
 
-# CML answers, whole (the CML reader's cases are answers, not fenced blocks).
-for path in glob.glob("proj/comp/cml-parser/test-data/cases/*.md"):
+# CML and CSL answers, whole (the readers' cases are answers, not fenced blocks).
+for path in glob.glob("proj/comp/cml-parser/test-data/cases/*.md") + glob.glob(
+        "proj/comp/csl-parser/test-data/cases/*.md"):
     with open(path, encoding="utf-8", errors="replace") as f:
         seeds.append(f.read())
 

@@ -1,0 +1,682 @@
+#include "proj/comp/csl-parser/src/csl_parser.h"
+
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+
+namespace clada::csl_parser {
+namespace {
+
+constexpr size_t kNpos = absl::string_view::npos;
+
+enum class Kind { kWrite, kRun, kSearch, kTasks, kEnd, kReplace, kTo, kUnknown };
+
+Kind KindOf(absl::string_view name) {
+  if (name == "WRITE") return Kind::kWrite;
+  if (name == "RUN") return Kind::kRun;
+  if (name == "SEARCH") return Kind::kSearch;
+  if (name == "TASKS") return Kind::kTasks;
+  if (name == "END") return Kind::kEnd;
+  if (name == "REPLACE") return Kind::kReplace;
+  if (name == "TO") return Kind::kTo;
+  return Kind::kUnknown;
+}
+
+// Opens an operation or a block: inside a WRITE or RUN body such a line
+// means the body was never closed.
+bool IsOpener(Kind k) { return k == Kind::kWrite || k == Kind::kRun || k == Kind::kSearch || k == Kind::kTasks; }
+
+// A marker line: `<start>NAME attrs<end>` from the line's first byte.
+struct Marker {
+  Kind kind = Kind::kUnknown;
+  std::string name;
+  absl::string_view attrs;  // after the name (empty, or starting with a space)
+  size_t begin = 0;         // the line's first byte
+  size_t end = 0;           // after its line break
+  int line = 0;
+};
+
+struct Attribute {
+  std::string name, value;
+};
+
+// The attributes of a marker, `name="value"` (or single quotes) separated
+// by spaces. nullopt and `error` when they cannot be read.
+std::optional<std::vector<Attribute>> ParseAttributes(absl::string_view s, std::string* error) {
+  std::vector<Attribute> out;
+  size_t i = 0;
+  while (true) {
+    const size_t before = i;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    if (i == s.size()) return out;
+    if (i == before) {
+      *error = absl::StrCat("'", s, "' must be separated from the name by a space");
+      return std::nullopt;
+    }
+    const size_t name_begin = i;
+    while (i < s.size() && (absl::ascii_isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '-')) ++i;
+    if (i == name_begin || i == s.size() || s[i] != '=') {
+      *error = absl::StrCat("'", s.substr(name_begin), "' is not an attribute: write name=\"value\"");
+      return std::nullopt;
+    }
+    Attribute a;
+    a.name = std::string(s.substr(name_begin, i - name_begin));
+    ++i;
+    if (i == s.size() || (s[i] != '"' && s[i] != '\'')) {
+      *error = absl::StrCat("the value of ", a.name, " is not quoted: write ", a.name, "=\"", s.substr(i), "\"");
+      return std::nullopt;
+    }
+    const char quote = s[i++];
+    const size_t close = s.find(quote, i);
+    if (close == kNpos) {
+      *error = absl::StrCat("the value of ", a.name, " has no closing quote");
+      return std::nullopt;
+    }
+    a.value = std::string(s.substr(i, close - i));
+    for (const Attribute& seen : out) {
+      if (seen.name == a.name) {
+        *error = absl::StrCat(a.name, " is given twice");
+        return std::nullopt;
+      }
+    }
+    out.push_back(std::move(a));
+    i = close + 1;
+  }
+}
+
+// The text of a body without its last line break (a SEARCH text, a command).
+absl::string_view WithoutFinalBreak(absl::string_view s) {
+  if (absl::EndsWith(s, "\r\n")) return s.substr(0, s.size() - 2);
+  if (absl::EndsWith(s, "\n")) return s.substr(0, s.size() - 1);
+  return s;
+}
+
+// Line breaks in [p, p + n), 16 bytes at a time.
+int CountNewlines(const char* p, size_t n) {
+  int count = 0;
+  size_t i = 0;
+#ifdef __SSE2__
+  // Each match subtracts -1 from a byte lane; the lanes are summed (SAD)
+  // before any can overflow.
+  const __m128i nl = _mm_set1_epi8('\n');
+  const __m128i zero = _mm_setzero_si128();
+  while (i + 16 <= n) {
+    __m128i lanes = zero;
+    for (int k = 0; k < 255 && i + 16 <= n; ++k, i += 16) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(chunk, nl));
+    }
+    const __m128i sums = _mm_sad_epu8(lanes, zero);
+    count += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+  }
+#endif
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
+// The first line start at or after `from` (`from` itself when it is one)
+// whose line begins with `prefix`, or npos. The scan looks 16 bytes at a
+// time for a line break followed by prefix[0]; only those are compared.
+size_t FindLineStartWith(absl::string_view text, size_t from, absl::string_view prefix) {
+  const size_t n = text.size();
+  const char* p = text.data();
+  auto matches = [&](size_t at) { return n - at >= prefix.size() && memcmp(p + at, prefix.data(), prefix.size()) == 0; };
+  if (from >= n) return kNpos;
+  if ((from == 0 || p[from - 1] == '\n') && matches(from)) return from;
+  size_t i = from;  // looking for p[i] == '\n' && p[i + 1] == prefix[0]
+#ifdef __SSE2__
+  const __m128i nl = _mm_set1_epi8('\n');
+  const __m128i first = _mm_set1_epi8(prefix[0]);
+  for (; i + 17 <= n; i += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
+    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(b, first))));
+    while (mask != 0) {
+      const size_t at = i + static_cast<size_t>(__builtin_ctz(mask)) + 1;
+      if (matches(at)) return at;
+      mask &= mask - 1;
+    }
+  }
+#endif
+  for (; i + 1 < n; ++i) {
+    if (p[i] == '\n' && p[i + 1] == prefix[0] && matches(i + 1)) return i + 1;
+  }
+  return kNpos;
+}
+
+bool IsBlank(absl::string_view s) { return absl::StripAsciiWhitespace(s).empty(); }
+
+class Reader {
+ public:
+  Reader(absl::string_view text, const Delimiters& d, const std::vector<LineRange>& skip, bool build)
+      : text_(text), d_(d), build_(build) {
+    for (const LineRange& r : skip) skip_.emplace_back(r.first, std::max(r.first, r.last));
+    std::sort(skip_.begin(), skip_.end());
+    for (const auto& [first, last] : skip_) furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
+  }
+
+  CslParseResult Read() {
+    CslParseResult out;
+    if (d_.start.empty() || d_.end.empty()) return out;
+    size_t pos = 0;
+    Marker m;
+    while (NextMarker(pos, &m)) {
+      CslBlock b;
+      b.number = static_cast<int>(out.blocks.size()) + 1;
+      const std::string label = absl::StrCat("task-", b.number);
+      if (m.kind == Kind::kTasks) {
+        pos = ReadTasks(m, label, &b);
+      } else if (m.kind == Kind::kEnd || m.kind == Kind::kReplace || m.kind == Kind::kTo) {
+        b.span = Span(m.begin, m.end, m.line);
+        b.operation_count = 1;
+        b.errors.push_back(Stray(m, label));
+        pos = m.end;
+      } else {
+        b.operation_count = 1;
+        pos = ReadOperation(m, label, &b);
+        b.span = last_span_;
+      }
+      out.blocks.push_back(std::move(b));
+    }
+    return out;
+  }
+
+ private:
+  std::string M(absl::string_view name) const { return absl::StrCat(d_.start, name, d_.end); }
+
+  // The 1-based line of byte `pos`: counted from the last position asked
+  // for, forward or back, so reading the answer counts each byte about once.
+  int LineOf(size_t pos) {
+    if (pos >= line_pos_) {
+      line_ += CountNewlines(text_.data() + line_pos_, pos - line_pos_);
+    } else {
+      line_ -= CountNewlines(text_.data() + pos, line_pos_ - pos);
+    }
+    line_pos_ = pos;
+    return line_;
+  }
+
+  SourceSpan Span(size_t begin, size_t end, int first_line) {
+    SourceSpan s;
+    s.begin = begin;
+    s.end = end;
+    s.first_line = first_line;
+    s.last_line = end > begin ? LineOf(end - 1) : first_line;
+    return s;
+  }
+
+  bool Skipped(int line) const {
+    auto after = std::lower_bound(skip_.begin(), skip_.end(), std::make_pair(line + 1, 0));
+    if (after == skip_.begin()) return false;
+    return furthest_[static_cast<size_t>(after - skip_.begin()) - 1] >= line;
+  }
+
+  // The next marker line starting at or after `from` (a line start).
+  bool NextMarker(size_t from, Marker* m) {
+    const size_t n = text_.size();
+    const absl::string_view start = d_.start, end = d_.end;
+    size_t pos = from;
+    while (pos < n) {
+      const size_t at = FindLineStartWith(text_, pos, start);
+      if (at == kNpos) return false;
+      const void* nl = memchr(text_.data() + at, '\n', n - at);
+      const size_t eol = nl == nullptr ? n : static_cast<size_t>(static_cast<const char*>(nl) - text_.data());
+      const size_t line_end = nl == nullptr ? n : eol + 1;
+      pos = line_end;
+      absl::string_view line = text_.substr(at, eol - at);
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+      if (line.size() < start.size() + end.size() + 1 || !absl::EndsWith(line, end)) continue;
+      absl::string_view inner = line.substr(start.size(), line.size() - start.size() - end.size());
+      if (!absl::ascii_isalpha(static_cast<unsigned char>(inner[0]))) continue;
+      const int line_no = LineOf(at);
+      if (!skip_.empty() && Skipped(line_no)) continue;
+      size_t name_end = 0;
+      while (name_end < inner.size() && inner[name_end] != ' ' && inner[name_end] != '\t') ++name_end;
+      m->name = std::string(inner.substr(0, name_end));
+      m->kind = KindOf(m->name);
+      m->attrs = inner.substr(name_end);
+      m->begin = at;
+      m->end = line_end;
+      m->line = line_no;
+      return true;
+    }
+    return false;
+  }
+
+  CslError Error(std::string code, const Marker& m, absl::string_view label, std::string message, std::string fix,
+                 size_t end) {
+    CslError e;
+    e.code = std::move(code);
+    e.operation = m.name;
+    e.label = std::string(label);
+    e.line = m.line;
+    e.message = std::move(message);
+    e.fix = std::move(fix);
+    e.span = Span(m.begin, end, m.line);
+    return e;
+  }
+
+  CslError Stray(const Marker& m, absl::string_view label) {
+    if (m.kind == Kind::kEnd) {
+      return Error("stray_marker", m, label,
+                   absl::StrCat(M("END"), " on line ", m.line, " closes nothing: no operation or TASKS block is open"),
+                   absl::StrCat("remove it, or check the operation before it: each WRITE, RUN, SEARCH and TASKS ends "
+                                "with exactly one ", M("END")),
+                   m.end);
+    }
+    return Error("stray_marker", m, label,
+                 absl::StrCat(M(m.name), " on line ", m.line, " is not inside a SEARCH"),
+                 absl::StrCat("write ", M("SEARCH file=\"path\""), ", the text to find, ",
+                              m.kind == Kind::kTo ? absl::StrCat(M("TO"), " and the range's last text, ") : "",
+                              M("REPLACE"), ", the new text and ", M("END")),
+                 m.end);
+  }
+
+  // A TASKS block from its marker through its END; returns where reading goes on.
+  size_t ReadTasks(const Marker& open, const std::string& label, CslBlock* b) {
+    b->is_tasks = true;
+    std::vector<std::string> ignored;
+    std::string attr_error;
+    std::optional<std::vector<Attribute>> attrs = ParseAttributes(open.attrs, &attr_error);
+    if (!attrs) {
+      b->errors.push_back(Error("invalid_attribute", open, label,
+                                absl::StrCat("TASKS on line ", open.line, ": ", attr_error),
+                                absl::StrCat("write ", M("TASKS"), " or ", M("TASKS version=\"1.0\"")), open.end));
+    } else {
+      for (const Attribute& a : *attrs) {
+        if (a.name == "version") {
+          b->version = a.value;
+        } else {
+          b->warnings.push_back(absl::StrCat("TASKS on line ", open.line, ": attribute ", a.name, "=\"", a.value,
+                                             "\" is not CSL's (TASKS takes version) and was ignored"));
+        }
+      }
+    }
+    size_t pos = open.end;
+    int depth = 0;
+    bool prose_noted = false;
+    Marker m;
+    while (true) {
+      const bool found = NextMarker(pos, &m);
+      const size_t gap_end = found ? m.begin : text_.size();
+      if (!prose_noted && HasProse(text_.substr(pos, gap_end - pos))) {
+        prose_noted = true;
+        b->warnings.push_back(absl::StrCat("TASKS on line ", open.line,
+                                           ": text between its operations is not an operation and was ignored"));
+      }
+      if (!found) {
+        const bool covered = !b->errors.empty() && b->errors.back().span.end == text_.size();
+        if (!covered) {
+          b->errors.push_back(Error(
+              "unclosed_operation", open, label,
+              absl::StrCat("TASKS on line ", open.line, " is never closed: the answer ends before its ", M("END")),
+              absl::StrCat("end the block with a line ", M("END"), " after the ", M("END"),
+                           " of its last operation"),
+              text_.size()));
+        }
+        b->span = Span(open.begin, text_.size(), open.line);
+        return text_.size();
+      }
+      if (m.kind == Kind::kEnd) {
+        if (depth > 0) {
+          --depth;
+          pos = m.end;
+          continue;
+        }
+        b->span = Span(open.begin, m.end, open.line);
+        return m.end;
+      }
+      if (m.kind == Kind::kTasks) {
+        ++depth;
+        b->errors.push_back(Error(
+            "nested_tasks", m, label,
+            absl::StrCat("TASKS on line ", m.line, " is inside the TASKS block of line ", open.line,
+                         "; TASKS blocks do not nest, so neither block runs"),
+            absl::StrCat("close the first block with ", M("END"), " before opening the next, or put every operation "
+                         "in one TASKS block"),
+            m.end));
+        pos = m.end;
+        continue;
+      }
+      if (m.kind == Kind::kReplace || m.kind == Kind::kTo) {
+        b->errors.push_back(Stray(m, label));
+        pos = m.end;
+        continue;
+      }
+      const std::string sub = absl::StrCat(label, ".", ++b->operation_count);
+      pos = ReadOperation(m, sub, b);
+    }
+  }
+
+  // Lines other than blank ones and Markdown fences.
+  static bool HasProse(absl::string_view gap) {
+    size_t i = 0;
+    while (i < gap.size()) {
+      size_t nl = gap.find('\n', i);
+      if (nl == kNpos) nl = gap.size();
+      absl::string_view line = absl::StripAsciiWhitespace(gap.substr(i, nl - i));
+      if (!line.empty() && !absl::StartsWith(line, "```") && !absl::StartsWith(line, "~~~")) return true;
+      i = nl + 1;
+    }
+    return false;
+  }
+
+  // One WRITE, RUN, SEARCH or unknown operation from its marker; adds an
+  // Operation or a CslError to `b` and returns where reading goes on.
+  size_t ReadOperation(const Marker& open, const std::string& label, CslBlock* b) {
+    const size_t errors = b->errors.size(), operations = b->operations.size();
+    const size_t next = ReadOperationBody(open, label, b);
+    if (b->errors.size() > errors) {
+      last_span_ = b->errors.back().span;
+    } else if (b->operations.size() > operations) {
+      last_span_ = b->operations.back().span;
+    }
+    return next;
+  }
+
+  size_t ReadOperationBody(const Marker& open, const std::string& label, CslBlock* b) {
+    const std::string name = open.name;
+    if (open.kind == Kind::kUnknown) {
+      // Its body runs to its END (or the next operation): not read again.
+      size_t pos = open.end, end = text_.size(), next = text_.size();
+      Marker m;
+      while (NextMarker(pos, &m)) {
+        if (m.kind == Kind::kEnd) {
+          end = next = m.end;
+          break;
+        }
+        if (IsOpener(m.kind)) {
+          end = next = m.begin;
+          break;
+        }
+        pos = m.end;
+      }
+      for (const char* op : {"WRITE", "RUN", "SEARCH", "TASKS"}) {
+        absl::string_view rest = name;
+        if (absl::ConsumePrefix(&rest, op) && absl::StrContains(rest, '=')) {
+          b->errors.push_back(Error(
+              "invalid_attribute", open, label,
+              absl::StrCat(op, " on line ", open.line, ": no space between the name and its attributes (", name, ")"),
+              absl::StrCat("write ", M(absl::StrCat(op, " ", rest, open.attrs))), end));
+          return next;
+        }
+      }
+      const std::string upper = absl::AsciiStrToUpper(name);
+      const bool known = KindOf(upper) != Kind::kUnknown;
+      b->errors.push_back(Error(
+          "unknown_operation", open, label,
+          absl::StrCat(name, " on line ", open.line, " is not a CSL operation",
+                       known ? absl::StrCat(": operation names are case-sensitive, write ", upper) : "",
+                       "; nothing in it runs"),
+          known ? absl::StrCat("write ", M(absl::StrCat(upper, open.attrs)))
+                : absl::StrCat("use ", M("WRITE file=\"path\""), " (create or overwrite a file), ", M("SEARCH file=\"path\""),
+                               " (edit one) or ", M("RUN"), " (a shell command: mv, rm, mkdir, ...)"),
+          end));
+      return next;
+    }
+
+    // The body: up to END; REPLACE and TO split a SEARCH.
+    size_t pos = open.end;
+    size_t to_at = kNpos, to_end = 0, replace_at = kNpos, replace_end = 0;
+    std::optional<CslError> problem;
+    Marker m;
+    while (true) {
+      if (!NextMarker(pos, &m)) {
+        if (!problem) {
+          problem = Error("unclosed_operation", open, label,
+                          absl::StrCat(name, " on line ", open.line, " is never closed: the answer ends before its ",
+                                       M("END")),
+                          absl::StrCat("end the ", name, "'s text with a line ", M("END")), text_.size());
+        }
+        problem->span = Span(open.begin, text_.size(), open.line);
+        b->errors.push_back(std::move(*problem));
+        return text_.size();
+      }
+      if (m.kind == Kind::kEnd) break;
+      if (IsOpener(m.kind)) {
+        b->errors.push_back(Error(
+            "unclosed_operation", open, label,
+            absl::StrCat(name, " on line ", open.line, " is never closed: line ", m.line, " starts ", m.name,
+                         " before its ", M("END")),
+            absl::StrCat("end the ", name, "'s text with a line ", M("END"), " before line ", m.line, " (its text cannot "
+                         "hold a line that starts an operation)"),
+            m.begin));
+        return m.begin;
+      }
+      if (open.kind == Kind::kSearch && !problem) {
+        if (m.kind == Kind::kTo) {
+          if (to_at != kNpos || replace_at != kNpos) {
+            problem = Error("stray_marker", open, label,
+                            absl::StrCat("SEARCH on line ", open.line, " has ",
+                                         replace_at != kNpos ? absl::StrCat("a ", M("TO"), " after its ", M("REPLACE"))
+                                                             : absl::StrCat("a second ", M("TO")),
+                                         " (line ", m.line, ")"),
+                            absl::StrCat("one SEARCH is: the text, optionally ", M("TO"), " and the range's last text, ",
+                                         M("REPLACE"), ", the new text, ", M("END")),
+                            m.end);
+          } else {
+            to_at = m.begin;
+            to_end = m.end;
+          }
+        } else if (m.kind == Kind::kReplace) {
+          if (replace_at != kNpos) {
+            problem = Error("missing_replace", open, label,
+                            absl::StrCat("SEARCH on line ", open.line, " has a second ", M("REPLACE"), " (line ", m.line,
+                                         ")"),
+                            absl::StrCat("give each replacement its own ", M("SEARCH file=\"path\""), " ... ",
+                                         M("END")),
+                            m.end);
+          } else {
+            replace_at = m.begin;
+            replace_end = m.end;
+          }
+        }
+      }
+      pos = m.end;
+    }
+    const size_t body_end = m.begin;
+    const int end_line = m.line;
+    const size_t next = m.end;
+    if (!build_ && !problem) {
+      // Spans only (FindCsl): a checked operation and a refused one cover
+      // the same lines.
+      last_span_ = Span(open.begin, next, open.line);
+      return next;
+    }
+    if (problem) {
+      problem->span = Span(open.begin, next, open.line);
+      b->errors.push_back(std::move(*problem));
+      return next;
+    }
+
+    auto fail = [&](std::string code, std::string message, std::string fix) {
+      b->errors.push_back(Error(std::move(code), open, label, std::move(message), std::move(fix), next));
+      return next;
+    };
+    std::string attr_error;
+    std::optional<std::vector<Attribute>> attrs = ParseAttributes(open.attrs, &attr_error);
+    if (!attrs) {
+      return fail("invalid_attribute", absl::StrCat(name, " on line ", open.line, ": ", attr_error),
+                  absl::StrCat("write the marker as ", M(absl::StrCat(name, " file=\"path/to/file\""))));
+    }
+    static const std::vector<absl::string_view> kWriteAttributes = {"file", "append"}, kRunAttributes = {"dir"},
+                                                 kSearchAttributes = {"file", "count"};
+    const std::vector<absl::string_view>& allowed = open.kind == Kind::kWrite ? kWriteAttributes
+                                                    : open.kind == Kind::kRun ? kRunAttributes
+                                                                              : kSearchAttributes;
+    std::vector<std::string> warnings;
+    std::string case_hint;  // `File=` given for `file=`
+    auto get = [&](absl::string_view key) -> const std::string* {
+      for (const Attribute& a : *attrs) {
+        if (a.name == key) return &a.value;
+      }
+      return nullptr;
+    };
+    for (const Attribute& a : *attrs) {
+      if (std::find(allowed.begin(), allowed.end(), a.name) != allowed.end()) continue;
+      std::string hint;
+      for (absl::string_view k : allowed) {
+        if (absl::EqualsIgnoreCase(k, a.name)) {
+          hint = absl::StrCat("; attribute names are case-sensitive: ", k);
+          case_hint = absl::StrCat(" (", a.name, "= is not ", k, "=: attribute names are case-sensitive)");
+        }
+      }
+      warnings.push_back(absl::StrCat(name, " on line ", open.line, ": attribute ", a.name, "=\"", a.value,
+                                      "\" is not CSL's (", name, " takes ", absl::StrJoin(allowed, ", "),
+                                      ") and was ignored", hint));
+    }
+    const std::string* file = get("file");
+    if (open.kind != Kind::kRun && (file == nullptr || file->empty())) {
+      return fail("missing_attribute",
+                  absl::StrCat(name, " on line ", open.line, file == nullptr ? " has no file attribute" : " has an empty file",
+                               case_hint),
+                  absl::StrCat("name the file: ", M(absl::StrCat(name, " file=\"path/to/file\""))));
+    }
+
+    Operation op;
+    op.operation = name;
+    op.label = label;
+    op.span = Span(open.begin, next, open.line);
+    core::Action& a = op.action;
+    if (build_) a.params.get_ref<core::Json::object_t&>().reserve(5);
+    if (open.kind == Kind::kWrite) {
+      const std::string* append = get("append");
+      if (append != nullptr && *append != "true" && *append != "false") {
+        return fail("invalid_attribute",
+                    absl::StrCat("WRITE on line ", open.line, ": append=\"", *append, "\" is neither true nor false"),
+                    absl::StrCat("write append=\"true\" to add to the file, or leave it out to overwrite it"));
+      }
+      if (build_) {
+        a.name = append != nullptr && *append == "true" ? "file_append" : "file_write";
+        a.params["path"] = *file;
+        a.params["content"] = std::string(text_.substr(open.end, body_end - open.end));
+        a.line_params.push_back("content");
+      }
+    } else if (open.kind == Kind::kRun) {
+      absl::string_view code = WithoutFinalBreak(text_.substr(open.end, body_end - open.end));
+      if (IsBlank(code)) {
+        return fail("empty_command", absl::StrCat("RUN on line ", open.line, " has no command"),
+                    absl::StrCat("put the command on the lines between ", M("RUN"), " and ", M("END"),
+                                 ", or leave the RUN out"));
+      }
+      const std::string* dir = get("dir");
+      if (build_) {
+        a.name = "exec";
+        a.params["code"] = std::string(code);
+        a.params["lang"] = "bash";
+        if (dir != nullptr && !dir->empty()) a.params["cwd"] = *dir;
+      }
+    } else {  // SEARCH
+      if (replace_at == kNpos) {
+        return fail("missing_replace",
+                    absl::StrCat("SEARCH on line ", open.line, " reaches its ", M("END"), " on line ", end_line,
+                                 " without a ", M("REPLACE")),
+                    absl::StrCat("put ", M("REPLACE"), " and the new text between the text to find and ", M("END"),
+                                 " (an empty new text deletes the text found)"));
+      }
+      int64_t count = 1;
+      bool every = false;
+      const std::string* c = get("count");
+      if (c != nullptr) {
+        int64_t n = 0;
+        if (*c == "all") {
+          every = true;
+        } else if (absl::SimpleAtoi(*c, &n) && n >= 1 && absl::ascii_isdigit(static_cast<unsigned char>((*c)[0]))) {
+          count = n;
+        } else {
+          return fail("invalid_attribute",
+                      absl::StrCat("SEARCH on line ", open.line, ": count=\"", *c,
+                                   "\" is neither a whole number of 1 or more nor all"),
+                      "give the exact number of matches expected (count=\"2\"), or count=\"all\" for every one (at least one)");
+        }
+      }
+      const size_t search_end = to_at != kNpos ? to_at : replace_at;
+      absl::string_view search = WithoutFinalBreak(text_.substr(open.end, search_end - open.end));
+      absl::string_view replace = WithoutFinalBreak(text_.substr(replace_end, body_end - replace_end));
+      if (search.empty()) {
+        return fail("empty_search",
+                    absl::StrCat("SEARCH on line ", open.line, " has no text to find before its ",
+                                 to_at != kNpos ? M("TO") : M("REPLACE")),
+                    absl::StrCat("put the exact lines to find right after the ", M("SEARCH file=\"...\""),
+                                 " line (to write a whole file, use ", M("WRITE file=\"...\""), ")"));
+      }
+      if (to_at != kNpos) {
+        absl::string_view last = WithoutFinalBreak(text_.substr(to_end, replace_at - to_end));
+        if (last.empty()) {
+          return fail("empty_search",
+                      absl::StrCat("SEARCH on line ", open.line, " has no text between ", M("TO"), " and ", M("REPLACE")),
+                      absl::StrCat("after ", M("TO"), " give the exact last line(s) of the range to replace"));
+        }
+        if (every) {
+          return fail("invalid_attribute",
+                      absl::StrCat("SEARCH on line ", open.line, ": count=\"all\" cannot be used with a ", M("TO"),
+                                   " range"),
+                      "give the exact number of ranges expected (count=\"2\"), or leave count out for one");
+        }
+        if (build_) {
+          a.name = "file_replace_text_range";
+          a.params["path"] = *file;
+          a.params["old_text_start"] = std::string(search);
+          a.params["old_text_end"] = std::string(last);
+          a.params["new_text"] = std::string(replace);
+          a.params["count"] = count;
+        }
+      } else if (build_) {
+        a.name = "file_replace_all_text";
+        a.params["path"] = *file;
+        a.params["old_text"] = std::string(search);
+        a.params["new_text"] = std::string(replace);
+        if (!every) a.params["count"] = count;
+      }
+    }
+    a.metadata.block_id = label;
+    a.metadata.start_line = open.line;
+    a.metadata.end_line = end_line;
+    a.warnings = std::move(warnings);
+    b->operations.push_back(std::move(op));
+    return next;
+  }
+
+  absl::string_view text_;
+  const Delimiters& d_;
+  bool build_;
+  std::vector<std::pair<int, int>> skip_;
+  std::vector<int> furthest_;
+  size_t line_pos_ = 0;
+  int line_ = 1;
+  SourceSpan last_span_;  // of the operation ReadOperation read last
+};
+
+}  // namespace
+
+CslParseResult ParseCsl(absl::string_view text, const Delimiters& delimiters, const std::vector<LineRange>& skip) {
+  return Reader(text, delimiters, skip, true).Read();
+}
+
+std::vector<SourceSpan> FindCsl(absl::string_view text, const Delimiters& delimiters,
+                                const std::vector<LineRange>& skip) {
+  std::vector<SourceSpan> out;
+  for (const CslBlock& b : Reader(text, delimiters, skip, false).Read().blocks) out.push_back(b.span);
+  return out;
+}
+
+std::string OperationOf(absl::string_view action_name) {
+  if (action_name == "file_write" || action_name == "file_append") return "WRITE";
+  if (action_name == "exec") return "RUN";
+  if (action_name == "file_replace_all_text" || action_name == "file_replace_text_range") return "SEARCH";
+  return std::string(action_name);
+}
+
+}  // namespace clada::csl_parser

@@ -1,0 +1,117 @@
+// Reads CSL, the marker dialect of the seeds, out of an LLM's answer:
+//
+//   <---WRITE file="src/app.js"--->
+//   console.log("hello");
+//   <---END--->
+//   <---SEARCH file="config.json" count="1"--->
+//   "debug": false
+//   <---REPLACE--->
+//   "debug": true
+//   <---END--->
+//
+// every standalone operation (WRITE, RUN, SEARCH) and every TASKS block, in
+// document order, each operation as the core::Action the SHAM path would
+// produce for the same change, labelled `task-N` (`task-N.M` inside TASKS).
+//
+// Example:
+//   clada::csl_parser::CslParseResult r = clada::csl_parser::ParseCsl(answer);
+//   for (const auto& block : r.blocks) {
+//     if (block.is_tasks && !block.errors.empty()) continue;  // all or nothing
+//     for (const auto& op : block.operations) Run(op.action);
+//   }
+#ifndef CLADA_PROJ_COMP_CSL_PARSER_SRC_CSL_PARSER_H_
+#define CLADA_PROJ_COMP_CSL_PARSER_SRC_CSL_PARSER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/source_span.h"
+
+namespace clada::csl_parser {
+
+// Where a block stands in the answer (core::SourceSpan, shared by every reader).
+using SourceSpan = core::SourceSpan;
+
+// The marker delimiters (settings `csl_start`, `csl_end`). Both must be
+// non-empty; a marker is a whole line `<start>NAME attrs<end>`.
+struct Delimiters {
+  std::string start = "<---";
+  std::string end = "--->";
+};
+
+// Lines of the answer that hold another dialect's block (inclusive): no
+// marker on them is read, so a CSL example inside a SHAM heredoc is content.
+struct LineRange {
+  int first = 0, last = 0;
+};
+
+// One operation read whole: the action (metadata.block_id is its label),
+// the CSL name (WRITE, RUN, SEARCH) and where it stands.
+struct Operation {
+  core::Action action;
+  std::string operation;
+  std::string label;  // task-N, or task-N.M inside TASKS
+  SourceSpan span;    // its marker line through its <---END--->
+};
+
+// A problem that stops one operation (or, for a TASKS block's own problem,
+// the block). Codes: `unclosed_operation` (no <---END--->), `unknown_operation`
+// (not WRITE, RUN, SEARCH, TASKS; names are case-sensitive), `stray_marker`
+// (REPLACE, TO or END where no operation is open), `missing_replace` (a SEARCH
+// without <---REPLACE--->, or with a second one), `nested_tasks`,
+// `missing_attribute`, `invalid_attribute`, `empty_search`, `empty_command`.
+struct CslError {
+  std::string code;
+  std::string operation;  // the marker's name as written (WRITE, DELETE, REPLACE, ...)
+  std::string label;      // task-N / task-N.M of the operation it stops
+  int line = 0;           // the marker's line (1-based)
+  std::string message;    // names the operation, its line and what is wrong
+  std::string fix;        // what to send instead
+  SourceSpan span;        // the lines it covers (not read again)
+};
+
+// A TASKS block (policy atomic_validation: if any of its operations has an
+// error, none runs; at run time the first failure skips the rest) or one
+// standalone operation or stray marker (independent). Numbered from 1 (N of
+// `task-N`) in document order.
+struct CslBlock {
+  int number = 0;
+  bool is_tasks = false;
+  std::string version;  // TASKS version="..." as written; empty when absent
+  SourceSpan span;
+  std::vector<Operation> operations;  // read whole, in order
+  std::vector<CslError> errors;       // in order of their lines
+  std::vector<std::string> warnings;  // ignored attributes, prose inside TASKS
+  int operation_count = 0;            // operations read plus those in error (M runs 1..count)
+};
+
+struct CslParseResult {
+  std::vector<CslBlock> blocks;
+};
+
+// Every CSL block of `text`. Never fails and never throws: a broken operation
+// is a CslError of its block, with its line, and the blocks after it are read.
+// Markers that start on a line of `skip` are not read.
+CslParseResult ParseCsl(absl::string_view text, const Delimiters& delimiters = {},
+                        const std::vector<LineRange>& skip = {});
+
+// The spans of ParseCsl's blocks, without building actions.
+std::vector<SourceSpan> FindCsl(absl::string_view text, const Delimiters& delimiters = {},
+                                const std::vector<LineRange>& skip = {});
+
+// The CSL name of an action the reader emits: WRITE (file_write,
+// file_append), RUN (exec), SEARCH (file_replace_all_text,
+// file_replace_text_range); else the action's own name.
+std::string OperationOf(absl::string_view action_name);
+
+// The system prompt that teaches an LLM CSL with these delimiters: every
+// operation with an example, TASKS and its all-or-nothing rule, the report
+// form and a worked example (`clada instructions --dialect csl`). Every
+// example in it reads without errors (tested).
+std::string CslInstructions(const Delimiters& delimiters = {});
+
+}  // namespace clada::csl_parser
+
+#endif  // CLADA_PROJ_COMP_CSL_PARSER_SRC_CSL_PARSER_H_

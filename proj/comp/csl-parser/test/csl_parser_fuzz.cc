@@ -1,0 +1,84 @@
+// libFuzzer target for ParseCsl.
+//
+//   bazel build --config=fuzz //proj/comp/csl-parser:csl_parser_fuzz
+//   tools/fuzz.sh 60 //proj/comp/csl-parser:csl_parser_fuzz
+//
+// Besides crashes and sanitizer reports it checks what ParseCsl promises:
+// blocks numbered 1.. in order, inside the text, never overlapping, each
+// starting at a line start; FindCsl agrees; every operation one of the five
+// actions the reader emits, labelled task-N or task-N.M inside its block;
+// every error with a code, a message, a fix and a line inside its block.
+// The first input byte chooses the delimiters (default, or a one-byte pair),
+// so configured delimiters are fuzzed too.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "proj/comp/csl-parser/src/csl_parser.h"
+
+namespace {
+
+#define Check(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
+  } while (0)
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace clada::csl_parser;
+  Delimiters d;
+  if (size > 0 && data[0] == '\x01') {
+    d = {"@", "@"};
+    ++data;
+    --size;
+  }
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const CslParseResult r = ParseCsl(text, d);
+  const std::vector<SourceSpan> spans = FindCsl(text, d);
+  Check(spans.size() == r.blocks.size());
+  static const std::set<std::string> kActions = {"file_write", "file_append", "file_replace_all_text",
+                                                 "file_replace_text_range", "exec"};
+  size_t previous_end = 0;
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    const CslBlock& b = r.blocks[i];
+    const std::string label = "task-" + std::to_string(b.number);
+    Check(b.number == static_cast<int>(i) + 1);
+    Check(spans[i].begin == b.span.begin && spans[i].end == b.span.end);
+    Check(spans[i].first_line == b.span.first_line && spans[i].last_line == b.span.last_line);
+    Check(previous_end <= b.span.begin && b.span.begin < b.span.end && b.span.end <= size);
+    Check(b.span.begin == 0 || text[b.span.begin - 1] == '\n');
+    Check(b.span.first_line >= 1 && b.span.first_line <= b.span.last_line);
+    Check(b.is_tasks || b.operations.size() + b.errors.size() == 1);
+    previous_end = b.span.end;
+    int sub = 0;
+    for (const Operation& op : b.operations) {
+      Check(kActions.count(op.action.name) == 1);
+      Check(op.operation == OperationOf(op.action.name));
+      Check(op.action.metadata.block_id == op.label);
+      if (b.is_tasks) {
+        const std::string prefix = label + ".";
+        Check(op.label.compare(0, prefix.size(), prefix) == 0);
+        const int m = std::atoi(op.label.c_str() + prefix.size());
+        Check(m > sub && m <= b.operation_count);
+        sub = m;
+      } else {
+        Check(op.label == label);
+      }
+      Check(op.span.begin >= b.span.begin && op.span.end <= b.span.end);
+      Check(op.span.first_line >= b.span.first_line && op.span.last_line <= b.span.last_line);
+    }
+    for (const CslError& e : b.errors) {
+      Check(!e.code.empty() && !e.message.empty() && !e.fix.empty() && !e.operation.empty());
+      Check(e.label.compare(0, label.size(), label) == 0);
+      Check(e.line >= b.span.first_line && e.line <= b.span.last_line);
+      Check(e.span.begin >= b.span.begin && e.span.end <= b.span.end);
+    }
+  }
+  return 0;
+}
