@@ -66,5 +66,7 @@ big=$(stat -c %s "$dir/root/big.txt")
 measure "200 file_reads of a 4.5 MB file" "$dir/reads.md" "$big"
 measure "the same, --json" "$dir/reads.md" "$big" --json
 measure "600k small file_read blocks" "$dir/small.md" 6
+measure "the same, --json" "$dir/small.md" 6 --json
 measure "a million empty blocks" "$dir/empty.md" 0
+measure "the same, --json" "$dir/empty.md" 0 --json
 exit $status

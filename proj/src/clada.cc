@@ -242,6 +242,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
   auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
   int dropped = 0;
   int key = 0;
+  out.items.reserve(sham.actions.size());
   for (core::Action& a : sham.actions) {
     if (!cml.blocks.empty() && inside_cml(a.metadata.start_line)) {
       ++dropped;
@@ -254,6 +255,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
+  std::vector<core::Action>().swap(sham.actions);  // moved into the items: not held twice
   struct KeyedError {
     sham_action_parser::ActionParseError error;
     std::string dialect;
@@ -676,9 +678,14 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   for (const AnswerItem& item : items) {
     if (!item.invalid) runnable.push_back(&item.action);
   }
-  // One result per action: reserved, so a batch of many blocks never holds
-  // two copies of its results while the vector grows.
-  result.results.reserve(runnable.size());
+  // A text report shows the head and tail of a batch of many thousands of
+  // actions: only those results are kept, the middle is counted (a CML
+  // report, which shows every task, keeps them all).
+  bool cml_report = settings.report == "cml";
+  if (settings.report == "auto") {
+    cml_report = std::all_of(items.begin(), items.end(), [](const AnswerItem& i) { return i.dialect == "cml"; });
+  }
+  ResultKeeper kept(options.full_outputs || cml_report ? 0 : settings.report_budget_bytes);
 
   // Git and the lock wrap only real runs; a dry run touches nothing.
   std::optional<git_tx::RunLock> lock;
@@ -749,7 +756,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.action = action.name;
     r.start_line = action.metadata.start_line;
     r.end_line = action.metadata.end_line;
-    r.warnings = action.warnings;
+    r.warnings = std::move(action.warnings);
     r.dialect = item.dialect;
     r.group = group;
     r.group_policy = item.fail_fast ? "fail_fast" : "independent";
@@ -760,7 +767,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
         r.error = absl::StrCat("not run: task ", failed->second, " failed (a <tasks> block stops at its first failure)");
         r.data = core::Json{{"not_run", true}};
         keep_params(r);
-        result.results.push_back(std::move(r));
+        kept.Add(std::move(r));
         continue;
       }
     }
@@ -778,7 +785,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       r.params = std::move(action.params);
       budget.Fit(r);
       keep_params(r);
-      result.results.push_back(std::move(r));
+      kept.Add(std::move(r));
       continue;
     }
     core::ExecContext action_ctx = ctx;
@@ -791,7 +798,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
                                SettingValueText(settings, "total_timeout"),
                                " before this action. Send it again in the next answer");
         keep_params(r);
-        result.results.push_back(std::move(r));
+        kept.Add(std::move(r));
         continue;
       }
       // Every action stops by the batch's deadline; exec's own timeout is
@@ -811,18 +818,20 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     TypeCmlError(r);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
 
-    git_tx::ActionRecord record;
-    record.block_id = r.block_id;
-    record.action = r.action;
-    record.target = std::move(target);
-    record.success = r.success;
-    record.touched_paths = std::move(outcome.touched_paths);
-    const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
-    record.touches_anything = def != nullptr && def->executor == "exec";
-    records.push_back(std::move(record));
+    if (tx != nullptr && tx->active()) {  // what the AI commit says and holds
+      git_tx::ActionRecord record;
+      record.block_id = r.block_id;
+      record.action = r.action;
+      record.target = std::move(target);
+      record.success = r.success;
+      record.touched_paths = std::move(outcome.touched_paths);
+      const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
+      record.touches_anything = def != nullptr && def->executor == "exec";
+      records.push_back(std::move(record));
+    }
     budget.Fit(r);
     keep_params(r);
-    result.results.push_back(std::move(r));
+    kept.Add(std::move(r));
   }
 
   if (tx != nullptr) {
@@ -839,7 +848,9 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     }
   }
 
-  bool all_ok = result.parse_errors.empty() && !result.fatal_error.has_value();
+  std::move(kept).MoveInto(result);
+  bool all_ok = result.parse_errors.empty() && !result.fatal_error.has_value() &&
+                result.left_out.succeeded == result.left_out.count;
   for (const ActionResult& r : result.results) all_ok = all_ok && r.success;
   result.success = all_ok;
   result.elapsed_ms = MillisSince(start);

@@ -12,6 +12,7 @@
 #ifndef CLADA_PROJ_SRC_CLADA_H_
 #define CLADA_PROJ_SRC_CLADA_H_
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -58,12 +59,32 @@ struct GitSummary {
   std::vector<std::string> foreign_changes;    // changed meanwhile, left uncommitted
 };
 
+// The actions of a batch of many thousands that a text report cannot show
+// (the middle of its results, between a head and a tail that fill the
+// report): counted, not kept (ResultKeeper, report.h), so memory holds
+// what the report shows, not one ActionResult per action.
+struct LeftOutResults {
+  size_t after = 0;  // they come after results[after - 1], before results[after]
+  int count = 0;
+  int succeeded = 0;
+  // What their entries would take in the results section, escaped.
+  int64_t section_lines = 0;
+  int64_t section_bytes = 0;
+  // How many of them have an output the report would print, and the block
+  // ids of the first ten: the report names them as left out.
+  int outputs = 0;
+  std::vector<std::string> output_ids;
+};
+
 struct ExecutionResult {
   bool success = false;  // every block valid and every action succeeded
   int total_blocks = 0;
   int executed_actions = 0;
   bool dry_run = false;
   std::vector<ActionResult> results;
+  // The actions counted but not kept (only a text report's Execute, with
+  // CladaOptions::full_outputs false, leaves any out).
+  LeftOutResults left_out;
   std::vector<sham_action_parser::ActionParseError> parse_errors;
   // The reader of each parse error ("sham", "cml"), aligned with parse_errors.
   std::vector<std::string> parse_error_dialects;
@@ -87,7 +108,9 @@ struct CladaOptions {
   // (three quarters of it for the outputs), and only each action's primary
   // parameter. true (--json, the listener's output file): each output up to
   // max_output and all of them together up to twice max_output, and every
-  // parameter.
+  // parameter. false also keeps, of a batch of many thousands of actions,
+  // only the results the text report shows (ExecutionResult::left_out
+  // counts the rest).
   bool full_outputs = false;
   // Canonical files no action may read or change (core::PathPolicy's
   // protected_files): `clada listen` puts its FILE and the report beside it.

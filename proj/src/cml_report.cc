@@ -109,6 +109,7 @@ int TaskIndex(absl::string_view label, int fallback) {
 bool UsesCmlReport(const ExecutionResult& result) {
   if (result.report_form == "cml") return true;
   if (result.report_form != "auto") return false;
+  if (result.left_out.count > 0) return false;  // only a clada report leaves results out
   bool any = false;
   for (const ActionResult& r : result.results) {
     if (r.dialect != "cml") return false;

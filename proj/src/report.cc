@@ -562,6 +562,18 @@ class ResultsSink {
     }
   }
 
+  // Entries a ResultKeeper counted instead of keeping: in the middle of a
+  // capped section (its head already full), so dropped as Add would.
+  void Skip(int64_t lines, int64_t bytes) {
+    if (keep_ <= 0) {
+      head_ += absl::StrCat("[results left out: ", lines, lines == 1 ? " line" : " lines", " (", bytes,
+                            " bytes) of results were counted, not kept]\n");
+      return;
+    }
+    dropped_lines_ += lines;
+    dropped_bytes_ += bytes;
+  }
+
   std::string Text() && {
     std::string out = std::move(head_);
     for (const std::string& e : tail_) out += e;
@@ -585,34 +597,60 @@ std::string Multiline(absl::string_view head, absl::string_view text) {
   return out;
 }
 
+// One action's lines in the results section, before escaping.
+std::string ResultEntry(const ActionResult& r) {
+  std::string out;
+  std::string head = absl::StrCat(r.block_id, r.success ? " ✅ " : " ❌ ", r.action);
+  std::string primary = PrimaryValue(r);
+  if (!primary.empty()) absl::StrAppend(&head, " ", primary);
+  if (r.success) {
+    if (r.data.value("already_applied", false)) absl::StrAppend(&head, " (already applied)");
+    // How much a write changed ("wrote 12 lines (was 80)"), so an overwrite
+    // that cut a file short is seen in the report, not only in --json.
+    auto summary = r.data.find("summary");
+    if (summary != r.data.end() && summary->is_string()) {
+      absl::StrAppend(&head, ", ", summary->get_ref<const std::string&>());
+    }
+    // What the diff counts, also when the budget leaves the diff out.
+    if (r.data.contains("lines_added") && r.data.contains("lines_removed")) {
+      absl::StrAppend(&head, ", +", JsonText(r.data["lines_added"]), " -", JsonText(r.data["lines_removed"]),
+                      " lines");
+    }
+    absl::StrAppend(&out, head, "\n");
+  } else {
+    AppendMultiline(out, absl::StrCat(head, " - "), r.error);
+  }
+  for (const std::string& w : r.warnings) absl::StrAppend(&out, "    warning: ", w, "\n");
+  return out;
+}
+
+// What the outputs section prints for one action (escaped), or "" when it
+// prints nothing for it. A failed action shows what it did produce:
+// exec's streams, and the files files_read could read (its error names the
+// ones it could not); files_replace_all_text, the diffs of the files it did
+// change.
+std::string ShownOutput(const ActionResult& r) {
+  if (!r.success && !r.data.contains("stdout") && !r.data.contains("files") && !r.data.contains("results")) {
+    return "";
+  }
+  return EscapeControlCharacters(FormatOutput(r));
+}
+
+// How many bytes of head and of tail a capped results section keeps while
+// it is built: twice the results' share each, so FitText's cut falls well
+// inside what is kept. 0: no cap.
+int64_t ResultsKeepBytes(int64_t budget_bytes) {
+  return budget_bytes > 0 ? std::max<int64_t>(budget_bytes / 2, 64 * 1024) : 0;
+}
+
 void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
   sink.Add(absl::StrCat(kResultsMarker, "\n"));
   if (result.fatal_error) sink.Add(Multiline("FATAL: ", *result.fatal_error));
   if (result.dry_run) sink.Add("(dry run: nothing was executed)\n");
-  for (const ActionResult& r : result.results) {
-    std::string out;
-    std::string head = absl::StrCat(r.block_id, r.success ? " ✅ " : " ❌ ", r.action);
-    std::string primary = PrimaryValue(r);
-    if (!primary.empty()) absl::StrAppend(&head, " ", primary);
-    if (r.success) {
-      if (r.data.value("already_applied", false)) absl::StrAppend(&head, " (already applied)");
-      // How much a write changed ("wrote 12 lines (was 80)"), so an overwrite
-      // that cut a file short is seen in the report, not only in --json.
-      auto summary = r.data.find("summary");
-      if (summary != r.data.end() && summary->is_string()) {
-        absl::StrAppend(&head, ", ", summary->get_ref<const std::string&>());
-      }
-      // What the diff counts, also when the budget leaves the diff out.
-      if (r.data.contains("lines_added") && r.data.contains("lines_removed")) {
-        absl::StrAppend(&head, ", +", JsonText(r.data["lines_added"]), " -", JsonText(r.data["lines_removed"]),
-                        " lines");
-      }
-      absl::StrAppend(&out, head, "\n");
-    } else {
-      AppendMultiline(out, absl::StrCat(head, " - "), r.error);
-    }
-    for (const std::string& w : r.warnings) absl::StrAppend(&out, "    warning: ", w, "\n");
-    sink.Add(out);
+  const LeftOutResults& left_out = result.left_out;
+  for (size_t i = 0; i <= result.results.size(); ++i) {
+    if (i == left_out.after && left_out.count > 0) sink.Skip(left_out.section_lines, left_out.section_bytes);
+    if (i < result.results.size()) sink.Add(ResultEntry(result.results[i]));
   }
   for (const SkippedBlock& b : GroupSkipped(result)) {
     std::string out;
@@ -657,16 +695,14 @@ std::string FormatResultsSection(const ExecutionResult& result) {
 
 std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
   const bool capped = budget_bytes > 0;
-  // Twice the results' share, head and tail each: FitText's cut falls well
-  // inside what is kept.
-  ResultsSink sink(capped ? std::max<int64_t>(budget_bytes / 2, 64 * 1024) : 0);
+  ResultsSink sink(ResultsKeepBytes(budget_bytes));
   BuildResultsSection(result, sink);
   const int64_t dropped_lines = sink.dropped_lines(), dropped_bytes = sink.dropped_bytes();
   std::string out = std::move(sink).Text();
   // The results get up to a quarter of the budget when the outputs need
   // the rest; a batch of thousands of actions shows its first and last.
   if (capped && static_cast<int64_t>(out.size()) > budget_bytes / 4) {
-    int ok = 0, failed = 0;
+    int ok = result.left_out.succeeded, failed = result.left_out.count - result.left_out.succeeded;
     for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
     OutputKind kind;
     kind.kind = OutputKind::kResults;
@@ -680,14 +716,16 @@ std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
   std::string outputs;
   int left_out = 0;
   std::vector<std::string> left_out_ids;
-  for (const ActionResult& r : result.results) {
-    // A failed action shows what it did produce: exec's streams, and the
-    // files files_read could read (its error names the ones it could not).
-    // files_replace_all_text, the diffs of the files it did change.
-    if (!r.success && !r.data.contains("stdout") && !r.data.contains("files") && !r.data.contains("results")) {
-      continue;
+  for (size_t i = 0; i <= result.results.size(); ++i) {
+    if (i == result.left_out.after) {  // counted, not kept: named, never shown
+      left_out += result.left_out.outputs;
+      for (const std::string& id : result.left_out.output_ids) {
+        if (left_out_ids.size() < 10) left_out_ids.push_back(id);
+      }
     }
-    std::string o = EscapeControlCharacters(FormatOutput(r));
+    if (i == result.results.size()) break;
+    const ActionResult& r = result.results[i];
+    std::string o = ShownOutput(r);
     if (o.empty()) continue;
     if (capped && static_cast<int64_t>(outputs.size() + o.size()) > room) {
       ++left_out;
@@ -731,6 +769,11 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
     results.push_back(std::move(a));
   }
   j["results"] = std::move(results);
+  if (result.left_out.count > 0) {
+    j["leftOutResults"] = {{"after", result.left_out.after},
+                           {"count", result.left_out.count},
+                           {"succeeded", result.left_out.succeeded}};
+  }
   core::Json errors = core::Json::array();
   for (size_t i = 0; i < result.parse_errors.size(); ++i) {
     core::Json e = sham_action_parser::ActionParseErrorToJson(result.parse_errors[i]);
@@ -752,13 +795,57 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
 }
 
 std::string FormatSummaryLine(const ExecutionResult& result) {
-  int ok = 0, failed = 0;
+  int ok = result.left_out.succeeded, failed = result.left_out.count - result.left_out.succeeded;
   for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
   std::string line = absl::StrFormat("%d succeeded, %d failed, %d skipped (%.0f ms)", ok, failed,
                                      CountSkippedBlocks(result), result.elapsed_ms);
   if (result.dry_run) line = absl::StrCat("dry run: ", ok, " would run, ", CountSkippedBlocks(result), " skipped");
   if (result.fatal_error) absl::StrAppend(&line, "; fatal: ", *result.fatal_error);
   return line;
+}
+
+ResultKeeper::ResultKeeper(int64_t budget_bytes)
+    : budget_(std::max<int64_t>(budget_bytes, 0)), keep_(ResultsKeepBytes(budget_bytes)) {}
+
+void ResultKeeper::Add(ActionResult r) {
+  if (budget_ == 0) {
+    head_.push_back(std::move(r));
+    return;
+  }
+  const std::string entry = EscapeControlCharacters(ResultEntry(r));
+  const int64_t output_bytes = static_cast<int64_t>(ShownOutput(r).size());
+  // The head: what the section's head and the outputs section can show.
+  if (tail_.empty() && (head_entry_bytes_ < keep_ || head_output_bytes_ <= budget_)) {
+    head_entry_bytes_ += static_cast<int64_t>(entry.size());
+    head_output_bytes_ += output_bytes;
+    head_.push_back(std::move(r));
+    return;
+  }
+  tail_entry_bytes_ += static_cast<int64_t>(entry.size());
+  tail_.push_back(Kept{std::move(r), static_cast<int64_t>(entry.size()), std::count(entry.begin(), entry.end(), '\n'),
+                       output_bytes > 0});
+  // The tail: the last entries, at least what the section's tail keeps.
+  while (tail_.size() > 1 && tail_entry_bytes_ - tail_.front().entry_bytes >= keep_) {
+    Kept& first = tail_.front();
+    if (left_out_.count == 0) left_out_.after = head_.size();
+    ++left_out_.count;
+    if (first.result.success) ++left_out_.succeeded;
+    left_out_.section_lines += first.entry_lines;
+    left_out_.section_bytes += first.entry_bytes;
+    if (first.has_output) {
+      ++left_out_.outputs;
+      if (left_out_.output_ids.size() < 10) left_out_.output_ids.push_back(first.result.block_id);
+    }
+    tail_entry_bytes_ -= first.entry_bytes;
+    tail_.pop_front();
+  }
+}
+
+void ResultKeeper::MoveInto(ExecutionResult& result) && {
+  result.results = std::move(head_);
+  for (Kept& k : tail_) result.results.push_back(std::move(k.result));
+  tail_.clear();
+  if (left_out_.count > 0) result.left_out = std::move(left_out_);
 }
 
 }  // namespace clada

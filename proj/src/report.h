@@ -10,7 +10,9 @@
 #define CLADA_PROJ_SRC_REPORT_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
@@ -67,6 +69,40 @@ class OutputBudget {
   int64_t per_output_;
   int outputs_left_;
   int writes_left_;
+};
+
+// Collects a batch's results as they finish (Clada::Execute for a text
+// report), keeping what FormatReport(result, budget_bytes) shows: every
+// result until their results-section entries fill the head FormatReport
+// keeps and their outputs more than the whole budget; then the last ones,
+// whose entries fill the tail it keeps. The results between are counted
+// into ExecutionResult::left_out (succeeded, their entries' lines and
+// bytes, their outputs and the first ten ids), so the report is the one
+// every result would give, except that a middle action's output is always
+// named as left out (with every result kept, a small one could still fill
+// a gap). budget_bytes 0: keeps every result.
+class ResultKeeper {
+ public:
+  explicit ResultKeeper(int64_t budget_bytes);
+  void Add(ActionResult r);
+  // Moves the kept results and the count of the others into `result`.
+  void MoveInto(ExecutionResult& result) &&;
+
+ private:
+  struct Kept {
+    ActionResult result;
+    int64_t entry_bytes = 0;
+    int64_t entry_lines = 0;
+    bool has_output = false;
+  };
+  int64_t budget_;
+  int64_t keep_;
+  std::vector<ActionResult> head_;
+  int64_t head_entry_bytes_ = 0;
+  int64_t head_output_bytes_ = 0;
+  std::deque<Kept> tail_;
+  int64_t tail_entry_bytes_ = 0;
+  LeftOutResults left_out_;
 };
 
 // Whether the schema's action `action_name` returns an output the report

@@ -337,6 +337,76 @@ TEST(ReportBudget, HugeResultsSectionIsCutWithExactCounts) {
   EXPECT_EQ(std::stoll(m[1]), std::count(middle.begin(), middle.end(), '\n'));
 }
 
+// Issue 17 #9: a text report's batch keeps the results its report shows,
+// not one ActionResult per action: the head and tail are kept, the middle
+// counted, and the report (results, outputs, counts) is the one every
+// result gives.
+TEST(ReportBudget, ResultKeeperKeepsHeadAndTailWithExactCounts) {
+  ExecutionResult all, kept;
+  ResultKeeper keeper(100 * 1024);
+  for (int i = 0; i < 20000; ++i) {
+    ActionResult r;
+    r.seq = i + 1;
+    r.block_id = absl::StrCat("b", 100000 + i);
+    r.action = "file_read";
+    r.params = {{"path", "s.txt"}};
+    r.success = i % 7 != 0;
+    if (r.success) {
+      r.data = {{"path", "s.txt"}, {"content", "small\n"}};
+    } else {
+      r.error = "file_read: 's.txt' does not exist\nsecond line";
+    }
+    if (i % 1000 == 3) r.warnings.push_back("a warning\x1b[2J");
+    all.results.push_back(r);
+    keeper.Add(std::move(r));
+  }
+  std::move(keeper).MoveInto(kept);
+  EXPECT_LT(kept.results.size(), 20000u / 2);
+  EXPECT_EQ(kept.results.size() + static_cast<size_t>(kept.left_out.count), 20000u);
+  EXPECT_GT(kept.left_out.outputs, 0);
+  EXPECT_EQ(kept.results.front().block_id, "b100000");
+  EXPECT_EQ(kept.results.back().block_id, "b119999");
+  EXPECT_EQ(FormatReport(kept, 100 * 1024), FormatReport(all, 100 * 1024));
+  EXPECT_EQ(FormatSummaryLine(kept), FormatSummaryLine(all));
+  EXPECT_EQ(CountSkippedBlocks(kept), CountSkippedBlocks(all));
+  // Without a budget, every result is kept.
+  ResultKeeper every(0);
+  for (const ActionResult& r : all.results) every.Add(r);
+  ExecutionResult whole;
+  std::move(every).MoveInto(whole);
+  EXPECT_EQ(whole.results.size(), 20000u);
+  EXPECT_EQ(whole.left_out.count, 0);
+}
+
+// The same through a run: thousands of blocks keep a bounded number of
+// results for the text report, every one of them for --json.
+TEST(Execute, ManyBlocksKeepWhatTheTextReportShows) {
+  const std::string root = MakeTempDir();
+  WriteFile(root + "/s", "small\n");
+  std::string answer;
+  for (int i = 0; i < 6000; ++i) {
+    const std::string id = absl::StrCat("k", 10000 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_read\"\npath = \"s\"\n#!END_SHAM_",
+                    id, "\n");
+  }
+  CladaOptions options;
+  options.working_root = root;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  ExecutionResult text = Clada(options).Execute(answer);
+  EXPECT_TRUE(text.success);
+  EXPECT_LT(text.results.size(), 6000u);
+  EXPECT_EQ(text.results.size() + static_cast<size_t>(text.left_out.count), 6000u);
+  EXPECT_EQ(text.left_out.succeeded, text.left_out.count);
+  EXPECT_EQ(text.executed_actions, 6000);
+  EXPECT_TRUE(absl::StartsWith(FormatSummaryLine(text), "6000 succeeded, 0 failed, 0 skipped"));
+  const std::string report = FormatReport(text, options.settings.report_budget_bytes);
+  EXPECT_NE(report.find("6000 succeeded, 0 failed, 0 skipped in all"), std::string::npos) << report.substr(0, 2000);
+  options.full_outputs = true;
+  ExecutionResult json = Clada(options).Execute(answer);
+  EXPECT_EQ(json.results.size(), 6000u);
+  EXPECT_EQ(json.left_out.count, 0);
+}
+
 TEST(Execute, RefusesInputOverLimit) {
   CladaOptions options;
   options.working_root = MakeTempDir();

@@ -26,6 +26,9 @@ struct Line {
 
 std::vector<Line> SplitText(absl::string_view text) {
   std::vector<Line> lines;
+  // Reserved: a vector that doubles would hold 1.5 times an answer of
+  // millions of lines for a moment.
+  lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   size_t start = 0;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
