@@ -53,6 +53,12 @@ for path in glob.glob("proj/comp/*/test-data/**/*.json", recursive=True):
     except (json.JSONDecodeError, UnicodeDecodeError):
         pass
 
+# MCP transcripts: the client's lines of each, as one stream.
+for path in glob.glob("proj/comp/mcp/test-data/*.jsonl"):
+    with open(path, encoding="utf-8") as f:
+        sent = [line.split(" ", 1)[1] for line in f if line.startswith(">") and " " in line]
+    seeds.append("".join(sent))
+
 for seed in seeds:
     data = seed.encode("utf-8", "surrogatepass")
     name = hashlib.sha1(data).hexdigest()

@@ -27,6 +27,7 @@
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
 #include "proj/src/cml_report.h"
+#include "proj/src/mcp_adapter.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/src/report.h"
 #include "proj/src/settings.h"
@@ -63,6 +64,10 @@ Commands:
                         [--force: also commits already on a remote-tracking branch]
                         [--dry-run]
   log [-n N] [--json]   recent batches
+  mcp                   serve every action as a Model Context Protocol server
+                        on stdin/stdout (for MCP clients: desktop and IDE
+                        agents); each tool call is one batch, as run; the
+                        client's roots, else --root and --allow, bound it
   listen FILE [--debounce MS]
                         watch FILE; run each newly pasted block, write the
                         results to the top of FILE and the full report to
@@ -151,7 +156,7 @@ std::string Absolute(const std::string& base, const std::string& path) {
 const std::set<std::string>& Commands() {
   static const auto* const kCommands = new std::set<std::string>{
       "run",     "validate", "parse", "instructions", "schema",    "config",       "approve",
-      "context", "undo",     "step-back", "step-forward", "squash", "log", "listen", "help", "version"};
+      "context", "undo",     "step-back", "step-forward", "squash", "log", "listen", "mcp", "help", "version"};
   return *kCommands;
 }
 
@@ -196,6 +201,9 @@ const CommandSpec& SpecOf(const std::string& command) {
     run.push_back("--json");
     (*specs)["run"] = {run, {}, false, {}};
     (*specs)["listen"] = {config, {"--debounce"}, false, {"--dry-run", "--json"}};
+    std::vector<std::string> mcp = config;
+    mcp.push_back("--dry-run");
+    (*specs)["mcp"] = {mcp, {}, false, {}};
     (*specs)["config"] = {config, {}, false, {}};
     (*specs)["validate"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
     (*specs)["parse"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
@@ -687,6 +695,19 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return RunValidateAnswer(*input, inv.json, out, static_cast<size_t>(env->settings.max_input_bytes));
   }
   if (inv.command == "config") return RunConfig(*env, out);
+  if (inv.command == "mcp") {
+    if (!inv.positional.empty()) {
+      err << "clada mcp: takes no argument, got '" << inv.positional[0] << "'; " << ValidFlagsText("mcp") << "\n";
+      return kExitUsage;
+    }
+    McpServerOptions options;
+    options.root = env->root;
+    options.settings = env->settings;
+    options.dry_run = inv.dry_run;
+    // The protocol owns stdin and stdout (fds 0 and 1), whatever streams
+    // RunCli was given.
+    return RunMcpServer(options, STDIN_FILENO, STDOUT_FILENO, err);
+  }
 
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(env->root, env->settings);
   if (!ctx.ok()) {

@@ -1,0 +1,168 @@
+// An MCP server (Model Context Protocol, revision 2025-11-25; 2025-06-18
+// and 2025-03-26 when a client asks for them) over a Dispatcher: the
+// initialize handshake, ping, logging/setLevel, tools/list and tools/call
+// from a ToolRegistry, cancellation, progress, and the client's roots. It
+// knows nothing of clada's engine: the tools do (proj/src/mcp_adapter.h).
+//
+// Threads: HandleMessage runs on the reading thread and answers everything
+// but tools/call there; each tools/call is queued for one worker thread,
+// so calls run one at a time, in the order they came, while ping and
+// tools/list still answer. Responses are written under one mutex.
+//
+// Example:
+//   ToolRegistry tools;
+//   tools.Add({.name = "echo", .description = "Echoes", .input_schema = ...,
+//              .call = [](const ToolCall& c) { return ToolResult::Text(c.arguments.dump()); }});
+//   Server server({"clada", "1.0"}, std::move(tools), [](absl::string_view m) { ... });
+//   server.HandleMessage(line);  // for each line read
+//   server.Shutdown();           // at end of input
+#ifndef CLADA_PROJ_COMP_MCP_SRC_SERVER_H_
+#define CLADA_PROJ_COMP_MCP_SRC_SERVER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/mcp/src/json_rpc.h"
+
+namespace clada::mcp {
+
+// The protocol revisions this server speaks, newest first.
+inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+
+// What a tool's call function gets.
+struct ToolCall {
+  Json arguments = Json::object();
+  // Set when the client sent a progressToken: sends notifications/progress
+  // (progress must grow from call to call; the server keeps it growing).
+  std::function<void(const std::string& message)> progress;
+  // Becomes true when the client cancels this call (notifications/cancelled).
+  const std::atomic<bool>* cancelled = nullptr;
+  // The client's roots as absolute paths (file:// URIs decoded), when it
+  // offers roots and answered roots/list; nullopt otherwise.
+  std::optional<std::vector<std::string>> client_roots;
+};
+
+// A CallToolResult.
+struct ToolResult {
+  Json content = Json::array();
+  std::optional<Json> structured_content;
+  bool is_error = false;
+
+  static ToolResult Text(std::string text, bool is_error = false) {
+    ToolResult r;
+    r.content.push_back({{"type", "text"}, {"text", std::move(text)}});
+    r.is_error = is_error;
+    return r;
+  }
+};
+
+struct Tool {
+  std::string name;
+  std::string title;  // "" when none
+  std::string description;
+  Json input_schema = Json::object();
+  std::optional<Json> output_schema;
+  Json annotations;  // null when none
+  // Runs on the worker thread; never concurrently with another call.
+  std::function<ToolResult(const ToolCall& call)> call;
+};
+
+// The tools a server offers, in the order added.
+class ToolRegistry {
+ public:
+  // Adds `tool`, replacing one of the same name.
+  void Add(Tool tool);
+  // The tool called `name`, or nullptr.
+  const Tool* Find(absl::string_view name) const;
+  const std::vector<Tool>& tools() const { return tools_; }
+
+ private:
+  std::vector<Tool> tools_;
+};
+
+struct ServerInfo {
+  std::string name;
+  std::string version;
+  std::string instructions;  // "" when none
+  // How long a tools/call waits for the client's answer to roots/list
+  // before running with the server's own roots.
+  int roots_wait_ms = 5000;
+};
+
+class Server {
+ public:
+  Server(ServerInfo info, ToolRegistry tools, Dispatcher::WriteFunction write);
+  // Shuts down (see Shutdown).
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // One message from the client (a line without its newline).
+  void HandleMessage(absl::string_view text);
+  // A line the transport could not read whole (over its limit): answered
+  // with -32600 and no id.
+  void RejectMessage(std::string why);
+  // The input ended: every call received still runs (a client that wants
+  // one not to run cancels it), in order, and is answered; returns once
+  // the last has finished.
+  void Shutdown();
+  // Returns once no call is queued or running (tests).
+  void WaitIdle();
+  // The level logging/setLevel last set ("info" at first).
+  std::string log_level() const;
+  // Sends notifications/message when `level` is at or above log_level().
+  void Log(const std::string& level, const std::string& text);
+
+ private:
+  struct PendingCall {
+    Json id;
+    std::string key;  // id.dump(): how notifications/cancelled names it
+    const Tool* tool = nullptr;
+    Json arguments;
+    Json progress_token;  // null: none
+    std::shared_ptr<std::atomic<bool>> cancelled;
+  };
+
+  Reply Initialize(const Json& params);
+  void OnInitialized();
+  void RequestRoots();
+  void QueueCall(const Json& id, const Json& params);
+  void OnCancelled(const Json& params);
+  void WorkerLoop();
+  void RunCall(PendingCall& call);
+
+  ServerInfo info_;
+  ToolRegistry tools_;
+  Dispatcher dispatcher_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool initialized_ = false;       // initialize answered
+  bool client_has_roots_ = false;  // the client's capabilities offer roots
+  bool roots_pending_ = false;     // a roots/list is unanswered
+  std::optional<std::vector<std::string>> roots_;
+  std::string log_level_ = "info";
+  std::deque<PendingCall> queue_;
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;  // key -> flag, queued or running
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+// The absolute path a file:// URI names (percent-decoded), or nullopt for
+// another scheme, a remote host or a relative path.
+std::optional<std::string> FileUriToPath(absl::string_view uri);
+
+}  // namespace clada::mcp
+
+#endif  // CLADA_PROJ_COMP_MCP_SRC_SERVER_H_

@@ -1,0 +1,275 @@
+// Runs every transcript in proj/comp/mcp/test-data/*.jsonl against a
+// Server with test tools, with no process: `> ` lines are fed to
+// HandleMessage (then the test waits until no call runs), `>& ` lines are
+// fed without waiting, and each `< ` line must match the next message the
+// server writes (a JSON subset). Nothing may be written beyond them.
+// Also: ReadLines' framing, FileUriToPath.
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "proj/comp/mcp/src/json_rpc.h"
+#include "proj/comp/mcp/src/server.h"
+#include "proj/comp/mcp/src/stdio_transport.h"
+
+namespace clada::mcp {
+namespace {
+
+constexpr char kDataDir[] = "proj/comp/mcp/test-data";
+
+// Where `expected` (every key it names, arrays element by element) differs
+// from `actual`, or "".
+std::string SubsetMismatch(const Json& expected, const Json& actual, const std::string& at = "$") {
+  if (expected.is_object()) {
+    if (!actual.is_object()) return absl::StrCat(at, ": expected an object");
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+      if (!actual.contains(it.key())) return absl::StrCat(at, ".", it.key(), ": missing");
+      std::string m = SubsetMismatch(it.value(), actual[it.key()], absl::StrCat(at, ".", it.key()));
+      if (!m.empty()) return m;
+    }
+    return "";
+  }
+  if (expected.is_array()) {
+    if (!actual.is_array() || actual.size() != expected.size()) {
+      return absl::StrCat(at, ": expected an array of ", expected.size());
+    }
+    for (size_t i = 0; i < expected.size(); ++i) {
+      std::string m = SubsetMismatch(expected[i], actual[i], absl::StrCat(at, "[", i, "]"));
+      if (!m.empty()) return m;
+    }
+    return "";
+  }
+  return expected == actual ? "" : absl::StrCat(at, ": expected ", expected.dump(), ", got ", actual.dump());
+}
+
+ToolRegistry TestTools() {
+  ToolRegistry tools;
+  Json object_schema = {{"type", "object"}};
+  tools.Add({"echo", "", "Echoes its text", {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}},
+             Json{{"type", "object"}}, nullptr, [](const ToolCall& c) {
+               const std::string text = c.arguments.value("text", "");
+               ToolResult r = ToolResult::Text(text);
+               r.structured_content = Json{{"text", text}};
+               return r;
+             }});
+  tools.Add({"fail", "", "Fails", object_schema, std::nullopt, nullptr,
+             [](const ToolCall&) { return ToolResult::Text("it failed", true); }});
+  tools.Add({"wait", "", "Waits until cancelled (10 s at most)", object_schema, std::nullopt, nullptr,
+             [](const ToolCall& c) {
+               for (int i = 0; i < 1000 && !c.cancelled->load(); ++i) {
+                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
+               }
+               return ToolResult::Text(c.cancelled->load() ? "cancelled" : "waited");
+             }});
+  tools.Add({"progress", "", "Reports progress twice", object_schema, std::nullopt, nullptr, [](const ToolCall& c) {
+               if (c.progress) {
+                 c.progress("one");
+                 c.progress("two");
+               }
+               return ToolResult::Text("done");
+             }});
+  tools.Add({"roots", "", "The client's roots", object_schema, std::nullopt, nullptr, [](const ToolCall& c) {
+               return ToolResult::Text(c.client_roots.has_value() ? absl::StrJoin(*c.client_roots, "\n") : "(none)");
+             }});
+  return tools;
+}
+
+// What the server wrote, one message a line, waited for.
+class Output {
+ public:
+  void Write(absl::string_view message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.emplace_back(message);
+    cv_.notify_all();
+  }
+  // The message at `index`, waiting at most 5 s for it; "" when none came.
+  std::string At(size_t index) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(5), [&] { return lines_.size() > index; });
+    return index < lines_.size() ? lines_[index] : "";
+  }
+  std::vector<std::string> All() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lines_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> lines_;
+};
+
+std::vector<std::string> TranscriptNames() {
+  std::vector<std::string> names;
+  DIR* dir = ::opendir(kDataDir);
+  if (dir == nullptr) return names;
+  while (dirent* e = ::readdir(dir)) {
+    std::string name = e->d_name;
+    if (absl::EndsWith(name, ".jsonl")) names.push_back(name.substr(0, name.size() - 6));
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class Transcript : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Transcript, ServerWritesWhatItSays) {
+  std::ifstream in(absl::StrCat(kDataDir, "/", GetParam(), ".jsonl"));
+  ASSERT_TRUE(in) << GetParam();
+  Output output;
+  ServerInfo info{"test-server", "0.1", "", 2000};
+  Server server(info, TestTools(), [&output](absl::string_view m) { output.Write(m); });
+  size_t next = 0;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string where = absl::StrCat(GetParam(), ".jsonl:", number);
+    if (absl::StartsWith(line, ">& ")) {
+      server.HandleMessage(absl::string_view(line).substr(3));
+    } else if (absl::StartsWith(line, "> ") || line == ">") {
+      server.HandleMessage(line.size() > 2 ? absl::string_view(line).substr(2) : "");
+      server.WaitIdle();
+    } else if (absl::StartsWith(line, "< ")) {
+      const std::string got = output.At(next++);
+      ASSERT_FALSE(got.empty()) << where << ": nothing written; expected " << line.substr(2);
+      Json actual = Json::parse(got, nullptr, false);
+      ASSERT_FALSE(actual.is_discarded()) << where << ": not JSON: " << got;
+      Json expected = Json::parse(line.substr(2));
+      EXPECT_EQ(SubsetMismatch(expected, actual), "") << where << "\n  got: " << got;
+    } else {
+      ASSERT_TRUE(line.empty() || line[0] == '#') << where << ": a line starts with >, >&, < or #";
+    }
+  }
+  server.Shutdown();
+  std::vector<std::string> all = output.All();
+  for (size_t i = next; i < all.size(); ++i) ADD_FAILURE() << GetParam() << ": written beyond the transcript: " << all[i];
+  for (const std::string& m : all) EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mcp, Transcript, ::testing::ValuesIn(TranscriptNames()),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(Transcripts, AreThere) { EXPECT_GE(TranscriptNames().size(), 8u); }
+
+// Feeds `input` through a pipe to ReadLines.
+std::vector<std::string> Lines(const std::string& input, size_t max, std::vector<size_t>* too_long) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < input.size()) {
+      ssize_t n = ::write(fds[1], input.data() + done, std::min<size_t>(input.size() - done, 4096));
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  std::vector<std::string> lines;
+  absl::Status s = ReadLines(
+      fds[0], max, [&](absl::string_view l) { lines.emplace_back(l); },
+      [&](size_t n) { too_long->push_back(n); });
+  writer.join();
+  ::close(fds[0]);
+  EXPECT_TRUE(s.ok()) << s;
+  return lines;
+}
+
+TEST(ReadLines, SplitsOnNewlinesDropsCarriageReturnAndKeepsTheLastLine) {
+  std::vector<size_t> too_long;
+  std::vector<std::string> lines = Lines("a\r\nbb\n\nlast", 100, &too_long);
+  EXPECT_EQ(lines, (std::vector<std::string>{"a", "bb", "", "last"}));
+  EXPECT_TRUE(too_long.empty());
+}
+
+TEST(ReadLines, SkipsALineOverTheLimitWholeAndGoesOn) {
+  std::vector<size_t> too_long;
+  std::string big(200000, 'x');  // across several reads
+  std::vector<std::string> lines = Lines(absl::StrCat("ok\n", big, "\nafter\n", big), 1000, &too_long);
+  EXPECT_EQ(lines, (std::vector<std::string>{"ok", "after"}));
+  EXPECT_EQ(too_long, (std::vector<size_t>{200000, 200000}));
+}
+
+TEST(ServeLines, AnswersEachLineAndRejectsOversizedOnes) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string input = absl::StrCat(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "\n", std::string(5000, ' '),
+                                         "\n", R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::close(fds[1]);
+  Output output;
+  Server server({"s", "1", "", 0}, ToolRegistry(), [&output](absl::string_view m) { output.Write(m); });
+  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
+  ::close(fds[0]);
+  std::vector<std::string> all = output.All();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0], R"({"jsonrpc":"2.0","id":1,"result":{}})");
+  EXPECT_TRUE(absl::StrContains(all[1], "over the limit of 4096 bytes")) << all[1];
+  EXPECT_EQ(all[2], R"({"jsonrpc":"2.0","id":2,"result":{}})");
+}
+
+TEST(FdWriter, WritesOneLineAMessageAndStopsWhenTheReaderIsGone) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  Dispatcher::WriteFunction write = FdWriter(fds[1]);
+  write(R"({"a":1})");
+  char buf[64] = {};
+  ASSERT_EQ(::read(fds[0], buf, sizeof buf), 8);
+  EXPECT_EQ(std::string(buf), "{\"a\":1}\n");
+  ::close(fds[0]);
+  signal(SIGPIPE, SIG_IGN);
+  write("x");  // EPIPE: dropped, no crash
+  write("y");
+  ::close(fds[1]);
+}
+
+TEST(Dispatcher, InvalidUtf8InAResultIsReplacedNotThrown) {
+  std::vector<std::string> out;
+  Dispatcher d([&out](absl::string_view m) { out.emplace_back(m); });
+  d.AddRequestHandler("bad", [](const Json&) { return Reply::Ok({{"text", std::string("a\xff" "b")}}); });
+  d.DispatchMessage(R"({"jsonrpc":"2.0","id":1,"method":"bad"})");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"a\xEF\xBF\xBD" "b\"}}");
+}
+
+TEST(Dispatcher, AHandlerThatThrowsIsAnInternalError) {
+  std::vector<std::string> out;
+  Dispatcher d([&out](absl::string_view m) { out.emplace_back(m); });
+  d.AddRequestHandler("boom", [](const Json& p) { return Reply::Ok(p.at("missing")); });
+  d.DispatchMessage(R"({"jsonrpc":"2.0","id":"b","method":"boom","params":{}})");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(out[0], "-32603")) << out[0];
+}
+
+TEST(FileUriToPath, DecodesLocalFileUrisOnly) {
+  EXPECT_EQ(FileUriToPath("file:///home/me/a%20b/"), "/home/me/a b");
+  EXPECT_EQ(FileUriToPath("file://localhost/srv/x"), "/srv/x");
+  EXPECT_EQ(FileUriToPath("file:///"), "/");
+  EXPECT_EQ(FileUriToPath("file:///a?x=1#f"), "/a");
+  EXPECT_EQ(FileUriToPath("file://otherhost/srv"), std::nullopt);
+  EXPECT_EQ(FileUriToPath("https://example.com/x"), std::nullopt);
+  EXPECT_EQ(FileUriToPath("file:///a%00b"), std::nullopt);
+  EXPECT_EQ(FileUriToPath("relative/path"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace clada::mcp

@@ -1,0 +1,664 @@
+#include "proj/src/mcp_adapter.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/mcp/src/stdio_transport.h"
+#include "proj/src/clada.h"
+#include "proj/src/cli.h"
+#include "proj/src/cml_report.h"
+#include "proj/src/report.h"
+
+namespace clada {
+namespace {
+
+using sham_action_parser::ActionDefinition;
+using sham_action_parser::ParameterDef;
+using sham_action_parser::ParamType;
+
+constexpr char kInstructions[] =
+    "clada applies each tool call to the project as one batch: the same path policy, limits and exec policy as "
+    "`clada run`, and in a git repository a [clada:pre] snapshot of the user's own changes and one AI commit, so "
+    "`clada undo` takes back the last call. Paths are relative to the working root (allowed_roots lists the "
+    "roots); a path outside them, or into .git, .ssh or .clada, is refused. apply_answer runs a whole answer "
+    "written in any dialect clada reads.";
+
+// A JSON Schema for one entry of the schema's `returns` language: a type
+// name, {"type": "array", "items": X}, or an object of named entries (a
+// name ending in '?' is optional).
+core::Json ReturnsToSchema(const core::Json& spec) {
+  if (spec.is_string()) {
+    const std::string& t = spec.get_ref<const std::string&>();
+    if (t == "string" || t == "integer" || t == "boolean" || t == "number" || t == "object" || t == "array") {
+      return {{"type", t}};
+    }
+    return core::Json::object();
+  }
+  if (!spec.is_object()) return core::Json::object();
+  if (spec.contains("type") && spec["type"] == "array") {
+    core::Json s = {{"type", "array"}};
+    if (spec.contains("items")) s["items"] = ReturnsToSchema(spec["items"]);
+    return s;
+  }
+  core::Json properties = core::Json::object();
+  for (auto it = spec.begin(); it != spec.end(); ++it) {
+    std::string name = it.key();
+    if (absl::EndsWith(name, "?")) name.pop_back();
+    properties[name] = ReturnsToSchema(it.value());
+  }
+  return {{"type", "object"}, {"properties", std::move(properties)}};
+}
+
+std::string TypeOfJson(const core::Json& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_null()) return "null";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+// The result of an action run through the engine, as a CallToolResult.
+mcp::ToolResult ActionToolResult(const ExecutionResult& result, bool structured, int64_t report_budget) {
+  mcp::ToolResult out = mcp::ToolResult::Text(FormatReport(result, report_budget), !result.success);
+  if (!structured) return out;
+  core::Json data = core::Json::object();
+  bool ok = result.success;
+  std::string error = result.fatal_error.value_or("");
+  if (!result.results.empty()) {
+    const ActionResult& r = result.results[0];
+    if (r.data.is_object()) {
+      data = r.data;
+    } else if (!r.data.is_null()) {
+      data["data"] = r.data;
+    }
+    ok = ok && r.success;
+    if (error.empty()) error = r.error;
+  }
+  data.erase("planned");
+  data["success"] = ok;
+  if (!ok && !error.empty()) data["error"] = error;
+  out.structured_content = std::move(data);
+  return out;
+}
+
+std::string FormatTimeUtc(time_t seconds) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(seconds), absl::UTCTimeZone());
+}
+
+std::string FileType(mode_t mode) {
+  if (S_ISREG(mode)) return "file";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symlink";
+  return "other";
+}
+
+// The path policy of a call: the roots it runs with.
+struct CallContext {
+  CladaOptions clada;
+  std::vector<std::string> roots;
+  bool client_roots = false;
+};
+
+absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, const mcp::ToolCall& call) {
+  absl::StatusOr<std::vector<std::string>> roots = EffectiveRoots(options, call.client_roots);
+  if (!roots.ok()) return roots.status();
+  CallContext c;
+  c.roots = *roots;
+  c.client_roots = call.client_roots.has_value() && !call.client_roots->empty();
+  c.clada.working_root = c.roots[0];
+  c.clada.settings = options.settings;
+  c.clada.settings.allow.assign(c.roots.begin() + 1, c.roots.end());
+  c.clada.settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
+  c.clada.dry_run = options.dry_run;
+  c.clada.full_outputs = true;
+  return c;
+}
+
+// Walks a directory for dir_tree: names sorted, .git/.ssh/.clada left out,
+// symlinks shown and not followed, at most kMaxTreeEntries entries.
+constexpr int kMaxTreeEntries = 20000;
+
+struct TreeWalk {
+  std::vector<std::string> excludes;
+  int entries = 0;
+  bool truncated = false;
+};
+
+bool Excluded(const TreeWalk& walk, const std::string& name, const std::string& relative) {
+  for (const std::string& pattern : walk.excludes) {
+    if (::fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
+    if (::fnmatch(pattern.c_str(), relative.c_str(), FNM_PATHNAME) == 0) return true;
+  }
+  return false;
+}
+
+core::Json WalkTree(const std::string& dir, const std::string& relative, TreeWalk& walk, int depth) {
+  core::Json children = core::Json::array();
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return children;
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    names.push_back(std::move(name));
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (core::IsDeniedName(name)) continue;
+    const std::string rel = relative.empty() ? name : absl::StrCat(relative, "/", name);
+    if (Excluded(walk, name, rel)) continue;
+    if (walk.entries >= kMaxTreeEntries) {
+      walk.truncated = true;
+      break;
+    }
+    ++walk.entries;
+    const std::string full = absl::StrCat(dir, "/", name);
+    struct stat st;
+    if (::lstat(full.c_str(), &st) != 0) continue;
+    core::Json entry = {{"name", name}, {"type", FileType(st.st_mode)}};
+    if (S_ISDIR(st.st_mode)) {
+      entry["children"] = depth < 64 ? WalkTree(full, rel, walk, depth + 1) : core::Json::array();
+    } else if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      const ssize_t n = ::readlink(full.c_str(), target, sizeof target - 1);
+      if (n >= 0) entry["target"] = std::string(target, static_cast<size_t>(n));
+    }
+    children.push_back(std::move(entry));
+  }
+  return children;
+}
+
+// image/... or audio/... for a file name, or "".
+std::string MediaType(absl::string_view path) {
+  static const std::pair<const char*, const char*> kTypes[] = {
+      {".png", "image/png"},   {".jpg", "image/jpeg"}, {".jpeg", "image/jpeg"}, {".gif", "image/gif"},
+      {".webp", "image/webp"}, {".bmp", "image/bmp"},  {".svg", "image/svg+xml"}, {".mp3", "audio/mpeg"},
+      {".wav", "audio/wav"},   {".ogg", "audio/ogg"},  {".flac", "audio/flac"},  {".m4a", "audio/mp4"}};
+  const std::string lower = absl::AsciiStrToLower(path);
+  for (const auto& [ext, type] : kTypes) {
+    if (absl::EndsWith(lower, ext)) return type;
+  }
+  return "";
+}
+
+core::Json PathParam(const std::string& description) {
+  return {{"type", "string"},
+          {"description", absl::StrCat(description,
+                                       " Relative to the working root, or absolute inside an allowed root.")}};
+}
+
+mcp::ToolResult ErrorResult(const std::string& text) { return mcp::ToolResult::Text(text, true); }
+
+// Resolves `args.path` for an extra tool through the call's path policy.
+absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Json& args) {
+  if (!args.contains("path") || !args["path"].is_string()) {
+    return absl::InvalidArgumentError("invalid arguments: path (a string) is required");
+  }
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(c.clada.working_root, c.clada.settings);
+  if (!ctx.ok()) return ctx.status();
+  return core::ResolvePath(ctx->paths, args["path"].get<std::string>());
+}
+
+void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
+  const core::Json read_only = {{"readOnlyHint", true}, {"destructiveHint", false}, {"openWorldHint", false}};
+
+  mcp::Tool apply;
+  apply.name = "apply_answer";
+  apply.title = "Apply a whole answer";
+  apply.description =
+      "Runs every action block of an answer, in any dialect clada reads (SHAM, CML, SEARCH/REPLACE, apply_patch, "
+      "unified diff), exactly as `clada run` does: one batch, one git commit. Returns clada's report.";
+  apply.input_schema = {
+      {"type", "object"},
+      {"properties",
+       {{"text", {{"type", "string"}, {"description", "The answer: text with the action blocks in it."}}},
+        {"dry_run",
+         {{"type", "boolean"}, {"default", false}, {"description", "Check what would run; change nothing."}}}}},
+      {"required", {"text"}},
+      {"additionalProperties", false}};
+  apply.output_schema = core::Json{{"type", "object"},
+                                   {"properties",
+                                    {{"success", {{"type", "boolean"}}},
+                                     {"totalBlocks", {{"type", "integer"}}},
+                                     {"executedActions", {{"type", "integer"}}},
+                                     {"results", {{"type", "array"}}}}},
+                                   {"required", {"success"}}};
+  apply.call = [options](const mcp::ToolCall& call) {
+    const core::Json& args = call.arguments;
+    if (!args.contains("text") || !args["text"].is_string()) {
+      return ErrorResult("invalid arguments for apply_answer: text (a string) is required");
+    }
+    if (args.contains("dry_run") && !args["dry_run"].is_boolean()) {
+      return ErrorResult(absl::StrCat("invalid arguments for apply_answer: dry_run must be a boolean, got ",
+                                      TypeOfJson(args["dry_run"])));
+    }
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      if (it.key() != "text" && it.key() != "dry_run") {
+        return ErrorResult(absl::StrCat("invalid arguments for apply_answer: unknown parameter '", it.key(),
+                                        "' (apply_answer takes text, dry_run)"));
+      }
+    }
+    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
+    std::string text = args["text"].get<std::string>();
+    if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
+    ExecutionResult result = Clada(c->clada).Execute(text);
+    const std::string report = UsesCmlReport(result) ? FormatCmlReport(result)
+                                                     : FormatReport(result, options.settings.report_budget_bytes);
+    mcp::ToolResult out = mcp::ToolResult::Text(report, !result.success);
+    out.structured_content = ExecutionResultToJson(result);
+    return out;
+  };
+  tools.Add(std::move(apply));
+
+  mcp::Tool tree;
+  tree.name = "dir_tree";
+  tree.title = "Directory tree";
+  tree.description =
+      "The whole tree under a directory as JSON: each entry {name, type: file|directory|symlink|other, "
+      "children (directories), target (symlinks, not followed)}. .git, .ssh and .clada are left out; at most "
+      "20000 entries (truncated says so).";
+  tree.input_schema = {{"type", "object"},
+                       {"properties",
+                        {{"path", PathParam("Directory to list.")},
+                         {"exclude_patterns",
+                          {{"type", "array"},
+                           {"items", {{"type", "string"}}},
+                           {"description", "Globs of names or relative paths to leave out, e.g. node_modules."}}}}},
+                       {"required", {"path"}},
+                       {"additionalProperties", false}};
+  tree.output_schema = core::Json{{"type", "object"},
+                                  {"properties",
+                                   {{"path", {{"type", "string"}}},
+                                    {"tree", {{"type", "array"}}},
+                                    {"entries", {{"type", "integer"}}},
+                                    {"truncated", {{"type", "boolean"}}}}},
+                                  {"required", {"path", "tree", "entries", "truncated"}}};
+  tree.annotations = read_only;
+  tree.call = [options](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    absl::StatusOr<std::string> dir = ResolveToolPath(*c, call.arguments);
+    if (!dir.ok()) return ErrorResult(absl::StrCat("dir_tree: ", dir.status().message()));
+    struct stat st;
+    if (::stat(dir->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return ErrorResult(absl::StrCat("dir_tree: not a directory: ", call.arguments["path"].get<std::string>()));
+    }
+    TreeWalk walk;
+    if (call.arguments.contains("exclude_patterns")) {
+      const core::Json& ex = call.arguments["exclude_patterns"];
+      if (!ex.is_array()) return ErrorResult("invalid arguments for dir_tree: exclude_patterns must be an array");
+      for (const core::Json& p : ex) {
+        if (!p.is_string()) return ErrorResult("invalid arguments for dir_tree: exclude_patterns holds strings");
+        walk.excludes.push_back(p.get<std::string>());
+      }
+    }
+    core::Json children = WalkTree(*dir, "", walk, 0);
+    core::Json data = {{"path", *dir}, {"tree", std::move(children)}, {"entries", walk.entries},
+                       {"truncated", walk.truncated}};
+    mcp::ToolResult out = mcp::ToolResult::Text(data.dump(1, ' ', false, core::Json::error_handler_t::replace));
+    out.structured_content = std::move(data);
+    return out;
+  };
+  tools.Add(std::move(tree));
+
+  mcp::Tool info;
+  info.name = "file_info";
+  info.title = "File metadata";
+  info.description =
+      "Metadata of a file or directory: type, size, modification, access and change times (UTC), permissions, "
+      "link count.";
+  info.input_schema = {{"type", "object"},
+                       {"properties", {{"path", PathParam("File or directory.")}}},
+                       {"required", {"path"}},
+                       {"additionalProperties", false}};
+  info.output_schema = core::Json{{"type", "object"},
+                                  {"properties",
+                                   {{"path", {{"type", "string"}}},
+                                    {"type", {{"type", "string"}}},
+                                    {"size", {{"type", "integer"}}},
+                                    {"modified", {{"type", "string"}}},
+                                    {"accessed", {{"type", "string"}}},
+                                    {"changed", {{"type", "string"}}},
+                                    {"permissions", {{"type", "string"}}},
+                                    {"links", {{"type", "integer"}}}}},
+                                  {"required", {"path", "type", "size"}}};
+  info.annotations = read_only;
+  info.call = [options](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
+    if (!path.ok()) return ErrorResult(absl::StrCat("file_info: ", path.status().message()));
+    struct stat st;
+    if (::lstat(path->c_str(), &st) != 0) {
+      return ErrorResult(absl::StrCat("file_info: file_not_found: ", call.arguments["path"].get<std::string>()));
+    }
+    core::Json data = {{"path", *path},
+                       {"type", FileType(st.st_mode)},
+                       {"size", static_cast<int64_t>(st.st_size)},
+                       {"modified", FormatTimeUtc(st.st_mtime)},
+                       {"accessed", FormatTimeUtc(st.st_atime)},
+                       {"changed", FormatTimeUtc(st.st_ctime)},
+                       {"permissions", absl::StrFormat("%04o", st.st_mode & 07777)},
+                       {"links", static_cast<int64_t>(st.st_nlink)}};
+    mcp::ToolResult out = mcp::ToolResult::Text(data.dump(1));
+    out.structured_content = std::move(data);
+    return out;
+  };
+  tools.Add(std::move(info));
+
+  mcp::Tool roots;
+  roots.name = "allowed_roots";
+  roots.title = "Allowed roots";
+  roots.description =
+      "The directories tool calls may reach: the working root (relative paths start there) first, then the "
+      "other allowed roots; and whether they are the client's roots or the server's (--root, --allow).";
+  roots.input_schema = {{"type", "object"}, {"properties", core::Json::object()}, {"additionalProperties", false}};
+  roots.output_schema = core::Json{{"type", "object"},
+                                   {"properties",
+                                    {{"working_root", {{"type", "string"}}},
+                                     {"roots", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                                     {"source", {{"type", "string"}, {"enum", {"client", "server"}}}}}},
+                                   {"required", {"working_root", "roots", "source"}}};
+  roots.annotations = read_only;
+  roots.call = [options](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    core::Json data = {{"working_root", c->roots[0]},
+                       {"roots", c->roots},
+                       {"source", c->client_roots ? "client" : "server"}};
+    mcp::ToolResult out = mcp::ToolResult::Text(absl::StrCat("Allowed roots (", c->client_roots ? "the client's" : "the server's",
+                                                             "; the first is the working root):\n",
+                                                             absl::StrJoin(c->roots, "\n")));
+    out.structured_content = std::move(data);
+    return out;
+  };
+  tools.Add(std::move(roots));
+
+  mcp::Tool media;
+  media.name = "file_read_media";
+  media.title = "Read an image or audio file";
+  media.description =
+      "An image (png, jpeg, gif, webp, bmp, svg) or audio file (mp3, wav, ogg, flac, m4a) as MCP image or audio "
+      "content (base64), up to the file size limit.";
+  media.input_schema = {{"type", "object"},
+                        {"properties", {{"path", PathParam("Image or audio file.")}}},
+                        {"required", {"path"}},
+                        {"additionalProperties", false}};
+  media.annotations = read_only;
+  media.call = [options](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
+    if (!path.ok()) return ErrorResult(absl::StrCat("file_read_media: ", path.status().message()));
+    const std::string type = MediaType(*path);
+    if (type.empty()) {
+      return ErrorResult(absl::StrCat("file_read_media: not an image or audio file by its name: ",
+                                      call.arguments["path"].get<std::string>(), "; file_read reads text"));
+    }
+    absl::StatusOr<std::string> bytes = core::ReadFileToString(*path, options.settings.max_file_bytes);
+    if (!bytes.ok()) return ErrorResult(absl::StrCat("file_read_media: ", bytes.status().message()));
+    mcp::ToolResult out;
+    out.content.push_back({{"type", absl::StartsWith(type, "image/") ? "image" : "audio"},
+                           {"data", absl::Base64Escape(*bytes)},
+                           {"mimeType", type}});
+    return out;
+  };
+  tools.Add(std::move(media));
+}
+
+}  // namespace
+
+core::Json ActionInputSchema(const ActionDefinition& def) {
+  core::Json properties = core::Json::object();
+  core::Json required = core::Json::array();
+  for (const ParameterDef& p : def.parameters) {
+    core::Json s = core::Json::object();
+    switch (p.type) {
+      case ParamType::kString:
+        s["type"] = "string";
+        break;
+      case ParamType::kInteger:
+        s["type"] = "integer";
+        break;
+      case ParamType::kBoolean:
+        s["type"] = "boolean";
+        break;
+      case ParamType::kEnum:
+        s["type"] = "string";
+        s["enum"] = p.values;
+        break;
+    }
+    std::string description = p.description;
+    if (p.format == "path") {
+      absl::StrAppend(&description, description.empty() ? "" : " ",
+                      "Relative to the working root, or absolute inside an allowed root.");
+    } else if (p.format == "multiline_paths") {
+      absl::StrAppend(&description, description.empty() ? "" : " ",
+                      "Each relative to the working root, or absolute inside an allowed root.");
+    }
+    if (!description.empty()) s["description"] = description;
+    if (p.default_value.has_value()) s["default"] = *p.default_value;
+    properties[p.name] = std::move(s);
+    if (p.required) required.push_back(p.name);
+  }
+  core::Json schema = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) schema["required"] = std::move(required);
+  schema["additionalProperties"] = false;
+  return schema;
+}
+
+std::optional<core::Json> ActionOutputSchema(const ActionDefinition& def) {
+  if (!def.returns.is_object()) return std::nullopt;
+  bool data = false;
+  for (auto it = def.returns.begin(); it != def.returns.end(); ++it) {
+    if (it.key() != "success" && it.key() != "error?" && it.key() != "error") data = true;
+  }
+  if (!data) return std::nullopt;
+  core::Json schema = ReturnsToSchema(def.returns);
+  schema["required"] = {"success"};
+  return schema;
+}
+
+std::string ArgumentsToParams(const ActionDefinition& def, const core::Json& arguments, core::Json* params) {
+  std::vector<std::string> problems;
+  *params = core::Json::object();
+  std::vector<std::string> names;
+  for (const ParameterDef& p : def.parameters) names.push_back(p.name);
+  const std::string takes =
+      names.empty() ? absl::StrCat(def.name, " takes no parameter")
+                    : absl::StrCat(def.name, " takes ", absl::StrJoin(names, ", "));
+  for (auto it = arguments.begin(); it != arguments.end(); ++it) {
+    const ParameterDef* p = def.FindParameter(it.key());
+    if (p == nullptr) {
+      problems.push_back(absl::StrCat("unknown parameter '", it.key(), "' (", takes, ")"));
+      continue;
+    }
+    const core::Json& v = it.value();
+    switch (p->type) {
+      case ParamType::kString:
+        if (v.is_string()) {
+          (*params)[p->name] = v;
+        } else {
+          problems.push_back(absl::StrCat(p->name, " must be a string, got ", TypeOfJson(v)));
+        }
+        break;
+      case ParamType::kInteger:
+        if (v.is_number_integer() || v.is_number_unsigned()) {
+          (*params)[p->name] = v.get<int64_t>();
+        } else if (v.is_number_float() && std::trunc(v.get<double>()) == v.get<double>() &&
+                   std::fabs(v.get<double>()) < 9e15) {
+          (*params)[p->name] = static_cast<int64_t>(v.get<double>());
+        } else {
+          problems.push_back(absl::StrCat(p->name, " must be an integer, got ", TypeOfJson(v)));
+        }
+        break;
+      case ParamType::kBoolean:
+        if (v.is_boolean()) {
+          (*params)[p->name] = v;
+        } else {
+          problems.push_back(absl::StrCat(p->name, " must be a boolean (true or false), got ", TypeOfJson(v)));
+        }
+        break;
+      case ParamType::kEnum:
+        if (v.is_string() && std::find(p->values.begin(), p->values.end(), v.get<std::string>()) != p->values.end()) {
+          (*params)[p->name] = v;
+        } else {
+          problems.push_back(absl::StrCat(p->name, " must be one of ", absl::StrJoin(p->values, ", "), ", got ",
+                                          v.is_string() ? absl::StrCat("'", v.get<std::string>(), "'") : TypeOfJson(v)));
+        }
+        break;
+    }
+  }
+  for (const ParameterDef& p : def.parameters) {
+    if (params->contains(p.name) || arguments.contains(p.name)) continue;
+    if (p.required) {
+      problems.push_back(absl::StrCat(p.name, " is required"));
+    } else if (p.default_value.has_value()) {
+      (*params)[p.name] = *p.default_value;
+    }
+  }
+  if (problems.empty()) return "";
+  return absl::StrCat("invalid arguments for ", def.name, ": ", absl::StrJoin(problems, "; "));
+}
+
+absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& options,
+                                                        const std::optional<std::vector<std::string>>& client_roots) {
+  std::vector<std::string> server = {options.root};
+  for (const std::string& a : options.settings.allow) {
+    char real[PATH_MAX];
+    if (::realpath(a.c_str(), real) != nullptr) server.push_back(real);
+  }
+  if (!client_roots.has_value() || client_roots->empty()) return server;
+  const bool limited = !options.settings.allow.empty();
+  std::vector<std::string> kept;
+  std::vector<std::string> refused;
+  auto keep = [&kept](const std::string& r) {
+    if (std::find(kept.begin(), kept.end(), r) == kept.end()) kept.push_back(r);
+  };
+  for (const std::string& root : *client_roots) {
+    char real[PATH_MAX];
+    if (::realpath(root.c_str(), real) == nullptr) {
+      refused.push_back(absl::StrCat(root, " (does not exist)"));
+      continue;
+    }
+    const std::string canonical = real;
+    if (!limited) {
+      keep(canonical);
+      continue;
+    }
+    // The intersection of the client's root with the server's roots.
+    bool any = false;
+    for (const std::string& s : server) {
+      if (core::IsWithin(canonical, s)) {
+        keep(canonical);
+        any = true;
+        break;
+      }
+      if (core::IsWithin(s, canonical)) {
+        keep(s);
+        any = true;
+      }
+    }
+    if (!any) refused.push_back(absl::StrCat(root, " (outside --root and --allow)"));
+  }
+  if (kept.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("path_escape: none of the client's roots may be reached: ", absl::StrJoin(refused, ", "),
+                     "; the server allows ", absl::StrJoin(server, ", ")));
+  }
+  return kept;
+}
+
+mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
+  mcp::ToolRegistry tools;
+  for (const ActionDefinition& def : sham_action_parser::LoadedSchema().actions) {
+    if (!def.IsLlmAccessible()) continue;
+    mcp::Tool tool;
+    tool.name = def.name;
+    tool.description = def.description;
+    tool.input_schema = ActionInputSchema(def);
+    tool.output_schema = ActionOutputSchema(def);
+    if (def.type == "read") {
+      tool.annotations = {{"readOnlyHint", true}, {"destructiveHint", false}, {"openWorldHint", false}};
+    } else if (def.type == "write") {
+      tool.annotations = {{"readOnlyHint", false}, {"openWorldHint", false}};
+    }
+    const bool structured = tool.output_schema.has_value();
+    const ActionDefinition* d = &def;
+    tool.call = [options, d, structured](const mcp::ToolCall& call) {
+      if (call.cancelled != nullptr && call.cancelled->load()) return ErrorResult("cancelled before it ran");
+      core::Json params;
+      std::string problem = ArgumentsToParams(*d, call.arguments, &params);
+      if (!problem.empty()) return ErrorResult(problem);
+      absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+      if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+      core::Action action;
+      action.name = d->name;
+      action.params = std::move(params);
+      action.metadata.block_id = "mcp";
+      std::vector<core::Action> actions;
+      actions.push_back(std::move(action));
+      ExecutionResult result = Clada(c->clada).ExecuteActions(std::move(actions), "mcp");
+      return ActionToolResult(result, structured, options.settings.report_budget_bytes);
+    };
+    tools.Add(std::move(tool));
+  }
+  AddExtraTools(options, tools);
+  return tools;
+}
+
+int RunMcpServer(const McpServerOptions& options, int in_fd, int out_fd, std::ostream& err) {
+  ::signal(SIGPIPE, SIG_IGN);  // a client gone: writes fail, the server ends at end of input
+  int protocol_fd = out_fd;
+  if (out_fd == STDOUT_FILENO) {
+    // Only protocol on the client's stdout: anything else writing to fd 1
+    // lands on stderr.
+    protocol_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      err << "clada mcp: cannot set up stdout\n";
+      return 2;
+    }
+  }
+  mcp::ServerInfo info{"clada", kVersion, kInstructions, 5000};
+  int code = 0;
+  {
+    mcp::Server server(info, MakeCladaTools(options), mcp::FdWriter(protocol_fd));
+    err << "clada mcp: serving " << options.root << (options.dry_run ? " (dry run)" : "")
+        << " over stdin/stdout; closing stdin stops it\n";
+    err.flush();
+    const size_t max_line = static_cast<size_t>(std::max<int64_t>(options.settings.max_input_bytes, 1 << 20)) + (1 << 20);
+    absl::Status status = mcp::ServeLines(in_fd, max_line, server);
+    if (!status.ok()) {
+      err << "clada mcp: " << status.message() << "\n";
+      code = 2;
+    }
+  }
+  if (protocol_fd != out_fd) ::close(protocol_fd);
+  return code;
+}
+
+}  // namespace clada

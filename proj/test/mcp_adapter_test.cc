@@ -1,0 +1,221 @@
+// clada's actions as MCP tools (proj/src/mcp_adapter.h): the tool list
+// against the schema, argument checks, roots, and calls through the engine
+// on real files: path escapes refused with nothing written, one git commit
+// a call. The protocol itself is //proj/comp/mcp's; the real client is
+// //proj/comp/mcp:sdk_client_test.
+#include "proj/src/mcp_adapter.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
+#include "proj/test/test_util.h"
+
+namespace clada {
+namespace {
+
+using testing::MakeTempDir;
+using testing::ReadAll;
+
+const sham_action_parser::ActionDefinition& Def(const std::string& name) {
+  const sham_action_parser::ActionDefinition* d = sham_action_parser::FindAction(name);
+  EXPECT_NE(d, nullptr) << name;
+  return *d;
+}
+
+TEST(McpTools, EveryLlmActionIsAToolWithItsSchema) {
+  McpServerOptions options;
+  options.root = MakeTempDir("clada_mcp_");
+  mcp::ToolRegistry tools = MakeCladaTools(options);
+  int actions = 0;
+  for (const auto& def : sham_action_parser::LoadedSchema().actions) {
+    const mcp::Tool* tool = tools.Find(def.name);
+    if (!def.IsLlmAccessible()) {
+      EXPECT_EQ(tool, nullptr) << def.name << " is not the LLM's";
+      continue;
+    }
+    ++actions;
+    ASSERT_NE(tool, nullptr) << def.name;
+    EXPECT_EQ(tool->description, def.description);
+    EXPECT_EQ(tool->input_schema["type"], "object");
+    EXPECT_EQ(tool->input_schema["additionalProperties"], false);
+    for (const auto& p : def.parameters) {
+      ASSERT_TRUE(tool->input_schema["properties"].contains(p.name)) << def.name << "." << p.name;
+      const core::Json& s = tool->input_schema["properties"][p.name];
+      const bool required = tool->input_schema.contains("required") &&
+                            std::find(tool->input_schema["required"].begin(), tool->input_schema["required"].end(),
+                                      p.name) != tool->input_schema["required"].end();
+      EXPECT_EQ(required, p.required) << def.name << "." << p.name;
+      if (p.type == sham_action_parser::ParamType::kEnum) {
+        EXPECT_EQ(s["enum"], core::Json(p.values));
+      }
+    }
+  }
+  EXPECT_GT(actions, 20);
+  EXPECT_EQ(tools.Find("exec")->input_schema["properties"]["lang"]["enum"][0], "bash");
+  EXPECT_TRUE(tools.Find("file_read")->output_schema.has_value());
+  EXPECT_FALSE(tools.Find("context_clear")->output_schema.has_value());
+  for (const char* extra : {"apply_answer", "dir_tree", "file_info", "allowed_roots", "file_read_media"}) {
+    EXPECT_NE(tools.Find(extra), nullptr) << extra;
+  }
+}
+
+TEST(McpArguments, TypesRequiredUnknownAndDefaults) {
+  core::Json params;
+  EXPECT_EQ(ArgumentsToParams(Def("dir_delete"), {{"path", "d"}}, &params), "");
+  EXPECT_EQ(params["recursive"], false);  // the schema's default
+  EXPECT_EQ(ArgumentsToParams(Def("exec"), {{"code", "true"}, {"lang", "bash"}, {"timeout", 5.0}}, &params), "");
+  EXPECT_TRUE(params["timeout"].is_number_integer());
+  EXPECT_EQ(ArgumentsToParams(Def("file_write"), {{"path", 3}, {"contents", "x"}}, &params),
+            "invalid arguments for file_write: path must be a string, got an integer; unknown parameter "
+            "'contents' (file_write takes path, content); content is required");
+  std::string e = ArgumentsToParams(Def("exec"), {{"code", "x"}, {"lang", "perl"}}, &params);
+  EXPECT_TRUE(absl::StrContains(e, "lang must be one of bash, sh, python, javascript, ruby, got 'perl'")) << e;
+  e = ArgumentsToParams(Def("dir_delete"), {{"path", "d"}, {"recursive", "yes"}}, &params);
+  EXPECT_TRUE(absl::StrContains(e, "recursive must be a boolean")) << e;
+  e = ArgumentsToParams(Def("file_replace_all_text"),
+                        {{"path", "a"}, {"old_text", "x"}, {"new_text", "y"}, {"count", 1.5}}, &params);
+  EXPECT_TRUE(absl::StrContains(e, "count must be an integer, got a number")) << e;
+}
+
+TEST(McpRoots, ClientRootsReplaceTheServersOrAreIntersectedWithAllow) {
+  McpServerOptions options;
+  options.root = MakeTempDir("clada_mcp_root_");
+  const std::string other = MakeTempDir("clada_mcp_other_");
+  ASSERT_EQ(::mkdir((other + "/sub").c_str(), 0755), 0);
+  // No client roots: the server's.
+  EXPECT_EQ(*EffectiveRoots(options, std::nullopt), std::vector<std::string>{options.root});
+  EXPECT_EQ(*EffectiveRoots(options, std::vector<std::string>{}), std::vector<std::string>{options.root});
+  // Without --allow, the client's roots are the roots; one that does not exist is dropped.
+  EXPECT_EQ(*EffectiveRoots(options, std::vector<std::string>{other, "/no/such/dir"}), std::vector<std::string>{other});
+  // With --allow, only what lies inside --root or --allow.
+  options.settings.allow = {other + "/sub"};
+  EXPECT_EQ(*EffectiveRoots(options, std::vector<std::string>{other}), std::vector<std::string>{other + "/sub"});
+  EXPECT_EQ(*EffectiveRoots(options, std::vector<std::string>{options.root + "/", other + "/sub"}),
+            (std::vector<std::string>{options.root, other + "/sub"}));
+  absl::StatusOr<std::vector<std::string>> none = EffectiveRoots(options, std::vector<std::string>{"/usr"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_TRUE(absl::StartsWith(none.status().message(), "path_escape: none of the client's roots")) << none.status();
+}
+
+class McpCall : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    parent_ = MakeTempDir("clada_mcp_call_");
+    root_ = parent_ + "/proj";
+    ASSERT_EQ(::mkdir(root_.c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir((root_ + "-evil").c_str(), 0755), 0);  // a sibling whose name starts with the root's
+    options_.root = root_;
+    options_.settings.quiet = true;
+    options_.settings.git = git_tx::GitOptions::Mode::kOff;
+    tools_ = MakeCladaTools(options_);
+  }
+  mcp::ToolResult Call(const std::string& tool, core::Json arguments) {
+    mcp::ToolCall call;
+    call.arguments = std::move(arguments);
+    const mcp::Tool* t = tools_.Find(tool);
+    EXPECT_NE(t, nullptr) << tool;
+    return t->call(call);
+  }
+  static std::string Text(const mcp::ToolResult& r) { return r.content[0].value("text", ""); }
+
+  std::string parent_, root_;
+  McpServerOptions options_;
+  mcp::ToolRegistry tools_;
+};
+
+TEST_F(McpCall, WritesReadsAndReturnsStructuredContent) {
+  mcp::ToolResult w = Call("file_write", {{"path", "a.txt"}, {"content", "hello\n"}});
+  EXPECT_FALSE(w.is_error) << Text(w);
+  EXPECT_EQ(ReadAll(root_ + "/a.txt"), "hello\n");
+  mcp::ToolResult r = Call("file_read", {{"path", "a.txt"}});
+  EXPECT_FALSE(r.is_error) << Text(r);
+  ASSERT_TRUE(r.structured_content.has_value());
+  EXPECT_EQ((*r.structured_content)["content"], "hello\n");
+  EXPECT_EQ((*r.structured_content)["success"], true);
+  EXPECT_TRUE(absl::StrContains(Text(r), "hello")) << Text(r);
+  mcp::ToolResult missing = Call("file_read", {{"path", "nope.txt"}});
+  EXPECT_TRUE(missing.is_error);
+  EXPECT_EQ((*missing.structured_content)["success"], false);
+  EXPECT_TRUE(absl::StrContains(Text(missing), "nope.txt")) << Text(missing);
+}
+
+TEST_F(McpCall, PathEscapesAreRefusedAndWriteNothing) {
+  ASSERT_EQ(::symlink(parent_.c_str(), (root_ + "/out").c_str()), 0);
+  const std::vector<std::string> escapes = {"../x.txt", parent_ + "/x.txt", "out/x.txt", "../proj-evil/x.txt",
+                                            root_ + "-evil/x.txt", ".git/config", ".clada/x"};
+  for (const std::string& path : escapes) {
+    mcp::ToolResult r = Call("file_write", {{"path", path}, {"content", "pwned"}});
+    EXPECT_TRUE(r.is_error) << path;
+    EXPECT_TRUE(absl::StrContains(Text(r), "path_escape") || absl::StrContains(Text(r), "path_denied")) << Text(r);
+  }
+  EXPECT_EQ(ReadAll(parent_ + "/x.txt"), "");
+  EXPECT_EQ(ReadAll(root_ + "-evil/x.txt"), "");
+  for (const char* tool : {"dir_tree", "file_info", "file_read_media"}) {
+    mcp::ToolResult r = Call(tool, {{"path", "../proj-evil"}});
+    EXPECT_TRUE(r.is_error) << tool;
+    EXPECT_TRUE(absl::StrContains(Text(r), "path_escape")) << tool << ": " << Text(r);
+  }
+}
+
+TEST_F(McpCall, ExtraToolsTreeInfoRootsMedia) {
+  ASSERT_EQ(::mkdir((root_ + "/d").c_str(), 0755), 0);
+  Call("file_write", {{"path", "d/b.txt"}, {"content", "b"}});
+  Call("file_write", {{"path", "skip.log"}, {"content", "x"}});
+  mcp::ToolResult tree = Call("dir_tree", {{"path", "."}, {"exclude_patterns", {"*.log"}}});
+  ASSERT_FALSE(tree.is_error) << Text(tree);
+  const core::Json& t = (*tree.structured_content)["tree"];
+  ASSERT_EQ(t.size(), 1u) << t.dump();
+  EXPECT_EQ(t[0]["name"], "d");
+  EXPECT_EQ(t[0]["children"][0]["name"], "b.txt");
+  mcp::ToolResult info = Call("file_info", {{"path", "d/b.txt"}});
+  ASSERT_FALSE(info.is_error) << Text(info);
+  EXPECT_EQ((*info.structured_content)["size"], 1);
+  EXPECT_EQ((*info.structured_content)["type"], "file");
+  mcp::ToolResult roots = Call("allowed_roots", core::Json::object());
+  EXPECT_EQ((*roots.structured_content)["working_root"], root_);
+  EXPECT_EQ((*roots.structured_content)["source"], "server");
+  Call("file_write", {{"path", "p.png"}, {"content", "PNG"}});
+  mcp::ToolResult png = Call("file_read_media", {{"path", "p.png"}});
+  ASSERT_FALSE(png.is_error);
+  EXPECT_EQ(png.content[0]["type"], "image");
+  EXPECT_EQ(png.content[0]["mimeType"], "image/png");
+  EXPECT_EQ(png.content[0]["data"], "UE5H");
+  EXPECT_TRUE(Call("file_read_media", {{"path", "d/b.txt"}}).is_error);
+}
+
+TEST_F(McpCall, ApplyAnswerRunsAWholeAnswer) {
+  mcp::ToolResult r = Call("apply_answer", {{"text", "#!SHAM [@three-char-SHA-256: a1]\naction = \"file_write\"\n"
+                                                     "path = \"s.txt\"\ncontent = \"sham\"\n#!END_SHAM_a1\n"}});
+  EXPECT_FALSE(r.is_error) << Text(r);
+  EXPECT_EQ(ReadAll(root_ + "/s.txt"), "sham");
+  mcp::ToolResult dry = Call("apply_answer", {{"text", "#!SHAM [@three-char-SHA-256: a2]\naction = \"file_write\"\n"
+                                                       "path = \"t.txt\"\ncontent = \"no\"\n#!END_SHAM_a2\n"},
+                                              {"dry_run", true}});
+  EXPECT_FALSE(dry.is_error) << Text(dry);
+  EXPECT_EQ(ReadAll(root_ + "/t.txt"), "");
+  EXPECT_TRUE(Call("apply_answer", {{"txt", "x"}}).is_error);
+}
+
+// One call, one batch: an AI commit each, so `clada undo` takes back the last call.
+TEST_F(McpCall, EachCallIsOneGitBatch) {
+  options_.settings.git = git_tx::GitOptions::Mode::kRequire;
+  tools_ = MakeCladaTools(options_);
+  const std::string git = absl::StrCat("cd '", root_, "' && git -c user.name=t -c user.email=t@t ");
+  ASSERT_EQ(std::system(absl::StrCat(git, "init -q && ", git, "commit -q --allow-empty -m init").c_str()), 0);
+  EXPECT_FALSE(Call("file_write", {{"path", "one.txt"}, {"content", "1"}}).is_error);
+  EXPECT_FALSE(Call("file_write", {{"path", "two.txt"}, {"content", "2"}}).is_error);
+  const std::string log = parent_ + "/log";
+  ASSERT_EQ(std::system(absl::StrCat("cd '", root_, "' && git log --format=%s > '", log, "'").c_str()), 0);
+  const std::string subjects = ReadAll(log);
+  EXPECT_EQ(std::count(subjects.begin(), subjects.end(), '\n'), 3) << subjects;
+  EXPECT_TRUE(absl::StartsWith(subjects, "AI: write two.txt")) << subjects;
+}
+
+}  // namespace
+}  // namespace clada
