@@ -22,6 +22,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/aider-reader:aider_reader_fuzz
     //proj/comp/udiff-reader:udiff_reader_fuzz
     //proj/comp/mcp:mcp_message_fuzz
+    //proj/comp/replacer-reader:replacer_reader_fuzz
   )
 fi
 

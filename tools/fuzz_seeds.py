@@ -36,6 +36,11 @@ for path in glob.glob("proj/comp/cml-parser/test-data/cases/*.md") + glob.glob(
     with open(path, encoding="utf-8", errors="replace") as f:
         seeds.append(f.read())
 
+# Replacer answers, whole (the seeds' examples and instructions).
+for path in glob.glob("proj/comp/replacer-reader/test-data/seed/*"):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        seeds.append(f.read())
+
 def strings(node):
     if isinstance(node, str):
         yield node

@@ -28,6 +28,9 @@ struct BlockMetadata {
   std::string block_id;
   int start_line = 0;
   int end_line = 0;
+  // The reason the answer gives for the action (a replacer block's EXPLANATION),
+  // shown beside its result and in the AI commit's body; "" when none.
+  std::string explanation;
 };
 
 // A block that passed validation: `params` holds typed values (string,

@@ -1,0 +1,184 @@
+// Runs test-data/replacer_reader.json: each case's text (inline, or a file
+// of test-data/ such as the seeds' examples, verbatim) is read and the
+// edits, errors and actions compared.
+#include "proj/comp/replacer-reader/src/replacer_reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace clada::replacer_reader {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kDir[] = "proj/comp/replacer-reader/test-data/";
+
+std::string ReadTestFile(const std::string& name) {
+  std::ifstream in(kDir + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot open test-data/" << name;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<json> LoadCases() {
+  std::ifstream in(std::string(kDir) + "replacer_reader.json");
+  EXPECT_TRUE(in.good()) << "cannot open test-data/replacer_reader.json";
+  if (!in.good()) return {};
+  return json::parse(in).at("cases").get<std::vector<json>>();
+}
+
+void ExpectContains(const std::string& haystack, const json& parts, const std::string& what) {
+  for (const json& p : parts) {
+    EXPECT_TRUE(absl::StrContains(haystack, p.get<std::string>()))
+        << what << " lacks '" << p.get<std::string>() << "':\n" << haystack;
+  }
+}
+
+class ReaderCases : public ::testing::TestWithParam<json> {};
+
+TEST_P(ReaderCases, Reads) {
+  const json& c = GetParam();
+  const std::string text = c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>())
+                                                   : c.at("text").get<std::string>();
+  const Blocks b = ReadBlocks(text);
+
+  const json edits = c.value("edits", json::array());
+  ASSERT_EQ(b.edits.size(), edits.size()) << (b.errors.empty() ? "" : b.errors[0].message);
+  for (size_t k = 0; k < edits.size(); ++k) {
+    const Edit& got = b.edits[k];
+    const json& e = edits[k];
+    EXPECT_EQ(got.kind == EditKind::kOverwrite ? "overwrite" : "search_replace", e.value("kind", "search_replace"));
+    EXPECT_EQ(got.path, e.at("path").get<std::string>());
+    EXPECT_EQ(got.explanation, e.value("explanation", ""));
+    if (e.contains("search")) {
+      EXPECT_EQ(got.search, e["search"].get<std::string>());
+    }
+    EXPECT_EQ(got.replace, e.at(got.kind == EditKind::kOverwrite ? "content" : "replace").get<std::string>());
+    EXPECT_EQ(got.removes, e.value("removes", false));
+    if (e.contains("lines")) {
+      EXPECT_EQ(got.span.first_line, e["lines"][0].get<int>());
+      EXPECT_EQ(got.span.last_line, e["lines"][1].get<int>());
+    }
+    if (e.contains("file_line")) {
+      EXPECT_EQ(got.file_line, e["file_line"].get<int>());
+    }
+    if (e.contains("number")) {
+      EXPECT_EQ(got.number, e["number"].get<int>());
+    }
+  }
+
+  const json errors = c.value("errors", json::array());
+  ASSERT_EQ(b.errors.size(), errors.size()) << (b.errors.empty() ? "" : b.errors[0].message);
+  for (size_t k = 0; k < errors.size(); ++k) {
+    const ParseError& got = b.errors[k];
+    EXPECT_EQ(got.code, errors[k].at("code").get<std::string>()) << got.message;
+    EXPECT_EQ(got.line, errors[k].at("line").get<int>());
+    EXPECT_EQ(got.span.first_line, got.line);
+    if (errors[k].contains("lines")) {
+      EXPECT_EQ(got.span.first_line, errors[k]["lines"][0].get<int>());
+      EXPECT_EQ(got.span.last_line, errors[k]["lines"][1].get<int>());
+    }
+    if (errors[k].contains("number")) {
+      EXPECT_EQ(got.number, errors[k]["number"].get<int>());
+    }
+    EXPECT_FALSE(got.message.empty());
+    EXPECT_FALSE(got.fix.empty());
+    ExpectContains(got.message, errors[k].value("message_contains", json::array()), "message");
+    ExpectContains(got.fix, errors[k].value("fix_contains", json::array()), "fix");
+  }
+
+  // Spans: line boundaries, in order, not overlapping, their lines counted.
+  const std::vector<SourceSpan> spans = FindBlocks(text);
+  ASSERT_EQ(spans.size(), b.edits.size() + b.errors.size());
+  size_t previous_end = 0;
+  for (const SourceSpan& s : spans) {
+    EXPECT_LE(previous_end, s.begin);
+    EXPECT_LT(s.begin, s.end);
+    EXPECT_TRUE(s.begin == 0 || text[s.begin - 1] == '\n');
+    EXPECT_TRUE(s.end == text.size() || text[s.end - 1] == '\n');
+    EXPECT_EQ(std::count(text.begin(), text.begin() + s.begin, '\n') + 1, s.first_line);
+    EXPECT_EQ(std::count(text.begin(), text.begin() + s.end - 1, '\n') + 1, s.last_line);
+    previous_end = s.end;
+  }
+
+  if (!c.contains("actions")) return;
+  const std::vector<core::Action> actions = ToActions(b);
+  ASSERT_EQ(actions.size(), c["actions"].size());
+  for (size_t k = 0; k < actions.size(); ++k) {
+    const json& e = c["actions"][k];
+    EXPECT_EQ(actions[k].name, e.at("name").get<std::string>());
+    if (e.contains("block_id")) {
+      EXPECT_EQ(actions[k].metadata.block_id, e["block_id"].get<std::string>());
+    }
+    EXPECT_EQ(actions[k].metadata.start_line, b.edits[k].span.first_line);
+    EXPECT_EQ(actions[k].metadata.end_line, b.edits[k].span.last_line);
+    EXPECT_EQ(actions[k].metadata.explanation, b.edits[k].explanation);
+    if (e.contains("params")) {
+      EXPECT_EQ(json::parse(actions[k].params.dump()), e["params"]);
+    }
+    EXPECT_EQ(actions[k].line_params, e.value("line_params", std::vector<std::string>{}));
+    const std::string warnings = absl::StrJoin(actions[k].warnings, "\n");
+    if (e.contains("warnings_contain")) {
+      ExpectContains(warnings, e["warnings_contain"], "warnings");
+    } else {
+      EXPECT_TRUE(warnings.empty()) << warnings;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<json>& info) {
+                           return info.param.at("name").get<std::string>();
+                         });
+
+// Odd inputs: no crash, spans inside the text.
+TEST(ReplacerReader, OddInputs) {
+  const std::string texts[] = {"",
+                               "\n",
+                               "<<<END>>>",
+                               "<<<FILE>>>",
+                               "<<<FILE>>>\na\n<<<SEARCH>>>",
+                               "<<<SEARCH>>>\n<<<REPLACE>>>\n<<<END>>>",
+                               "<<<<<<<<<<<<<<<<",
+                               "<<<EXPLANATION>>>\r\n\r\n<<<FILE>>>\r\nb\r\n<<<OVERWRITE>>>\r\n<<<END>>>\r\n",
+                               "x\n<<<",
+                               "<<<FILE>>> \n<<<"};
+  for (const std::string& t : texts) {
+    for (const SourceSpan& s : FindBlocks(t)) {
+      EXPECT_LE(s.begin, s.end) << t;
+      EXPECT_LE(s.end, t.size()) << t;
+    }
+  }
+}
+
+// The prompt's own examples are valid blocks: read as an answer, it holds
+// the seeds' three examples and no error, and it teaches every marker.
+TEST(ReplacerInstructions, ExamplesReadWithoutErrors) {
+  const std::string prompt = ReplacerInstructions();
+  const Blocks b = ReadBlocks(prompt);
+  for (const ParseError& e : b.errors) ADD_FAILURE() << e.message;
+  ASSERT_EQ(b.edits.size(), 3u);
+  EXPECT_EQ(b.edits[0].path, "package/replacer_demo_src/main.py");
+  EXPECT_EQ(b.edits[1].kind, EditKind::kOverwrite);
+  EXPECT_TRUE(b.edits[2].removes);
+  // The seeds' examples, verbatim.
+  for (const char* name : {"seed/01_search_replace.txt", "seed/02_overwrite.txt", "seed/03_remove.txt"}) {
+    EXPECT_TRUE(absl::StrContains(prompt, ReadTestFile(name))) << name;
+  }
+  for (const char* word : {"<<<EXPLANATION>>>", "<<<FILE>>>", "<<<SEARCH>>>", "<<<REPLACE>>>", "<<<OVERWRITE>>>",
+                           "<<<END>>>", "exactly once", "rep-1", "absolute", "parent directories"}) {
+    EXPECT_NE(prompt.find(word), std::string::npos) << word;
+  }
+}
+
+}  // namespace
+}  // namespace clada::replacer_reader
