@@ -19,6 +19,7 @@
 #include "proj/comp/aider-reader/src/aider_reader.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
@@ -139,11 +140,24 @@ struct AnswerItem {
   core::Action action;
   std::string dialect;
   int group_key = 0;       // the same for every item of one group
-  bool fail_fast = false;  // a CML <tasks> block
+  bool fail_fast = false;  // a CML <tasks> block, a CSL TASKS block
+  bool atomic = false;     // a CSL TASKS block: any invalid operation and none runs
   int task_number = 0;     // CML
   bool invalid = false;
+  // Not run, and why (an operation of a CSL TASKS block that has an invalid one).
+  std::string skip_reason;
   int line = 0;
 };
+
+// The policy of an item's group, as --json names it.
+const char* GroupPolicy(const AnswerItem& item) {
+  return item.atomic ? "atomic_validation" : item.fail_fast ? "fail_fast" : "independent";
+}
+
+// How a failure is named in "not run: ... failed": CML's "task 3", CSL's label.
+std::string FailureName(const AnswerItem& item) {
+  return item.dialect == "csl" ? item.action.metadata.block_id : absl::StrCat("task ", item.task_number);
+}
 
 struct ReadAnswerResult {
   std::vector<AnswerItem> items;
@@ -223,8 +237,10 @@ sham_action_parser::ActionParseError ReaderError(std::string block_id, std::stri
 // Every block of every dialect, in document order. SHAM is read first; CML
 // is not looked for on a SHAM block's lines (a CML example in a heredoc is
 // content), and a SHAM block that starts inside a CML block (in its CDATA)
-// is content of that block, not a block.
-ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
+// is content of that block, not a block. CSL likewise: its markers are not
+// read on a SHAM block's lines or inside a well-formed CML block, and a SHAM
+// block or CML element inside a CSL operation is content of it.
+ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_parser::Delimiters& csl_delimiters) {
   ReadAnswerResult out;
   sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input);
   std::vector<cml_parser::LineRange> sham_lines;
@@ -237,6 +253,27 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     sham_lines.push_back({e.block_start_line, e.block_start_line + lines});
   }
   cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines);
+  csl_parser::CslParseResult csl;
+  std::vector<csl_parser::LineRange> csl_skip;
+  for (const cml_parser::LineRange& r : sham_lines) csl_skip.push_back({r.first, r.last});
+  if (!csl_parser::FindCsl(text, csl_delimiters, csl_skip).empty()) {
+    // A CML block that did not parse is not trusted to hide CSL: its span
+    // may run on over the rest of the answer.
+    for (const cml_parser::CmlBlock& b : cml.blocks) {
+      const bool broken = std::any_of(b.errors.begin(), b.errors.end(),
+                                      [](const cml_parser::CmlError& e) { return e.code == "malformed_xml"; });
+      if (!broken) csl_skip.push_back({b.span.first_line, b.span.last_line});
+    }
+    csl = csl_parser::ParseCsl(text, csl_delimiters, csl_skip);
+    if (!csl.blocks.empty() && !cml.blocks.empty()) {
+      std::vector<cml_parser::LineRange> cml_skip = sham_lines;
+      for (const csl_parser::CslBlock& b : csl.blocks) cml_skip.push_back({b.span.first_line, b.span.last_line});
+      cml = cml_parser::ParseCml(text, cml_skip);
+    }
+  }
+  LineSpans csl_spans;
+  for (const csl_parser::CslBlock& b : csl.blocks) csl_spans.Add(b.span.first_line, b.span.last_line);
+  auto inside_csl = [&csl_spans](int line) { return csl_spans.size() > 0 && csl_spans.HoldsBelowStart(line); };
   LineSpans cml_spans;
   for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
@@ -244,7 +281,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
   int key = 0;
   out.items.reserve(sham.actions.size());
   for (core::Action& a : sham.actions) {
-    if (!cml.blocks.empty() && inside_cml(a.metadata.start_line)) {
+    if ((!cml.blocks.empty() && inside_cml(a.metadata.start_line)) || inside_csl(a.metadata.start_line)) {
       ++dropped;
       continue;
     }
@@ -263,7 +300,10 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
   };
   std::vector<KeyedError> errors;
   for (auto& e : sham.errors) {
-    if (!cml.blocks.empty() && e.block_start_line > 0 && inside_cml(e.block_start_line)) continue;
+    if (e.block_start_line > 0 &&
+        ((!cml.blocks.empty() && inside_cml(e.block_start_line)) || inside_csl(e.block_start_line))) {
+      continue;
+    }
     errors.push_back({std::move(e), "sham", key++});
   }
   for (cml_parser::CmlBlock& b : cml.blocks) {
@@ -292,13 +332,44 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     }
     for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
   }
+  // CSL: each standalone operation a group of its own; a TASKS block one
+  // atomic_validation group (an invalid operation and none of them runs; at
+  // run time the first failure skips the rest).
+  for (csl_parser::CslBlock& b : csl.blocks) {
+    const int group = key++;
+    std::string skip_reason;
+    if (b.is_tasks && !b.errors.empty()) {
+      const csl_parser::CslError& first = b.errors.front();
+      skip_reason = absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors.size(),
+                                 b.errors.size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
+                                 first.line, ": ", first.code, "), and a TASKS block runs all or nothing");
+    }
+    for (csl_parser::Operation& op : b.operations) {
+      AnswerItem item;
+      item.line = op.span.first_line;
+      item.action = std::move(op.action);
+      item.dialect = "csl";
+      item.group_key = group;
+      item.fail_fast = b.is_tasks;
+      item.atomic = b.is_tasks;
+      item.skip_reason = skip_reason;
+      out.items.push_back(std::move(item));
+    }
+    for (csl_parser::CslError& e : b.errors) {
+      errors.push_back({ReaderError(e.label, e.code, std::move(e.message), e.line, text, e.span.begin, e.span.end,
+                                    std::move(e.fix)),
+                        "csl", group});
+    }
+    for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
+  }
   // Aider's SEARCH/REPLACE blocks: each an independent group. A block that
   // starts on a SHAM block's lines or inside a CML block is content of that
   // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
   aider_reader::Blocks sr = aider_reader::ReadBlocks(text);
-  LineSpans other_blocks;  // SHAM and CML
+  LineSpans other_blocks;  // SHAM, CML and CSL
   for (const cml_parser::LineRange& r : sham_lines) other_blocks.Add(r.first, r.last);
   for (const cml_parser::CmlBlock& b : cml.blocks) other_blocks.Add(b.span.first_line, b.span.last_line);
+  for (const csl_parser::CslBlock& b : csl.blocks) other_blocks.Add(b.span.first_line, b.span.last_line);
   auto on_other_block = [&other_blocks](int line) { return other_blocks.Holds(line); };
   LineSpans sr_spans;
   for (const aider_reader::Edit& e : sr.edits) {
@@ -499,7 +570,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input) {
     out.error_groups.push_back(number[e.key]);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(sr_spans.size()) + diff_blocks + patch_blocks;
+  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(csl.blocks.size()) + static_cast<int>(sr_spans.size()) + diff_blocks + patch_blocks;
   return out;
 }
 
@@ -516,9 +587,10 @@ void ResolveCmlRemove(core::Action& action, const core::PathPolicy& paths, const
   action.params["recursive"] = true;
 }
 
-// A failed CML task's error leads with the seeds' error type.
+// A failed CML task's or CSL operation's error leads with the seeds' error
+// type (search_not_found, match_count_mismatch, ...).
 void TypeCmlError(ActionResult& r) {
-  if (r.success || r.dialect != "cml") return;
+  if (r.success || (r.dialect != "cml" && r.dialect != "csl")) return;
   r.error_type = cml_parser::ErrorType(r.action, r.error, r.data);
   if (!absl::StartsWith(r.error, absl::StrCat(r.error_type, ": "))) r.error = absl::StrCat(r.error_type, ": ", r.error);
 }
@@ -531,11 +603,13 @@ ExecutionResult FatalResult(ExecutionResult result, std::string message) {
 
 }  // namespace
 
-int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes) {
-  if (cml_parser::FindCml(input).empty()) {
+int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
+                      absl::string_view csl_start, absl::string_view csl_end) {
+  const csl_parser::Delimiters csl{std::string(csl_start), std::string(csl_end)};
+  if (cml_parser::FindCml(input).empty() && csl_parser::FindCsl(input, csl).empty()) {
     return sham_action_parser::RunValidateCommand(input, json, out, max_input_bytes);
   }
-  ReadAnswerResult r = ReadAnswer(input, max_input_bytes);
+  ReadAnswerResult r = ReadAnswer(input, max_input_bytes, csl);
   // In a fail-fast group, the tasks after an invalid one would not run.
   std::map<int, int> invalid_in_group;
   std::vector<std::pair<const AnswerItem*, std::string>> listed;  // item, why it would not run
@@ -546,9 +620,10 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       continue;
     }
     auto it = item.fail_fast ? invalid_in_group.find(item.group_key) : invalid_in_group.end();
-    std::string why = it == invalid_in_group.end()
-                          ? ""
-                          : absl::StrCat("not run: task ", it->second, " is invalid and its <tasks> block stops there");
+    std::string why = !item.skip_reason.empty()       ? item.skip_reason
+                      : it == invalid_in_group.end() ? ""
+                                                     : absl::StrCat("not run: task ", it->second,
+                                                                    " is invalid and its <tasks> block stops there");
     if (why.empty()) ++would_run;
     listed.emplace_back(&item, std::move(why));
   }
@@ -562,7 +637,7 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       core::Json a = sham_action_parser::ActionToJson(item->action);
       a["dialect"] = item->dialect;
       a["label"] = item->action.metadata.block_id;
-      a["groupPolicy"] = item->fail_fast ? "fail_fast" : "independent";
+      a["groupPolicy"] = GroupPolicy(*item);
       if (!why.empty()) a["notRun"] = why;
       doc["actions"].push_back(std::move(a));
     }
@@ -730,6 +805,12 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     auto it = r.params.find(def->primary_param);
     core::Json kept = core::Json::object();
     if (it != r.params.end()) kept[def->primary_param] = std::move(*it);
+    // The CSL report names a RUN by its command's first line.
+    auto code = r.params.find("code");
+    if (r.dialect == "csl" && code != r.params.end() && code->is_string()) {
+      const std::string& text = code->get_ref<const std::string&>();
+      kept["code"] = text.substr(0, std::min<size_t>(text.find('\n'), 200));
+    }
     r.params = std::move(kept);
   };
   const absl::Time deadline = settings.total_timeout_ms > 0
@@ -741,13 +822,13 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   // A dry run's view of the files: earlier actions' changes, in memory.
   fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
   int seq = 0;
-  std::map<int, int> failed_group;  // fail_fast group key -> number of the task that failed
+  std::map<int, std::string> failed_group;  // fail_fast group key -> the task that failed ("task 3", "task-2.1")
   for (AnswerItem& item : items) {
     core::Action& action = item.action;
     const int group = item.group_key;  // numbered in document order by ReadAnswer
     if (item.invalid) {
       // Reported with the parse errors; it stops the rest of its block.
-      if (item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
+      if (item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
       continue;
     }
     ActionResult r;
@@ -759,12 +840,21 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.warnings = std::move(action.warnings);
     r.dialect = item.dialect;
     r.group = group;
-    r.group_policy = item.fail_fast ? "fail_fast" : "independent";
+    r.group_policy = GroupPolicy(item);
+    if (!item.skip_reason.empty()) {
+      r.params = std::move(action.params);
+      r.error = item.skip_reason;
+      r.data = core::Json{{"not_run", true}};
+      keep_params(r);
+      result.results.push_back(std::move(r));
+      continue;
+    }
     if (item.fail_fast) {
       auto failed = failed_group.find(item.group_key);
       if (failed != failed_group.end()) {
         r.params = std::move(action.params);
-        r.error = absl::StrCat("not run: task ", failed->second, " failed (a <tasks> block stops at its first failure)");
+        r.error = absl::StrCat("not run: ", failed->second, " failed (",
+                               item.atomic ? "a TASKS block" : "a <tasks> block", " stops at its first failure)");
         r.data = core::Json{{"not_run", true}};
         keep_params(r);
         kept.Add(std::move(r));
@@ -780,7 +870,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       core::ExecContext dry_ctx = ctx;
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
-      if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
+      if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
       TypeCmlError(r);
       r.params = std::move(action.params);
       budget.Fit(r);
@@ -812,7 +902,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     // Moved, not copied: a parameter can be a 50 MB file body.
     r.params = std::move(action.params);
     r.success = outcome.success;
-    if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, item.task_number);
+    if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
     r.error = std::move(outcome.error);
     r.data = std::move(outcome.data);
     TypeCmlError(r);
@@ -876,7 +966,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = options_.protected_files;
 
-  ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes));
+  ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
+                                       {settings.csl_start, settings.csl_end});
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
   result.parse_error_dialects = std::move(parsed.error_dialects);

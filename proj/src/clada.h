@@ -37,11 +37,14 @@ struct ActionResult {
   std::vector<std::string> warnings;
   int start_line = 0;
   int end_line = 0;
-  // Which reader the action came from ("sham", "cml"), and its group: each
-  // SHAM block and each standalone CML task is a group of its own
-  // ("independent"); a CML <tasks> block is one "fail_fast" group, in which
-  // the first failure stops the rest ("not run: task N failed"). Groups are
-  // numbered from 0 in document order.
+  // Which reader the action came from ("sham", "cml", "csl", ...), and its
+  // group: each SHAM block and each standalone CML task or CSL operation is a
+  // group of its own ("independent"); a CML <tasks> block is one "fail_fast"
+  // group, in which the first failure stops the rest ("not run: task N
+  // failed"); a CSL TASKS block is one "atomic_validation" group: none of it
+  // runs when one operation is invalid, and the first failure stops the
+  // rest ("not run: task-N.M failed"). Groups are numbered from 0 in
+  // document order.
   // CML: the seeds' error type of a failed task (search_not_found,
   // match_count_mismatch, file_not_found, ...; cml_parser::ErrorType), also
   // the leading word of `error`. Empty otherwise.
@@ -143,9 +146,11 @@ class Clada {
 
 // `clada validate`: what a run of `input` would run and what it would
 // refuse, every dialect in document order; exit code 0 when nothing is
-// refused. An answer without CML prints exactly what
-// sham_action_parser::RunValidateCommand prints.
-int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes);
+// refused. An answer without CML or CSL prints exactly what
+// sham_action_parser::RunValidateCommand prints. `csl_start`/`csl_end`: the
+// CSL delimiters (settings csl_start, csl_end).
+int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
+                      absl::string_view csl_start = "<---", absl::string_view csl_end = "--->");
 
 // Every action the schema lists, run by the executor the schema names.
 // The test of the registry checks both directions against the schema.

@@ -27,8 +27,10 @@
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
 #include "proj/src/cml_report.h"
+#include "proj/src/csl_report.h"
 #include "proj/src/mcp_adapter.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/src/report.h"
 #include "proj/src/settings.h"
 
@@ -48,7 +50,7 @@ Commands:
   run [FILE|-]          run every valid block (default command; stdin when no FILE)
   validate [FILE|-]     parse and validate only; print what would run (--json)
   parse [FILE|-]        print the raw block parse as JSON
-  instructions [--dialect sham|cml]
+  instructions [--dialect sham|cml|csl]
                         print the text to paste into an LLM's system prompt
   schema                print the action schema as JSON
   config                print the effective settings and where each came from
@@ -102,10 +104,12 @@ and --json; config and listen every setting):
   --git-author NAME     commit author (default clada; "Name <email>" works)
   --lock-timeout DUR    wait for another clada on the same root (default 10s)
   --quiet               no live exec output on stderr
-  --report auto|clada|cml
-                        report form: cml is the seeds' ([task-N] lines and a
-                        <result> summary); auto (default) uses it when every
-                        block of the answer is CML, else clada's
+  --report auto|clada|cml|csl
+                        report form: cml and csl are the seeds' ([task-N]
+                        lines; cml with a <result> summary, csl as
+                        "[task-N] STATUS: OPERATION - details"); auto
+                        (default) uses one when every block of the answer is
+                        of that dialect, else clada's
   --help, --version
 
 Exit: 0 all succeeded, 1 an action failed or a block was skipped,
@@ -242,7 +246,7 @@ std::string ValidFlagsText(const std::string& command) {
     } else if (f == "--debounce") {
       shown.push_back("--debounce MS");
     } else if (f == "--dialect") {
-      shown.push_back("--dialect sham|cml");
+      shown.push_back("--dialect sham|cml|csl");
     } else if (ValueFlags().count(f) > 0) {
       shown.push_back(absl::StrCat(f, " VALUE"));
     } else {
@@ -474,7 +478,9 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
   if (inv.json) {
     out << ExecutionResultToJson(result).dump(2) << "\n";
   } else {
-    out << (UsesCmlReport(result) ? FormatCmlReport(result) : FormatReport(result, settings.report_budget_bytes));
+    out << (UsesCslReport(result)   ? FormatCslReport(result)
+            : UsesCmlReport(result) ? FormatCmlReport(result)
+                                    : FormatReport(result, settings.report_budget_bytes));
   }
   out.flush();
   err << "clada: " << FormatSummaryLine(result) << "\n";
@@ -568,9 +574,10 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     clada_options.full_outputs = true;
     ExecutionResult result = Clada(clada_options).Execute(text);
     listener::RunReport report;
-    const bool cml = UsesCmlReport(result);
-    report.summary = cml ? FormatCmlResults(result) : FormatResultsSection(result);
-    report.full_report = cml ? FormatCmlReport(result) : FormatReport(result, 0);
+    const bool csl = UsesCslReport(result);
+    const bool cml = !csl && UsesCmlReport(result);
+    report.summary = csl ? FormatCslResults(result) : cml ? FormatCmlResults(result) : FormatResultsSection(result);
+    report.full_report = csl ? FormatCslReport(result) : cml ? FormatCmlReport(result) : FormatReport(result, 0);
     report.stderr_line = FormatSummaryLine(result);
     report.blocks_run = result.total_blocks;
     return report;
@@ -632,7 +639,7 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return kExitUsage;
   }
   if (inv.command == "instructions") {
-    // --dialect sham (default) | cml: the system prompt for that dialect.
+    // --dialect sham (default) | cml | csl: the system prompt for that dialect.
     std::string dialect = "sham";
     const std::vector<std::string>& args = inv.sub_args;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -644,10 +651,18 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     }
     if (dialect == "cml") {
       out << cml_parser::CmlInstructions();
+    } else if (dialect == "csl") {
+      // In the delimiters the settings of the current directory give.
+      absl::StatusOr<Environment> env = LoadEnvironment(inv);
+      if (!env.ok()) {
+        err << "clada: " << env.status().message() << "\n";
+        return kExitUsage;
+      }
+      out << csl_parser::CslInstructions({env->settings.csl_start, env->settings.csl_end});
     } else if (dialect == "sham") {
       out << sham_action_parser::RenderInstructions();
     } else {
-      err << "clada instructions: --dialect takes sham or cml, got '" << dialect << "'\n";
+      err << "clada instructions: --dialect takes sham, cml or csl, got '" << dialect << "'\n";
       return kExitUsage;
     }
     return kExitOk;
@@ -692,7 +707,8 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     }
     if (inv.command == "parse") return sham_parser::RunParseCommand(*input, out);
     DropByteOrderMark(*input);
-    return RunValidateAnswer(*input, inv.json, out, static_cast<size_t>(env->settings.max_input_bytes));
+    return RunValidateAnswer(*input, inv.json, out, static_cast<size_t>(env->settings.max_input_bytes),
+                             env->settings.csl_start, env->settings.csl_end);
   }
   if (inv.command == "config") return RunConfig(*env, out);
   if (inv.command == "mcp") {

@@ -89,7 +89,7 @@ Settings DefaultSettings() {
 const std::vector<std::string>& SettingNames() {
   static const auto* const kNames = new std::vector<std::string>{
       "allow",     "timeout", "total_timeout", "max_output", "report_budget", "max_file_size", "max_input",
-      "exec",      "git",     "git_author",    "lock_timeout", "quiet", "report"};
+      "exec",      "git",     "git_author",    "lock_timeout", "quiet", "report", "csl_start", "csl_end"};
   return *kNames;
 }
 
@@ -141,8 +141,17 @@ absl::Status ApplySetting(absl::string_view key, absl::string_view value, absl::
   } else if (key == "quiet") {
     if (!ParseBool(value, s.quiet)) status = BadValue(key, value, "true or false");
   } else if (key == "report") {
-    if (value == "auto" || value == "clada" || value == "cml") s.report = std::string(value);
-    else status = BadValue(key, value, "auto, clada or cml");
+    if (value == "auto" || value == "clada" || value == "cml" || value == "csl") s.report = std::string(value);
+    else status = BadValue(key, value, "auto, clada, cml or csl");
+  } else if (key == "csl_start" || key == "csl_end") {
+    // A delimiter is part of a marker line: visible characters only.
+    bool visible = !value.empty() && value.size() <= 16;
+    for (char c : value) visible = visible && static_cast<unsigned char>(c) > ' ' && c != 0x7f;
+    if (!visible) {
+      status = BadValue(key, value, "1 to 16 visible characters without spaces (default <--- and --->)");
+    } else {
+      (key == "csl_start" ? s.csl_start : s.csl_end) = std::string(value);
+    }
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown setting '", key, "'; known settings: ",
                                                    absl::StrJoin(SettingNames(), ", ")));
@@ -236,6 +245,8 @@ std::string SettingValueText(const Settings& s, absl::string_view key) {
   if (key == "git_author") return s.git_author;
   if (key == "quiet") return s.quiet ? "true" : "false";
   if (key == "report") return s.report;
+  if (key == "csl_start") return s.csl_start;
+  if (key == "csl_end") return s.csl_end;
   return "";
 }
 

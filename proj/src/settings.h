@@ -35,7 +35,10 @@ struct Settings {
   std::string git_author = "clada";
   int64_t lock_timeout_ms = 10'000;
   bool quiet = false;
-  std::string report = "auto";  // report form: auto | clada | cml
+  std::string report = "auto";  // report form: auto | clada | cml | csl
+  // CSL's marker delimiters: a marker line is `<csl_start>NAME attrs<csl_end>`.
+  std::string csl_start = "<---";
+  std::string csl_end = "--->";
   // setting name -> where its value came from ("default", a file, a flag).
   std::map<std::string, std::string> source;
 };

@@ -17,6 +17,8 @@
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/src/clada.h"
+#include "proj/src/cml_report.h"
+#include "proj/src/csl_report.h"
 #include "proj/src/report.h"
 #include "proj/test/case_file.h"
 #include "proj/test/test_util.h"
@@ -124,6 +126,10 @@ TEST_P(ExecuteCase, MatchesExpectations) {
   clada_options.dry_run = options.value("dryRun", false);
   if (options.contains("allow")) clada_options.settings.allow = options["allow"].get<std::vector<std::string>>();
   if (options.contains("timeoutMs")) clada_options.settings.timeout_ms = options["timeoutMs"].get<int64_t>();
+  if (options.value("exec", "") == "deny") clada_options.settings.exec = core::ExecPolicy::kDeny;
+  if (options.contains("report")) clada_options.settings.report = options["report"].get<std::string>();
+  if (options.contains("cslStart")) clada_options.settings.csl_start = options["cslStart"].get<std::string>();
+  if (options.contains("cslEnd")) clada_options.settings.csl_end = options["cslEnd"].get<std::string>();
   if (options.contains("maxOutputBytes")) {
     clada_options.settings.max_output_bytes = options["maxOutputBytes"].get<int64_t>();
   }
@@ -137,7 +143,10 @@ TEST_P(ExecuteCase, MatchesExpectations) {
 
   ExecutionResult result = Clada(clada_options).Execute(d.Expand(c.Body("Input")));
   nlohmann::ordered_json actual = ExecutionResultToJson(result);
-  std::string report = FormatReport(result, clada_options.settings.report_budget_bytes);
+  // The form `clada run` prints: the seeds' when every block is CSL or CML.
+  std::string report = UsesCslReport(result)   ? FormatCslReport(result)
+                       : UsesCmlReport(result) ? FormatCmlReport(result)
+                                               : FormatReport(result, clada_options.settings.report_budget_bytes);
 
   if (c.Has("Expected")) {
     nlohmann::ordered_json expected = nlohmann::ordered_json::parse(d.Expand(c.Body("Expected")));

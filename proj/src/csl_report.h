@@ -1,0 +1,37 @@
+// The seed's CSL report form (`--report csl`, or `auto` when every block of
+// the answer is CSL): one line per operation, `[task-N] STATUS: OPERATION -
+// details`, `[task-N.M]` inside TASKS, statuses SUCCESS, ERROR, SKIP and
+// FATAL; command output and file contents after them, each line prefixed
+// `[task-N:exec]` / `[task-N:read]`.
+//
+// Example:
+//   if (UsesCslReport(result)) std::cout << FormatCslReport(result);
+//
+//   [task-1] SUCCESS: WRITE - src/app.js: wrote 3 lines
+//   [task-2.1] ERROR: SEARCH - config.json: search_not_found: old_text was not found ...
+//   [task-2.2] SKIP: RUN - not run: task-2.1 failed (a TASKS block stops at its first failure)
+//   [task-3] ERROR: REPLACE - line 9: stray_marker: <---REPLACE---> on line 9 is not inside a SEARCH
+//       fix: write <---SEARCH file="path"--->, ...
+#ifndef CLADA_PROJ_SRC_CSL_REPORT_H_
+#define CLADA_PROJ_SRC_CSL_REPORT_H_
+
+#include <string>
+
+#include "proj/src/clada.h"
+
+namespace clada {
+
+// True when the report takes the CSL form: result.report_form is "csl", or
+// "auto" and the answer had at least one block and every one was CSL.
+bool UsesCslReport(const ExecutionResult& result);
+
+// The status lines and the summary line, without markers or outputs (what
+// `clada listen` puts at the top of the file).
+std::string FormatCslResults(const ExecutionResult& result);
+
+// The whole report in the CSL form, between clada's section markers.
+std::string FormatCslReport(const ExecutionResult& result);
+
+}  // namespace clada
+
+#endif  // CLADA_PROJ_SRC_CSL_REPORT_H_
