@@ -754,13 +754,15 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     if (!item.invalid) runnable.push_back(&item.action);
   }
   // A text report shows the head and tail of a batch of many thousands of
-  // actions: only those results are kept, the middle is counted (a CML
-  // report, which shows every task, keeps them all).
-  bool cml_report = settings.report == "cml";
-  if (settings.report == "auto") {
-    cml_report = std::all_of(items.begin(), items.end(), [](const AnswerItem& i) { return i.dialect == "cml"; });
+  // actions: only those results are kept, the middle is counted (a CML or
+  // CSL report, which shows every task, keeps them all).
+  bool seeds_report = settings.report == "cml" || settings.report == "csl";
+  if (settings.report == "auto" && !items.empty()) {
+    const std::string& first = items.front().dialect;
+    seeds_report = (first == "cml" || first == "csl") &&
+                   std::all_of(items.begin(), items.end(), [&first](const AnswerItem& i) { return i.dialect == first; });
   }
-  ResultKeeper kept(options.full_outputs || cml_report ? 0 : settings.report_budget_bytes);
+  ResultKeeper kept(options.full_outputs || seeds_report ? 0 : settings.report_budget_bytes);
 
   // Git and the lock wrap only real runs; a dry run touches nothing.
   std::optional<git_tx::RunLock> lock;
@@ -846,7 +848,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       r.error = item.skip_reason;
       r.data = core::Json{{"not_run", true}};
       keep_params(r);
-      result.results.push_back(std::move(r));
+      kept.Add(std::move(r));
       continue;
     }
     if (item.fail_fast) {
