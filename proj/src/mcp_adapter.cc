@@ -26,6 +26,7 @@
 #include "proj/src/clada.h"
 #include "proj/src/cli.h"
 #include "proj/src/cml_report.h"
+#include "proj/src/csl_report.h"
 #include "proj/src/report.h"
 
 namespace clada {
@@ -228,8 +229,8 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
   apply.name = "apply_answer";
   apply.title = "Apply a whole answer";
   apply.description =
-      "Runs every action block of an answer, in any dialect clada reads (SHAM, CML, SEARCH/REPLACE, apply_patch, "
-      "unified diff), exactly as `clada run` does: one batch, one git commit. Returns clada's report.";
+      "Runs every action block of an answer, in any dialect clada reads (SHAM, CML, CSL, SEARCH/REPLACE, "
+      "apply_patch, unified diff), exactly as `clada run` does: one batch, one git commit. Returns clada's report.";
   apply.input_schema = {
       {"type", "object"},
       {"properties",
@@ -266,8 +267,9 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
     std::string text = args["text"].get<std::string>();
     if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
     ExecutionResult result = Clada(c->clada).Execute(text);
-    const std::string report = UsesCmlReport(result) ? FormatCmlReport(result)
-                                                     : FormatReport(result, options.settings.report_budget_bytes);
+    const std::string report = UsesCslReport(result)   ? FormatCslReport(result)
+                               : UsesCmlReport(result) ? FormatCmlReport(result)
+                                                       : FormatReport(result, options.settings.report_budget_bytes);
     mcp::ToolResult out = mcp::ToolResult::Text(report, !result.success);
     out.structured_content = ExecutionResultToJson(result);
     return out;

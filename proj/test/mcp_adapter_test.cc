@@ -202,6 +202,17 @@ TEST_F(McpCall, ApplyAnswerRunsAWholeAnswer) {
   EXPECT_TRUE(Call("apply_answer", {{"txt", "x"}}).is_error);
 }
 
+// A CSL answer gets the seed's CSL report, as `clada run` prints it.
+TEST_F(McpCall, ApplyAnswerReportsCslInItsForm) {
+  mcp::ToolResult r = Call("apply_answer", {{"text", "<---WRITE file=\"c.txt\"--->\ncsl\n<---END--->\n"
+                                                     "<---REPLACE--->\n"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_EQ(ReadAll(root_ + "/c.txt"), "csl\n");
+  const std::string text = Text(r);
+  EXPECT_NE(text.find("[task-1] SUCCESS: WRITE - c.txt: wrote 1 line"), std::string::npos) << text;
+  EXPECT_NE(text.find("[task-2] ERROR: REPLACE - line 4: stray_marker"), std::string::npos) << text;
+}
+
 // One call, one batch: an AI commit each, so `clada undo` takes back the last call.
 TEST_F(McpCall, EachCallIsOneGitBatch) {
   options_.settings.git = git_tx::GitOptions::Mode::kRequire;
