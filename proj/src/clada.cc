@@ -20,6 +20,7 @@
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
+#include "proj/comp/replacer-reader/src/replacer_reader.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/path_policy.h"
@@ -277,11 +278,45 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   LineSpans cml_spans;
   for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
+  // The seeds' replacer blocks. One that starts on a SHAM block's lines or
+  // inside a CML or CSL block is content of it; a block of any other dialect
+  // that starts inside a replacer block (an example in an OVERWRITE) is
+  // content of that block.
+  replacer_reader::Blocks rep = replacer_reader::ReadBlocks(text);
+  LineSpans rep_spans;
+  if (!rep.edits.empty() || !rep.errors.empty()) {
+    LineSpans sham_spans;
+    for (const cml_parser::LineRange& r : sham_lines) sham_spans.Add(r.first, r.last);
+    auto content_of_other = [&](int line) {
+      return sham_spans.Holds(line) || cml_spans.Holds(line) || (csl_spans.size() > 0 && csl_spans.Holds(line));
+    };
+    rep.edits.erase(std::remove_if(rep.edits.begin(), rep.edits.end(),
+                                   [&](const replacer_reader::Edit& e) { return content_of_other(e.span.first_line); }),
+                    rep.edits.end());
+    rep.errors.erase(std::remove_if(rep.errors.begin(), rep.errors.end(),
+                                    [&](const replacer_reader::ParseError& e) { return content_of_other(e.line); }),
+                     rep.errors.end());
+    // Numbered rep-1, rep-2, ... over the blocks that remain, in document order.
+    int number = 0;
+    size_t ei = 0, ri = 0;
+    while (ei < rep.edits.size() || ri < rep.errors.size()) {
+      if (ri == rep.errors.size() || (ei < rep.edits.size() && rep.edits[ei].span.begin < rep.errors[ri].span.begin)) {
+        rep.edits[ei++].number = ++number;
+      } else {
+        rep.errors[ri++].number = ++number;
+      }
+    }
+    for (const replacer_reader::Edit& e : rep.edits) rep_spans.Add(e.span.first_line, e.span.last_line);
+    for (const replacer_reader::ParseError& e : rep.errors) rep_spans.Add(e.span.first_line, e.span.last_line);
+  }
+  auto inside_rep = [&rep_spans](int line) { return rep_spans.size() > 0 && rep_spans.HoldsBelowStart(line); };
+  auto in_rep = [&rep_spans](int line) { return rep_spans.size() > 0 && rep_spans.Holds(line); };
   int dropped = 0;
   int key = 0;
   out.items.reserve(sham.actions.size());
   for (core::Action& a : sham.actions) {
-    if ((!cml.blocks.empty() && inside_cml(a.metadata.start_line)) || inside_csl(a.metadata.start_line)) {
+    if ((!cml.blocks.empty() && inside_cml(a.metadata.start_line)) || inside_csl(a.metadata.start_line) ||
+        inside_rep(a.metadata.start_line)) {
       ++dropped;
       continue;
     }
@@ -304,9 +339,18 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         ((!cml.blocks.empty() && inside_cml(e.block_start_line)) || inside_csl(e.block_start_line))) {
       continue;
     }
+    if (e.block_start_line > 0 && inside_rep(e.block_start_line)) {
+      ++dropped;
+      continue;
+    }
     errors.push_back({std::move(e), "sham", key++});
   }
+  int cml_dropped = 0;
   for (cml_parser::CmlBlock& b : cml.blocks) {
+    if (inside_rep(b.span.first_line)) {
+      ++cml_dropped;
+      continue;
+    }
     const int group = key++;
     for (cml_parser::Task& t : b.tasks) {
       AnswerItem item;
@@ -335,7 +379,12 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   // CSL: each standalone operation a group of its own; a TASKS block one
   // atomic_validation group (an invalid operation and none of them runs; at
   // run time the first failure skips the rest).
+  int csl_dropped = 0;
   for (csl_parser::CslBlock& b : csl.blocks) {
+    if (inside_rep(b.span.first_line)) {
+      ++csl_dropped;
+      continue;
+    }
     const int group = key++;
     std::string skip_reason;
     if (b.is_tasks && !b.errors.empty()) {
@@ -362,6 +411,21 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
   }
+  // Replacer blocks: each an independent group, labelled rep-N.
+  int rep_blocks = static_cast<int>(rep.edits.size() + rep.errors.size());
+  for (const replacer_reader::Edit& e : rep.edits) {
+    AnswerItem item;
+    item.line = e.span.first_line;
+    item.action = replacer_reader::ToAction(e);
+    item.dialect = "replacer";
+    item.group_key = key++;
+    out.items.push_back(std::move(item));
+  }
+  for (const replacer_reader::ParseError& e : rep.errors) {
+    errors.push_back({ReaderError(absl::StrCat("rep-", e.number), e.code, e.message, e.line, text, e.span.begin,
+                                  e.span.end, e.fix),
+                      "replacer", key++});
+  }
   // Aider's SEARCH/REPLACE blocks: each an independent group. A block that
   // starts on a SHAM block's lines or inside a CML block is content of that
   // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
@@ -373,7 +437,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   auto on_other_block = [&other_blocks](int line) { return other_blocks.Holds(line); };
   LineSpans sr_spans;
   for (const aider_reader::Edit& e : sr.edits) {
-    if (on_other_block(e.span.first_line)) continue;
+    if (on_other_block(e.span.first_line) || in_rep(e.span.first_line)) continue;
     sr_spans.Add(e.span.first_line, e.span.last_line);
     AnswerItem item;
     item.line = e.span.first_line;
@@ -383,7 +447,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     out.items.push_back(std::move(item));
   }
   for (const aider_reader::ParseError& e : sr.errors) {
-    if (on_other_block(e.line)) continue;
+    if (on_other_block(e.line) || in_rep(e.line)) continue;
     errors.push_back({ReaderError(absl::StrCat("sr-", e.number), e.code, e.message, e.line, text, e.span.begin,
                                   e.span.end, e.fix),
                       "search_replace", key++});
@@ -398,7 +462,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   int patch_number = 0;
   int patch_blocks = 0;
   for (const apply_patch_reader::Patch& p : patches) {
-    if (on_other_block(p.span.first_line) || in_sr(p.span.first_line)) continue;
+    if (on_other_block(p.span.first_line) || in_sr(p.span.first_line) || in_rep(p.span.first_line)) continue;
     patch_spans.Add(p.span.first_line, p.span.last_line);
     bool first = true;
     for (const apply_patch_reader::FileOp& op : p.ops) {
@@ -472,7 +536,10 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   int diff_number = 0;
   int diff_blocks = 0;
   for (const udiff_reader::FilePatch& f : diffs.files) {
-    if (on_other_block(f.span.first_line) || in_sr(f.span.first_line) || in_patch(f.span.first_line)) continue;
+    if (on_other_block(f.span.first_line) || in_sr(f.span.first_line) || in_patch(f.span.first_line) ||
+        in_rep(f.span.first_line)) {
+      continue;
+    }
     ++diff_blocks;
     const int group = key++;
     const std::string label = absl::StrCat("diff-", ++diff_number);
@@ -524,7 +591,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
   }
   for (const udiff_reader::ParseError& e : diffs.errors) {
-    if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line)) continue;
+    if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line) || in_rep(e.line)) continue;
     ++diff_blocks;
     errors.push_back({ReaderError(absl::StrCat("diff-", ++diff_number), e.code, e.message, e.line, text,
                                   e.span.begin, e.span.end, e.fix),
@@ -543,6 +610,17 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
                                          inside_sr(e.error.block_start_line);
                                 }),
                  errors.end());
+    // A replacer block inside a SEARCH/REPLACE block is its content too.
+    const size_t items_before = out.items.size(), errors_before = errors.size();
+    out.items.erase(std::remove_if(out.items.begin(), out.items.end(),
+                                   [&](const AnswerItem& i) { return i.dialect == "replacer" && inside_sr(i.line); }),
+                    out.items.end());
+    errors.erase(std::remove_if(errors.begin(), errors.end(),
+                                [&](const KeyedError& e) {
+                                  return e.dialect == "replacer" && inside_sr(e.error.block_start_line);
+                                }),
+                 errors.end());
+    rep_blocks -= static_cast<int>(items_before - out.items.size() + errors_before - errors.size());
   }
 
   std::stable_sort(out.items.begin(), out.items.end(),
@@ -570,7 +648,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     out.error_groups.push_back(number[e.key]);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) + static_cast<int>(csl.blocks.size()) + static_cast<int>(sr_spans.size()) + diff_blocks + patch_blocks;
+  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) - cml_dropped +
+                     static_cast<int>(csl.blocks.size()) - csl_dropped + static_cast<int>(sr_spans.size()) + diff_blocks +
+                     patch_blocks + rep_blocks;
   return out;
 }
 
@@ -606,7 +686,8 @@ ExecutionResult FatalResult(ExecutionResult result, std::string message) {
 int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
                       absl::string_view csl_start, absl::string_view csl_end) {
   const csl_parser::Delimiters csl{std::string(csl_start), std::string(csl_end)};
-  if (cml_parser::FindCml(input).empty() && csl_parser::FindCsl(input, csl).empty()) {
+  if (cml_parser::FindCml(input).empty() && csl_parser::FindCsl(input, csl).empty() &&
+      replacer_reader::FindBlocks(input).empty()) {
     return sham_action_parser::RunValidateCommand(input, json, out, max_input_bytes);
   }
   ReadAnswerResult r = ReadAnswer(input, max_input_bytes, csl);
@@ -840,6 +921,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.start_line = action.metadata.start_line;
     r.end_line = action.metadata.end_line;
     r.warnings = std::move(action.warnings);
+    r.explanation = action.metadata.explanation;
     r.dialect = item.dialect;
     r.group = group;
     r.group_policy = GroupPolicy(item);
@@ -916,6 +998,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       record.action = r.action;
       record.target = std::move(target);
       record.success = r.success;
+      record.explanation = r.explanation;
       record.touched_paths = std::move(outcome.touched_paths);
       const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
       record.touches_anything = def != nullptr && def->executor == "exec";

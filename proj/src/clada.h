@@ -35,6 +35,9 @@ struct ActionResult {
   std::string error;
   core::Json data = core::Json::object();
   std::vector<std::string> warnings;
+  // The reason the answer gives for the action (a replacer block's
+  // EXPLANATION): shown beside its result and in the AI commit's body.
+  std::string explanation;
   int start_line = 0;
   int end_line = 0;
   // Which reader the action came from ("sham", "cml", "csl", ...), and its

@@ -620,6 +620,8 @@ std::string ResultEntry(const ActionResult& r) {
   } else {
     AppendMultiline(out, absl::StrCat(head, " - "), r.error);
   }
+  // The answer's own reason for the action (a replacer EXPLANATION).
+  if (!r.explanation.empty()) AppendMultiline(out, "    why: ", r.explanation);
   for (const std::string& w : r.warnings) absl::StrAppend(&out, "    warning: ", w, "\n");
   return out;
 }
@@ -766,6 +768,7 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
     if (!r.error_type.empty()) a["errorType"] = r.error_type;
     if (!r.data.empty()) a["data"] = r.data;
     if (!r.warnings.empty()) a["warnings"] = r.warnings;
+    if (!r.explanation.empty()) a["explanation"] = r.explanation;
     results.push_back(std::move(a));
   }
   j["results"] = std::move(results);

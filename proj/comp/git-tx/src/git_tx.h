@@ -56,6 +56,9 @@ struct ActionRecord {
   std::string action;  // schema name, e.g. "file_write"
   std::string target;  // what the action was about, e.g. a path
   bool success = false;
+  // The reason the answer gave for the action (a replacer block's
+  // EXPLANATION): written under the action in the commit's body. "" none.
+  std::string explanation;
   // Canonical absolute paths the action created, changed or removed; a
   // directory covers everything below it.
   std::vector<std::string> touched_paths;

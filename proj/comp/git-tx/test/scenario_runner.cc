@@ -282,6 +282,7 @@ class Scenario {
       rec.action = r["action"];
       rec.target = r.contains("target") ? Abs(r["target"]) : "";
       rec.success = r.value("ok", true);
+      rec.explanation = r.value("explanation", "");
       for (const std::string& t :
            r.value("touched", std::vector<std::string>{})) {
         rec.touched_paths.push_back(Abs(t));

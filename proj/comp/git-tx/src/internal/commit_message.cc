@@ -6,6 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/ascii.h"
 
 namespace clada::git_tx::internal {
 namespace {
@@ -176,6 +178,10 @@ std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
                     target.empty() ? "" : " ", target);
     if (!r.block_id.empty()) absl::StrAppend(&msg, " (block ", r.block_id, ")");
     absl::StrAppend(&msg, "\n");
+    // Its explanation, indented under it, one line of the body per line.
+    for (absl::string_view line : absl::StrSplit(r.explanation, '\n', absl::SkipWhitespace())) {
+      absl::StrAppend(&msg, "  ", absl::StripTrailingAsciiWhitespace(line), "\n");
+    }
   }
   AppendFiles(changed, &msg);
   if (std::any_of(records.begin(), records.end(),

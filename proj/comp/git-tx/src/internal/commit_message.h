@@ -31,7 +31,8 @@ std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
                               const std::vector<std::string>& changed);
 
 // Full message: subject, a blank line, every record as
-// "- ok|failed <action> <target> (block <id>)", "Changed files:" with one
+// "- ok|failed <action> <target> (block <id>)" (its explanation's lines
+// under it, indented two spaces), "Changed files:" with one
 // bullet per path of `changed`, then the paths left uncommitted (`foreign`,
 // repo-relative) if any.
 std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
