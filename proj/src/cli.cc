@@ -557,6 +557,7 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
   options.state_dir = env.root + "/.clada";
   options.debounce_ms = debounce_ms;
   options.log = &err;
+  options.csl = {env.settings.csl_start, env.settings.csl_end};
   g_stop_listening = false;
   ::signal(SIGINT, StopListening);
   ::signal(SIGTERM, StopListening);

@@ -247,7 +247,7 @@ absl::Status Listener::Setup() {
   std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
   if (text.ok()) {
-    const std::vector<ScannedBlock> all = ScanBlocks(*text);
+    const std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl);
     last_counts_ = CountKeys(all);
     std::vector<ScannedBlock> unrun = NewBlocks(all);
     if (!state_.HasListenedTo(file_)) {
@@ -352,7 +352,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   }
   if (written_text_ && *text == *written_text_) return absl::OkStatus();  // our own write-back
 
-  std::vector<ScannedBlock> all = ScanBlocks(*text);
+  std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl);
   std::vector<ScannedBlock> fresh = NewBlocks(all);
   absl::flat_hash_map<std::string, int> counts = CountKeys(all);
   bool run_again = false;
@@ -476,12 +476,12 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
       InsertSummary(*current, FormatSummarySection(first_line, internal::CombineSummaries(runs, left_out)));
   // Blocks not run yet in FILE were saved during this run: the run they
   // start must show these results again, or they are replaced unseen.
-  const bool saved_during_run = !NewBlocks(ScanBlocks(updated)).empty();
+  const bool saved_during_run = !NewBlocks(ScanBlocks(updated, options_.csl)).empty();
   if (saved_during_run) {
     unseen_ = std::move(runs);
     unseen_left_out_ = left_out;
   }
-  last_counts_ = CountKeys(ScanBlocks(updated));
+  last_counts_ = CountKeys(ScanBlocks(updated, options_.csl));
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
@@ -525,8 +525,8 @@ void Listener::WriteNote(const std::string& first_line, const std::string& body)
   }
   std::string updated = InsertSummary(*current, FormatSummarySection(first_line, body));
   // Blocks saved meanwhile: the save that brought them runs them next.
-  const bool unrun = !NewBlocks(ScanBlocks(updated)).empty();
-  last_counts_ = CountKeys(ScanBlocks(updated));
+  const bool unrun = !NewBlocks(ScanBlocks(updated, options_.csl)).empty();
+  last_counts_ = CountKeys(ScanBlocks(updated, options_.csl));
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: note not written into the file: ", written.message()));

@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
 
 namespace clada::listener {
 
@@ -89,6 +90,7 @@ struct ListenOptions {
   std::function<bool()> should_stop;  // polled at least every 100 ms; Ctrl-C sets it
   std::ostream* log = nullptr;        // one line per run (and one at start); null: silent
   std::function<void()> on_ready;     // called once the watch is in place (harnesses, tests)
+  csl_parser::Delimiters csl;         // CSL's marker delimiters (settings csl_start, csl_end)
 };
 
 // One block found by the scanner: from its header line to its end marker
@@ -117,7 +119,13 @@ struct ScannedBlock {
 // these two are not trimmed: an indented one (a run's output quoted in a
 // summary) is ordinary text. Lines end at '\n'; a trailing '\r' is ignored
 // when classifying.
-std::vector<ScannedBlock> ScanBlocks(absl::string_view text);
+//
+// CSL blocks (csl_parser::FindCsl with `csl`'s delimiters, outside SHAM
+// blocks, CML blocks and results sections) are blocks with id "csl", whole
+// lines; a SHAM block, CML element or SEARCH/REPLACE block that starts
+// inside one is its content. One is closed when its last line is the END
+// marker.
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl = {});
 
 // `text` without its results sections (the lines ScanBlocks skips).
 std::string StripResultsSections(absl::string_view text);
@@ -157,7 +165,7 @@ class ListenState {
 
 // Reads <state_dir>/listen-state.json; a missing file is an empty state
 // ("files" may be absent: no file known; they are not read from a state
-// whose "readers" is absent or below 3).
+// whose "readers" is absent or below 4).
 // Errors: DataLoss when the file is not a listen state (the message names
 // the file and says to delete it to start afresh: the next start is then a
 // first start, which sets aside the blocks in FILE); the ReadFileToString
@@ -165,9 +173,9 @@ class ListenState {
 absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir);
 
 // Writes <state_dir>/listen-state.json atomically (core::WriteFileAtomic):
-// {"version": 1, "ran": [key, ...], "files": [path, ...], "readers": 3}
+// {"version": 1, "ran": [key, ...], "files": [path, ...], "readers": 4}
 // ("readers": which blocks the listener saw; LoadListenState forgets the
-// files of a state without it, or below 3, so their next start is a first
+// files of a state without it, or below 4, so their next start is a first
 // start). The directory
 // must exist.
 // Errors: those of WriteFileAtomic.
@@ -175,7 +183,8 @@ absl::Status SaveListenState(const std::string& state_dir, const ListenState& st
 
 // The blocks of `text` that `state` has not run, in file order, each key
 // once (a block repeated in the same text runs once).
-std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state);
+std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state,
+                                        const csl_parser::Delimiters& csl = {});
 
 // The text handed to the callback: every line of `file_text` that belongs to
 // one of `blocks` kept, every other line made empty, so line numbers in the

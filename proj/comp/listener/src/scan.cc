@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "proj/comp/aider-reader/src/aider_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
@@ -307,7 +308,7 @@ std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const Scan
 
 }  // namespace internal
 
-std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl) {
   // A byte order mark (some editors save one) would hide a header on line 1.
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   internal::ScanResult scan = internal::ScanLines(text, internal::SplitLines(text));
@@ -327,12 +328,36 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
   }
   std::sort(skip.begin(), skip.end(),
             [](const cml_parser::LineRange& a, const cml_parser::LineRange& b) { return a.first < b.first; });
-  const std::vector<cml_parser::SourceSpan> spans = cml_parser::FindCml(text, skip);
-  std::vector<ScannedBlock> sr = internal::SearchReplaceBlocks(text, scan, skip, spans);
-  if (spans.empty() && sr.empty()) return std::move(scan.blocks);
+  std::vector<cml_parser::SourceSpan> spans = cml_parser::FindCml(text, skip);
+  // CSL, as a run reads it: not on SHAM blocks' lines, in results sections
+  // or inside CML blocks; a CML block inside a CSL block is its content.
+  std::vector<csl_parser::SourceSpan> csl_spans;
+  {
+    std::vector<csl_parser::LineRange> csl_skip;
+    for (const cml_parser::LineRange& r : skip) csl_skip.push_back({r.first, r.last});
+    if (!csl_parser::FindCsl(text, csl, csl_skip).empty()) {
+      for (const cml_parser::SourceSpan& sp : spans) csl_skip.push_back({sp.first_line, sp.last_line});
+      csl_spans = csl_parser::FindCsl(text, csl, csl_skip);
+    }
+  }
+  auto inside_csl = [&csl_spans](int line) {
+    for (const csl_parser::SourceSpan& sp : csl_spans) {
+      if (line > sp.first_line && line <= sp.last_line) return true;
+    }
+    return false;
+  };
+  if (!csl_spans.empty()) {
+    spans.erase(std::remove_if(spans.begin(), spans.end(),
+                               [&](const cml_parser::SourceSpan& sp) { return inside_csl(sp.first_line); }),
+                spans.end());
+  }
+  std::vector<cml_parser::SourceSpan> cml_and_csl = spans;
+  cml_and_csl.insert(cml_and_csl.end(), csl_spans.begin(), csl_spans.end());
+  std::vector<ScannedBlock> sr = internal::SearchReplaceBlocks(text, scan, skip, cml_and_csl);
+  if (spans.empty() && sr.empty() && csl_spans.empty()) return std::move(scan.blocks);
   std::vector<ScannedBlock> out;
   for (ScannedBlock& b : scan.blocks) {
-    bool inside = false;
+    bool inside = inside_csl(b.start_line);
     for (const cml_parser::SourceSpan& sp : spans) {
       if (b.start_line > sp.first_line && b.start_line <= sp.last_line) inside = true;
     }
@@ -342,6 +367,24 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text) {
     if (!inside) out.push_back(std::move(b));
   }
   for (ScannedBlock& b : sr) out.push_back(std::move(b));
+  const std::string csl_end = absl::StrCat(csl.start, "END", csl.end);
+  for (const csl_parser::SourceSpan& sp : csl_spans) {
+    ScannedBlock b;
+    b.id = "csl";
+    b.text = std::string(text.substr(sp.begin, sp.end - sp.begin));
+    b.key = BlockKey(b.id, b.text);
+    b.start_line = sp.first_line;
+    b.end_line = sp.last_line;
+    // Closed by its END (an operation cut at the next one, or at the end of
+    // FILE, may still be arriving).
+    absl::string_view last = b.text;
+    while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ' || last.back() == '\t')) {
+      last.remove_suffix(1);
+    }
+    const size_t nl = last.rfind('\n');
+    b.closed = (nl == absl::string_view::npos ? last : last.substr(nl + 1)) == csl_end;
+    out.push_back(std::move(b));
+  }
   for (const cml_parser::SourceSpan& sp : spans) {
     ScannedBlock b;
     b.id = "cml";
@@ -389,8 +432,9 @@ std::string BlockKey(absl::string_view id, absl::string_view block_text) {
   return absl::StrFormat("%s:%016x", printable, h);
 }
 
-std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state) {
-  return internal::FilterNewBlocks(ScanBlocks(text), state);
+std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state,
+                                        const csl_parser::Delimiters& csl) {
+  return internal::FilterNewBlocks(ScanBlocks(text, csl), state);
 }
 
 std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedBlock>& blocks) {
