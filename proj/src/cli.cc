@@ -474,6 +474,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
     // An unreadable or oversized answer is a fatal result in the usual
     // shape, so a caller reading --json or the report still gets one.
     result.dry_run = inv.dry_run;
+    result.report_form = settings.report;
     result.fatal_error = std::string(input.status().message());
   }
   if (inv.json) {
