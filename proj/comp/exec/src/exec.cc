@@ -28,6 +28,7 @@
 #include "proj/comp/exec/src/allowed_commands.h"
 #include "proj/comp/exec/src/output_capture.h"
 #include "proj/comp/exec/src/process_runner.h"
+#include "proj/comp/exec/src/read_only.h"
 
 extern char** environ;
 
@@ -259,8 +260,16 @@ absl::StatusOr<bool> ReturnOutputParam(const Json& params) {
 // Refuses the code unless ctx.exec_policy lets it run; the message tells the
 // LLM what a person can do about it. Under approve only ctx.approved_code
 // counts, the list as read when the run started.
+// The canonical directory a snippet asks to run in, or "" when it names
+// none that resolves (the caller refuses it later with the reason).
+std::string RequestedCwd(const core::ExecContext& ctx, const Json& params) {
+  if (!params.contains("cwd") || !params["cwd"].is_string()) return ctx.paths.working_root;
+  absl::StatusOr<std::string> resolved = core::ResolvePath(ctx.paths, params["cwd"].get<std::string>());
+  return resolved.ok() ? *resolved : std::string();
+}
+
 std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std::string& lang,
-                                         const std::string& code) {
+                                         const std::string& code, const std::string& cwd) {
   switch (ctx.exec_policy) {
     case core::ExecPolicy::kAllow:
       return std::nullopt;
@@ -283,6 +292,13 @@ std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std
           other_langs.push_back(a.lang);
         }
       }
+      // A bash or sh snippet on the read-only list runs without approval.
+      std::optional<std::string> not_read_only;
+      if (lang == "bash" || lang == "sh") {
+        not_read_only = cwd.empty() ? std::optional<std::string>("its cwd does not resolve")
+                                    : internal::ReadOnlyRefusal(code, cwd, ctx.paths);
+        if (!not_read_only) return std::nullopt;
+      }
       std::string why;
       if (!other_langs.empty()) {
         why = absl::StrCat("this code is approved in .clada/allowed-commands.json for ", absl::StrJoin(other_langs, ", "),
@@ -296,8 +312,17 @@ std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std
             "this code is not in .clada/allowed-commands.json (setting exec: approve; the list is read when a run "
             "starts)";
       }
-      return absl::StrCat("command_not_allowed: ", why, ", so it was not run. A person can approve exactly this code for ",
-                          lang, " with:\n", internal::ApproveCommandLine(lang, code));
+      std::string read_only_note;
+      if (not_read_only) {
+        read_only_note = absl::StrCat(
+            " Without approval only one read-only command runs (cat, head, tail, grep, find, ls, pwd, tree, wc, "
+            "diff, file, stat, realpath, xxd or git status|diff|log|show|branch|ls-files, on paths inside the "
+            "project, without shell characters); this is not one: ",
+            *not_read_only, ".");
+      }
+      return absl::StrCat("command_not_allowed: ", why, ", so it was not run.", read_only_note,
+                          " A person can approve exactly this code for ", lang, " with:\n",
+                          internal::ApproveCommandLine(lang, code));
     }
   }
   return std::string("command_not_allowed: unknown exec policy");
@@ -327,7 +352,9 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     return Fail("invalid_params: `cwd` must be a string path");
   }
 
-  if (std::optional<std::string> refusal = PolicyRefusal(ctx, lang_name, code)) return Fail(*refusal);
+  if (std::optional<std::string> refusal = PolicyRefusal(ctx, lang_name, code, RequestedCwd(ctx, params))) {
+    return Fail(*refusal);
+  }
 
   const std::string& root = ctx.paths.working_root;
   if (root.empty()) return Fail("no working root is set");

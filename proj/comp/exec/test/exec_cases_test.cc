@@ -479,6 +479,10 @@ TEST_P(ExecCaseTest, Run) {
     struct stat st;
     EXPECT_NE(::stat(absl::StrCat(root, "/", f.get<std::string>()).c_str(), &st), 0) << f << " exists";
   }
+  for (const Json& f : expect.value("files_present", Json::array())) {
+    struct stat st;
+    EXPECT_EQ(::stat(absl::StrCat(root, "/", f.get<std::string>()).c_str(), &st), 0) << f << " is gone";
+  }
   if (expect.contains("allowed_commands")) {
     Json list = Json::parse(ReadFile(absl::StrCat(root, "/.clada/allowed-commands.json")));
     // The entries without their timestamps.
