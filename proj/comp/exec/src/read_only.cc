@@ -1,5 +1,7 @@
 #include "proj/comp/exec/src/read_only.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -78,6 +80,11 @@ constexpr absl::string_view kXxdTakesValue[] = {"-c", "-cols", "-g", "-groupsize
 template <size_t N>
 bool In(const absl::string_view (&set)[N], absl::string_view w) {
   return std::find(std::begin(set), std::end(set), w) != std::end(set);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool IsOption(absl::string_view w) { return w.size() > 1 && w[0] == '-'; }
@@ -224,6 +231,11 @@ std::optional<std::string> ReadOnlyRefusal(absl::string_view code, const std::st
     if (git_branch && !listing) return "git branch with a name creates a branch";
     if (name == "xxd" && ++xxd_files > 1) return "xxd with a second file writes it";
     if (std::optional<std::string> r = PathRefusal(w, cwd, paths)) return r;
+    // Comparing two directories, GNU diff reads through the symbolic links
+    // in them.
+    if (name == "diff" && IsDirectory(w[0] == '/' ? w : absl::StrCat(cwd, "/", w))) {
+      return "diff of a directory follows the symbolic links in it";
+    }
   }
   return std::nullopt;
 }
