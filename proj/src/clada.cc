@@ -1,5 +1,7 @@
 #include "proj/src/clada.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -675,6 +677,31 @@ void TypeCmlError(ActionResult& r) {
   if (!absl::StartsWith(r.error, absl::StrCat(r.error_type, ": "))) r.error = absl::StrCat(r.error_type, ": ", r.error);
 }
 
+// The canonical path of the lock_file setting (--lock-file): relative to
+// the working root, its directory resolved through symlinks (the file may
+// not exist yet); "" when the setting is none.
+std::string LockFilePath(const Settings& settings, const core::PathPolicy& paths) {
+  if (settings.lock_file.empty()) return "";
+  const std::string& setting = settings.lock_file;
+  const std::string full = core::NormalizeAbsolutePath(
+      setting[0] == '/' ? setting : absl::StrCat(paths.working_root, "/", setting));
+  const size_t slash = full.rfind('/');
+  const std::string dir = slash == 0 ? "/" : full.substr(0, slash);
+  char buf[PATH_MAX];
+  if (::realpath(dir.c_str(), buf) == nullptr) return full;
+  return absl::StrCat(std::string(buf) == "/" ? "" : buf, full.substr(slash));
+}
+
+// The files no action may touch: the caller's (the listened file and its
+// report) and the lock file, which an action that deleted it would open to
+// a second run.
+std::vector<std::string> ProtectedFiles(const CladaOptions& options, const core::PathPolicy& paths) {
+  std::vector<std::string> files = options.protected_files;
+  std::string lock_file = LockFilePath(options.settings, paths);
+  if (!lock_file.empty()) files.push_back(std::move(lock_file));
+  return files;
+}
+
 ExecutionResult FatalResult(ExecutionResult result, std::string message) {
   result.success = false;
   result.fatal_error = std::move(message);
@@ -806,7 +833,9 @@ core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecC
 }
 
 absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings) {
-  absl::StatusOr<core::PathPolicy> policy = core::MakePathPolicy(working_root, settings.allow);
+  std::vector<std::string> allow = settings.allow;
+  if (settings.allow_escape) allow.push_back("/");  // the deny list still holds
+  absl::StatusOr<core::PathPolicy> policy = core::MakePathPolicy(working_root, allow);
   if (!policy.ok()) return policy.status();
   core::ExecContext ctx;
   ctx.paths = *std::move(policy);
@@ -814,7 +843,8 @@ absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_roo
   ctx.limits.max_output_bytes = settings.max_output_bytes;
   ctx.limits.timeout_ms = settings.timeout_ms;
   ctx.exec_policy = settings.exec;
-  ctx.quiet = settings.quiet;
+  ctx.quiet = settings.quiet || settings.output_mode == "silent";
+  ctx.buffer_echo = settings.output_mode == "buffer";
   exec::LoadApprovedCode(&ctx);  // once per run: an action cannot approve code for a later one
   return ctx;
 }
@@ -846,9 +876,16 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   ResultKeeper kept(options.full_outputs || seeds_report ? 0 : settings.report_budget_bytes);
 
   // Git and the lock wrap only real runs; a dry run touches nothing.
-  std::optional<git_tx::RunLock> lock;
+  std::optional<git_tx::RunLock> lock, file_lock;
   std::unique_ptr<git_tx::BatchTransaction> tx;
   if (!options.dry_run && !runnable.empty()) {
+    const std::string lock_file = LockFilePath(settings, ctx.paths);
+    if (!lock_file.empty()) {
+      absl::StatusOr<git_tx::RunLock> held =
+          git_tx::RunLock::AcquireFile(lock_file, absl::Milliseconds(settings.lock_timeout_ms));
+      if (!held.ok()) return FatalResult(std::move(result), std::string(held.status().message()));
+      file_lock.emplace(*std::move(held));
+    }
     absl::StatusOr<git_tx::RunLock> acquired =
         git_tx::RunLock::Acquire(ctx.paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
@@ -1040,6 +1077,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   ExecutionResult result;
   result.dry_run = options_.dry_run;
   result.report_form = settings.report;
+  result.error_detail = settings.error_detail;
 
   if (static_cast<int64_t>(llm_output.size()) > settings.max_input_bytes) {
     return FatalResult(std::move(result),
@@ -1049,7 +1087,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   }
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
-  ctx->paths.protected_files = options_.protected_files;
+  ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
 
   ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
                                        {settings.csl_start, settings.csl_end});
@@ -1066,9 +1104,10 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   ExecutionResult result;
   result.dry_run = options_.dry_run;
   result.report_form = options_.settings.report;
+  result.error_detail = options_.settings.error_detail;
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, options_.settings);
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
-  ctx->paths.protected_files = options_.protected_files;
+  ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
   std::vector<AnswerItem> items;
   items.reserve(actions.size());
   for (core::Action& action : actions) {

@@ -99,6 +99,9 @@ struct ExecutionResult {
   // Which form the text report takes: "auto" (CML's when every block is
   // CML), "clada" or "cml" (the --report setting).
   std::string report_form = "auto";
+  // How much of each error the text report shows: "minimal", "full" or
+  // "debug" (the error_detail setting).
+  std::string error_detail = "full";
   std::vector<std::string> warnings;  // batch-level (e.g. duplicate block ids)
   std::optional<std::string> fatal_error;
   GitSummary git;

@@ -104,7 +104,18 @@ and --json; config and listen every setting):
   --git auto|off|require
   --git-author NAME     commit author (default clada; "Name <email>" works)
   --lock-timeout DUR    wait for another clada on the same root (default 10s)
-  --quiet               no live exec output on stderr
+  --quiet               no live exec output on stderr (--output-mode silent)
+  --output-mode stream|buffer|silent
+                        live exec output on stderr: each line as it comes
+                        (default), each action's lines when it ends, or none
+  --error-detail minimal|full|debug
+                        errors in the report: first line only, with the fix
+                        and diagnosis (default), or also the action's
+                        parameters and source lines
+  --lock-file PATH      also lock this file (flock) for the run, e.g. to
+                        serialise with other tools (default none)
+  --allow-escape        paths outside the root are allowed (as --allow /;
+                        .git, .ssh, .clada and system trees stay refused)
   --report auto|clada|cml|csl
                         report form: cml and csl are the seeds' ([task-N]
                         lines; cml with a <result> summary, csl as
@@ -126,7 +137,8 @@ const std::map<std::string, std::string>& ValueFlags() {
       {"--max-file-size", "max_file_size"}, {"--max-input", "max_input"},
       {"--exec", "exec"},             {"--git", "git"},
       {"--git-author", "git_author"}, {"--lock-timeout", "lock_timeout"},
-      {"--report", "report"},
+      {"--report", "report"},         {"--output-mode", "output_mode"},
+      {"--error-detail", "error_detail"}, {"--lock-file", "lock_file"},
   };
   return *kFlags;
 }
@@ -192,7 +204,8 @@ struct CommandSpec {
 const std::vector<std::string>& SettingFlags() {
   static const auto* const kFlags = new std::vector<std::string>{
       "--allow", "--timeout", "--total-timeout", "--max-output", "--report-budget", "--max-file-size", "--max-input",
-      "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet", "--report"};
+      "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet", "--report",
+      "--output-mode", "--error-detail", "--lock-file", "--allow-escape"};
   return *kFlags;
 }
 
@@ -355,6 +368,7 @@ absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
       continue;
     }
     const bool known = name == "--json" || name == "--dry-run" || name == "--no-git" || name == "--quiet" ||
+                       name == "--allow-escape" ||
                        name == "-q" || name == "--root" || ValueFlags().count(name) > 0;
     const std::string canonical = name == "-q" ? "--quiet" : name;
     if (known && (any_flag || Contains(spec.flags, canonical) || Contains(spec.explained, canonical))) {
@@ -366,6 +380,8 @@ absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
         inv.settings.emplace_back("git", "off");
       } else if (canonical == "--quiet") {
         inv.settings.emplace_back("quiet", "true");
+      } else if (name == "--allow-escape") {
+        inv.settings.emplace_back("allow_escape", "true");
       } else if (name == "--root") {
         absl::StatusOr<std::string> v = take_value();
         if (!v.ok()) return v.status();

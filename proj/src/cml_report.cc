@@ -170,6 +170,9 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
       const std::string primary = PrimaryParamValue(r.action, r.params);
       absl::StrAppend(&lines, "[", e.label, "] Error: ", e.type, primary.empty() ? "" : " in ", primary, " (",
                       e.detail, ")\n");
+      if (result.error_detail == "debug") {
+        AppendOutput(&outputs, e.label, "debug", absl::StrCat(r.error, "\nparams ", r.params.dump()));
+      }
     }
     if (r.data.is_object()) {
       const std::string exec_kind = "exec";
@@ -195,7 +198,8 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
     e.type = pe.error_type;
     e.detail = Detail(pe.message, pe.error_type, "");
     absl::StrAppend(&lines, "[", e.label, "] Error: ", e.type, " (", e.detail, ")",
-                    pe.fix.empty() ? "" : absl::StrCat(" fix: ", Detail(pe.fix, "", "")), "\n");
+                    pe.fix.empty() || result.error_detail == "minimal" ? "" : absl::StrCat(" fix: ", Detail(pe.fix, "", "")),
+                    "\n");
     entries.push_back(std::move(e));
   }
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {

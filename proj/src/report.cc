@@ -597,8 +597,21 @@ std::string Multiline(absl::string_view head, absl::string_view text) {
   return out;
 }
 
-// One action's lines in the results section, before escaping.
-std::string ResultEntry(const ActionResult& r) {
+// error_detail: debug shows each failed action's parameters up to this
+// size, and up to this many lines of a skipped block.
+constexpr size_t kDebugParamsBytes = 2000;
+constexpr int kDebugBlockLines = 20;
+
+// `error` as the error_detail setting shows it: "minimal" keeps its first
+// line (the error type and what went wrong), without the fix and diagnosis.
+std::string ErrorAsDetailed(absl::string_view error, absl::string_view detail) {
+  if (detail != "minimal") return std::string(error);
+  return std::string(error.substr(0, error.find('\n')));
+}
+
+// One action's lines in the results section, before escaping; `detail` is
+// the error_detail setting.
+std::string ResultEntry(const ActionResult& r, absl::string_view detail = "full") {
   std::string out;
   std::string head = absl::StrCat(r.block_id, r.success ? " ✅ " : " ❌ ", r.action);
   std::string primary = PrimaryValue(r);
@@ -618,7 +631,17 @@ std::string ResultEntry(const ActionResult& r) {
     }
     absl::StrAppend(&out, head, "\n");
   } else {
-    AppendMultiline(out, absl::StrCat(head, " - "), r.error);
+    AppendMultiline(out, absl::StrCat(head, " - "), ErrorAsDetailed(r.error, detail));
+  }
+  if (detail == "debug" && !r.success) {
+    std::string params = r.params.dump();
+    if (params.size() > kDebugParamsBytes) {
+      size_t cut = kDebugParamsBytes;
+      while (cut > 0 && (static_cast<unsigned char>(params[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+      params = absl::StrCat(params.substr(0, cut), "...");
+    }
+    absl::StrAppend(&out, "    debug: ", r.dialect, " lines ", r.start_line, "-", r.end_line, ", group ", r.group,
+                    " (", r.group_policy, "), params ", params, "\n");
   }
   // The answer's own reason for the action (a replacer EXPLANATION).
   if (!r.explanation.empty()) AppendMultiline(out, "    why: ", r.explanation);
@@ -652,7 +675,7 @@ void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
   const LeftOutResults& left_out = result.left_out;
   for (size_t i = 0; i <= result.results.size(); ++i) {
     if (i == left_out.after && left_out.count > 0) sink.Skip(left_out.section_lines, left_out.section_bytes);
-    if (i < result.results.size()) sink.Add(ResultEntry(result.results[i]));
+    if (i < result.results.size()) sink.Add(ResultEntry(result.results[i], result.error_detail));
   }
   for (const SkippedBlock& b : GroupSkipped(result)) {
     std::string out;
@@ -662,6 +685,18 @@ void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
     for (size_t i = 0; i < b.errors.size(); ++i) {
       std::string msg = absl::StrCat(b.errors[i]->error_type, " error: ", b.errors[i]->message);
       if (!b.errors[i]->fix.empty()) absl::StrAppend(&msg, "\nfix: ", b.errors[i]->fix);
+      msg = ErrorAsDetailed(msg, result.error_detail);
+      if (result.error_detail == "debug" && !b.errors[i]->block_content.empty()) {
+        absl::StrAppend(&msg, "\ndebug: the block as read:");
+        int shown = 0;
+        for (absl::string_view line : absl::StrSplit(b.errors[i]->block_content, '\n')) {
+          if (++shown > kDebugBlockLines) {
+            absl::StrAppend(&msg, "\n| ...");
+            break;
+          }
+          absl::StrAppend(&msg, "\n| ", line);
+        }
+      }
       if (i == 0) {
         AppendMultiline(out, head, msg);
       } else {

@@ -89,7 +89,8 @@ Settings DefaultSettings() {
 const std::vector<std::string>& SettingNames() {
   static const auto* const kNames = new std::vector<std::string>{
       "allow",     "timeout", "total_timeout", "max_output", "report_budget", "max_file_size", "max_input",
-      "exec",      "git",     "git_author",    "lock_timeout", "quiet", "report", "csl_start", "csl_end"};
+      "exec",      "git",     "git_author",    "lock_timeout", "quiet", "report", "csl_start", "csl_end",
+      "output_mode", "error_detail", "lock_file", "allow_escape"};
   return *kNames;
 }
 
@@ -152,6 +153,17 @@ absl::Status ApplySetting(absl::string_view key, absl::string_view value, absl::
     } else {
       (key == "csl_start" ? s.csl_start : s.csl_end) = std::string(value);
     }
+  } else if (key == "output_mode") {
+    if (value == "stream" || value == "buffer" || value == "silent") s.output_mode = std::string(value);
+    else status = BadValue(key, value, "stream, buffer or silent");
+  } else if (key == "error_detail") {
+    if (value == "minimal" || value == "full" || value == "debug") s.error_detail = std::string(value);
+    else status = BadValue(key, value, "minimal, full or debug");
+  } else if (key == "lock_file") {
+    if (value.empty()) status = BadValue(key, value, "a file path, or none");
+    else s.lock_file = value == "none" ? "" : std::string(value);
+  } else if (key == "allow_escape") {
+    if (!ParseBool(value, s.allow_escape)) status = BadValue(key, value, "true or false");
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown setting '", key, "'; known settings: ",
                                                    absl::StrJoin(SettingNames(), ", ")));
@@ -247,6 +259,10 @@ std::string SettingValueText(const Settings& s, absl::string_view key) {
   if (key == "report") return s.report;
   if (key == "csl_start") return s.csl_start;
   if (key == "csl_end") return s.csl_end;
+  if (key == "output_mode") return s.output_mode;
+  if (key == "error_detail") return s.error_detail;
+  if (key == "lock_file") return s.lock_file.empty() ? "none" : s.lock_file;
+  if (key == "allow_escape") return s.allow_escape ? "true" : "false";
   return "";
 }
 

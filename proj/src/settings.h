@@ -39,6 +39,19 @@ struct Settings {
   // CSL's marker delimiters: a marker line is `<csl_start>NAME attrs<csl_end>`.
   std::string csl_start = "<---";
   std::string csl_end = "--->";
+  // Live exec output on stderr: stream (each line as it comes), buffer (an
+  // action's lines together when it ends) or silent (none; also quiet).
+  std::string output_mode = "stream";
+  // How much of an error the text report shows: minimal (its first line),
+  // full (with the fix and the diagnosis) or debug (also the action's
+  // parameters and source lines). --json always has everything.
+  std::string error_detail = "full";
+  // A file every run also locks (flock), "" for none: relative to the
+  // working root. Never written; out of reach of every action.
+  std::string lock_file;
+  // Paths outside the working root are allowed (the deny list still
+  // holds): the same as --allow /.
+  bool allow_escape = false;
   // setting name -> where its value came from ("default", a file, a flag).
   std::map<std::string, std::string> source;
 };

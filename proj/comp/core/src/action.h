@@ -81,6 +81,9 @@ struct ExecContext {
   Limits limits;
   ExecPolicy exec_policy = ExecPolicy::kAllow;
   bool quiet = false;  // no live output on stderr
+  // Live output of an action written to stderr in one piece when it ends
+  // (output_mode: buffer), not line by line as it comes. Ignored when quiet.
+  bool buffer_echo = false;
   // exec: approve: .clada/allowed-commands.json as it was when the run
   // started (exec::LoadApprovedCode), never re-read during the run, so an
   // action that rewrites the file approves nothing. When the file could not

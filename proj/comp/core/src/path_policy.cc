@@ -300,8 +300,8 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
   if (reason.empty()) {
     for (const std::string& file : policy.protected_files) {
       if (IsWithin(canonical, file)) {
-        reason = "it is the file `clada listen` is watching, or the report it writes beside it: clada keeps them, "
-                 "no action may read or change them";
+        reason = "it is a file clada itself keeps during this run (the file `clada listen` is watching, the report "
+                 "it writes beside it, or the lock file of the lock_file setting): no action may read or change them";
         break;
       }
     }

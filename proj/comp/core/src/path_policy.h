@@ -22,7 +22,8 @@ struct PathPolicy {
   std::string working_root;                // canonical, absolute
   std::vector<std::string> allowed_roots;  // canonical; includes working_root
   // Canonical files clada itself keeps during this run (under `clada
-  // listen`: the listened file and the report beside it). No action may
+  // listen`: the listened file and the report beside it; the lock_file
+  // setting's file). No action may
   // read, write, move or delete them, nor delete or move a directory
   // holding one.
   std::vector<std::string> protected_files;

@@ -418,12 +418,19 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   spec.max_output_bytes = ctx.limits.max_output_bytes;
 
   std::optional<StderrEcho> stderr_echo;
+  std::string buffered;  // output_mode: buffer: the echo, written when the snippet ends
   std::optional<internal::LineEcho> echo_out, echo_err;
   if (!ctx.quiet) {
     const std::string prefix =
         action.metadata.block_id.empty() ? "[exec] " : absl::StrCat("[", action.metadata.block_id, ":exec] ");
     stderr_echo.emplace();
-    auto write = [&stderr_echo](absl::string_view text) { stderr_echo->Write(text); };
+    auto write = [&stderr_echo, &buffered, &ctx](absl::string_view text) {
+      if (ctx.buffer_echo) {
+        buffered.append(text.data(), text.size());
+      } else {
+        stderr_echo->Write(text);
+      }
+    };
     echo_out.emplace(prefix, write, ctx.limits.max_output_bytes, "stdout");
     echo_err.emplace(prefix, write, ctx.limits.max_output_bytes, "stderr");
     spec.on_output = [&](internal::Stream s, absl::string_view chunk) {
@@ -433,6 +440,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   absl::StatusOr<internal::RunResult> run = internal::RunProcess(spec);
   if (echo_out) echo_out->Flush();
   if (echo_err) echo_err->Flush();
+  if (stderr_echo && !buffered.empty()) stderr_echo->Write(buffered);
   stderr_echo.reset();
   if (!run.ok()) return Fail(run.status().message());
   const internal::RunResult& r = *run;

@@ -179,13 +179,21 @@ class RunLock {
   static absl::StatusOr<RunLock> Acquire(const std::string& working_root,
                                          absl::Duration timeout);
 
+  // flock(2) on `lock_file` (created when missing, never written, never
+  // removed): the seeds' --lock-file, for serialising clada with other
+  // tools or several roots. Waits up to `timeout`, polling every 20 ms.
+  // Errors: Unavailable when still held after `timeout` (the message names
+  // the file and --lock-timeout); the errno errors of open(2) otherwise
+  // (a symlink is refused: ELOOP).
+  static absl::StatusOr<RunLock> AcquireFile(const std::string& lock_file, absl::Duration timeout);
+
   RunLock(RunLock&& other) noexcept;
   RunLock& operator=(RunLock&& other) noexcept;
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
   ~RunLock();
 
-  // Absolute path of the lock file.
+  // Absolute path of the pid file (`.clada/lock`); "" for AcquireFile.
   const std::string& path() const { return path_; }
 
  private:

@@ -31,7 +31,40 @@ std::string HolderPid(const std::string& path) {
   return pid.empty() ? "unknown" : pid;
 }
 
+// Takes flock(2) on `fd`, polling until `timeout`; closes `fd` on failure.
+template <typename BusyMessage>
+absl::Status WaitForFlock(int fd, absl::Duration timeout, const std::string& what, BusyMessage busy) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return absl::OkStatus();
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      absl::Status s = core::ErrnoStatus(errno, "lock", what);
+      ::close(fd);
+      return s;
+    }
+    absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      ::close(fd);
+      return absl::UnavailableError(busy());
+    }
+    absl::SleepFor(std::min(left, kPollInterval));
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<RunLock> RunLock::AcquireFile(const std::string& lock_file, absl::Duration timeout) {
+  // Opened for reading only: flock needs no more, and a lock file that
+  // names an existing file of the user's is never written.
+  int fd = ::open(lock_file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return core::ErrnoStatus(errno, "open the lock file (setting lock_file)", lock_file);
+  absl::Status locked = WaitForFlock(fd, timeout, lock_file, [&] {
+    return absl::StrCat("another process holds the lock file '", lock_file, "' (setting lock_file); waited ",
+                        absl::FormatDuration(timeout), ". Let it finish and run again, or give a longer --lock-timeout");
+  });
+  if (!locked.ok()) return locked;
+  return RunLock(fd, "");
+}
 
 absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
                                          absl::Duration timeout) {
@@ -47,26 +80,12 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
   }
   const std::string dir = working_root + "/.clada";
   std::string path = dir + "/lock";
-  const absl::Time deadline = absl::Now() + timeout;
-  while (true) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) break;
-    if (errno != EWOULDBLOCK && errno != EINTR) {
-      absl::Status s = core::ErrnoStatus(errno, "lock", working_root);
-      ::close(fd);
-      return s;
-    }
-    absl::Duration left = deadline - absl::Now();
-    if (left <= absl::ZeroDuration()) {
-      std::string holder = HolderPid(path);
-      ::close(fd);
-      return absl::UnavailableError(absl::StrCat(
-          "another clada run is working on '", working_root,
-          "' (the run lock is held by pid ", holder, "); waited ",
-          absl::FormatDuration(timeout),
-          ". Let it finish and run again, or give a longer --lock-timeout"));
-    }
-    absl::SleepFor(std::min(left, kPollInterval));
-  }
+  absl::Status locked = WaitForFlock(fd, timeout, working_root, [&] {
+    return absl::StrCat("another clada run is working on '", working_root, "' (the run lock is held by pid ",
+                        HolderPid(path), "); waited ", absl::FormatDuration(timeout),
+                        ". Let it finish and run again, or give a longer --lock-timeout");
+  });
+  if (!locked.ok()) return locked;
   // Record the holder for the message a waiting process prints. Not being
   // able to (a `.clada/lock` an answer turned into a directory, say) does
   // not matter: the lock is the directory's.
@@ -95,6 +114,11 @@ RunLock::~RunLock() { Release(); }
 
 void RunLock::Release() {
   if (fd_ < 0) return;
+  if (path_.empty()) {  // AcquireFile: nothing was written
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
   // Closing the descriptor drops the flock. The pid file is emptied first
   // (not removed: `.clada/` stays as the user left it).
   int pid_fd = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);

@@ -330,3 +330,50 @@ TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
 
 }  // namespace
 }  // namespace clada::git_tx::testing
+
+namespace clada::git_tx::testing {
+namespace {
+
+// The seeds' --lock-file: a second holder waits, then fails naming the
+// file; an existing file of the user's is never written.
+TEST(RunLockFile, SecondHolderWaitsThenFailsNamingTheFile) {
+  std::string dir = MakeTempDir();
+  const std::string file = dir + "/shared.lock";
+  absl::StatusOr<RunLock> first = RunLock::AcquireFile(file, absl::Seconds(1));
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<RunLock> second = RunLock::AcquireFile(file, absl::Milliseconds(50));
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsUnavailable(second.status())) << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(),
+                                absl::StrCat("another process holds the lock file '", file, "'")))
+      << second.status();
+  first = RunLock::AcquireFile(dir + "/other.lock", absl::Seconds(1));  // releases shared.lock
+  EXPECT_TRUE(RunLock::AcquireFile(file, absl::Milliseconds(50)).ok());
+}
+
+TEST(RunLockFile, AnExistingFileIsLockedButNeverWritten) {
+  std::string dir = MakeTempDir();
+  const std::string file = dir + "/README.md";
+  ASSERT_TRUE(core::WriteFileAtomic(file, "keep me\n").ok());
+  {
+    absl::StatusOr<RunLock> lock = RunLock::AcquireFile(file, absl::Seconds(1));
+    ASSERT_TRUE(lock.ok()) << lock.status();
+    EXPECT_EQ(lock->path(), "");
+  }
+  absl::StatusOr<std::string> text = core::ReadFileToString(file, 1024);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "keep me\n");
+}
+
+TEST(RunLockFile, MissingDirectoryAndSymlinkAreErrors) {
+  std::string dir = MakeTempDir();
+  EXPECT_FALSE(RunLock::AcquireFile(dir + "/no/such/dir/lock", absl::Seconds(1)).ok());
+  ASSERT_EQ(::symlink((dir + "/target").c_str(), (dir + "/link").c_str()), 0);
+  absl::StatusOr<RunLock> link = RunLock::AcquireFile(dir + "/link", absl::Seconds(1));
+  EXPECT_FALSE(link.ok());
+  struct stat st;
+  EXPECT_NE(::lstat((dir + "/target").c_str(), &st), 0) << "the symlink's target was created";
+}
+
+}  // namespace
+}  // namespace clada::git_tx::testing
