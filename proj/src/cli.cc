@@ -29,9 +29,12 @@
 #include "proj/src/cml_report.h"
 #include "proj/src/csl_report.h"
 #include "proj/src/mcp_adapter.h"
+#include "proj/comp/aider-reader/src/aider_reader.h"
+#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
+#include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/src/report.h"
 #include "proj/src/settings.h"
 
@@ -51,7 +54,7 @@ Commands:
   run [FILE|-]          run every valid block (default command; stdin when no FILE)
   validate [FILE|-]     parse and validate only; print what would run (--json)
   parse [FILE|-]        print the raw block parse as JSON
-  instructions [--dialect sham|cml|csl|replacer]
+  instructions [--dialect sham|cml|csl|replacer|apply_patch|search_replace|udiff]
                         print the text to paste into an LLM's system prompt
   schema                print the action schema as JSON
   config                print the effective settings and where each came from
@@ -260,7 +263,7 @@ std::string ValidFlagsText(const std::string& command) {
     } else if (f == "--debounce") {
       shown.push_back("--debounce MS");
     } else if (f == "--dialect") {
-      shown.push_back("--dialect sham|cml|csl|replacer");
+      shown.push_back("--dialect sham|cml|csl|replacer|apply_patch|search_replace|udiff");
     } else if (ValueFlags().count(f) > 0) {
       shown.push_back(absl::StrCat(f, " VALUE"));
     } else {
@@ -658,7 +661,8 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return kExitUsage;
   }
   if (inv.command == "instructions") {
-    // --dialect sham (default) | cml | csl | replacer: the system prompt for that dialect.
+    // --dialect sham (default) | cml | csl | replacer | apply_patch | search_replace | udiff: the system prompt
+    // for that dialect.
     std::string dialect = "sham";
     const std::vector<std::string>& args = inv.sub_args;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -680,10 +684,17 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
       out << csl_parser::CslInstructions({env->settings.csl_start, env->settings.csl_end});
     } else if (dialect == "replacer") {
       out << replacer_reader::ReplacerInstructions();
+    } else if (dialect == "apply_patch") {
+      out << apply_patch_reader::ApplyPatchInstructions();
+    } else if (dialect == "search_replace") {
+      out << aider_reader::SearchReplaceInstructions();
+    } else if (dialect == "udiff") {
+      out << udiff_reader::UdiffInstructions();
     } else if (dialect == "sham") {
       out << sham_action_parser::RenderInstructions();
     } else {
-      err << "clada instructions: --dialect takes sham, cml, csl or replacer, got '" << dialect << "'\n";
+      err << "clada instructions: --dialect takes sham, cml, csl, replacer, apply_patch, search_replace or udiff, got '"
+          << dialect << "'\n";
       return kExitUsage;
     }
     return kExitOk;

@@ -91,6 +91,11 @@ std::optional<std::string> FindFilename(const std::vector<std::string>& lines_be
 std::vector<core::Action> ToActions(const Blocks& blocks);
 core::Action ToAction(const Edit& edit);
 
+// The system prompt for SEARCH/REPLACE blocks (`clada instructions
+// --dialect search_replace`): the format, its rules and worked examples,
+// each of which ReadBlocks reads without error.
+std::string SearchReplaceInstructions();
+
 }  // namespace clada::aider_reader
 
 #endif  // CLADA_PROJ_COMP_AIDER_READER_SRC_AIDER_READER_H_

@@ -120,5 +120,21 @@ TEST(AiderReader, OddInputs) {
   }
 }
 
+// The prompt's examples are blocks clada reads: an edit and a new file,
+// no error; and it names what a model needs to know.
+TEST(SearchReplaceInstructions, ExamplesReadWithoutErrors) {
+  const std::string prompt = SearchReplaceInstructions();
+  const Blocks b = ReadBlocks(prompt);
+  for (const ParseError& e : b.errors) ADD_FAILURE() << e.message;
+  ASSERT_EQ(b.edits.size(), 2u);
+  EXPECT_EQ(b.edits[0].path, "src/greet.py");
+  EXPECT_EQ(b.edits[0].search, "def greet():\n    print(\"hello\")\n");
+  EXPECT_EQ(b.edits[1].path, "new/config.json");
+  EXPECT_EQ(b.edits[1].search, "");
+  for (const char* word : {"<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "exactly once", "sr-1", "empty SEARCH"}) {
+    EXPECT_TRUE(absl::StrContains(prompt, word)) << word;
+  }
+}
+
 }  // namespace
 }  // namespace clada::aider_reader

@@ -68,6 +68,11 @@ std::vector<Patch> ReadPatches(absl::string_view text);
 // The envelopes' spans only, as ReadPatches would report them.
 std::vector<SourceSpan> FindPatches(absl::string_view text);
 
+// The system prompt for the apply_patch envelope (`clada instructions
+// --dialect apply_patch`): the grammar, what clada checks, and a worked
+// example that ReadPatches reads without error.
+std::string ApplyPatchInstructions();
+
 }  // namespace clada::apply_patch_reader
 
 #endif  // CLADA_PROJ_COMP_APPLY_PATCH_READER_SRC_APPLY_PATCH_READER_H_

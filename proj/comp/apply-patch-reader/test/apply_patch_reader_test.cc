@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/apply-patch-reader/test/memory_apply.h"
@@ -164,6 +165,25 @@ TEST(ApplyPatchReader, SpansStayInsideTheText) {
       EXPECT_LE(p.span.end, t.size()) << t;
       previous_end = p.span.end;
     }
+  }
+}
+
+// The prompt's example is a patch clada reads: four operations of every
+// kind, a move among them, no error and no warning.
+TEST(ApplyPatchInstructions, ExampleReadsWithoutErrors) {
+  const std::string prompt = ApplyPatchInstructions();
+  const std::vector<Patch> patches = ReadPatches(prompt);
+  ASSERT_EQ(patches.size(), 1u);
+  for (const ParseError& e : patches[0].errors) ADD_FAILURE() << e.message;
+  EXPECT_TRUE(patches[0].warnings.empty());
+  ASSERT_EQ(patches[0].ops.size(), 4u);
+  EXPECT_EQ(patches[0].ops[0].kind, OpKind::kAdd);
+  EXPECT_EQ(patches[0].ops[0].content, "Hello, world.\nSecond line.\n");
+  EXPECT_EQ(patches[0].ops[1].kind, OpKind::kUpdate);
+  EXPECT_EQ(patches[0].ops[2].move_to.value_or(""), "src/new_name.py");
+  EXPECT_EQ(patches[0].ops[3].kind, OpKind::kDelete);
+  for (const char* word : {"*** Begin Patch", "*** End Patch", "*** End of File", "@@", "patch-1", "unique"}) {
+    EXPECT_TRUE(absl::StrContains(prompt, word)) << word;
   }
 }
 

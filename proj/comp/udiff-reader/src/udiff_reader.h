@@ -99,6 +99,11 @@ std::vector<hunk_apply::Hunk> ToHunks(const FilePatch& patch);
 
 absl::string_view FileKindName(FileKind kind);  // update, add, delete
 
+// The system prompt for unified diffs (`clada instructions --dialect
+// udiff`): the format, what clada checks, and a worked example that
+// ReadDiffs reads without error.
+std::string UdiffInstructions();
+
 }  // namespace clada::udiff_reader
 
 #endif  // CLADA_PROJ_COMP_UDIFF_READER_SRC_UDIFF_READER_H_

@@ -172,5 +172,21 @@ TEST(UdiffReader, OddInputs) {
   }
 }
 
+// The prompt's example is a diff clada reads: one file, one hunk whose
+// counts are right (no warning), no error.
+TEST(UdiffInstructions, ExampleReadsWithoutErrors) {
+  const std::string prompt = UdiffInstructions();
+  const Diffs d = ReadDiffs(prompt);
+  for (const ParseError& e : d.errors) ADD_FAILURE() << e.message;
+  ASSERT_EQ(d.files.size(), 1u);
+  EXPECT_EQ(d.files[0].path, "src/app.py");
+  EXPECT_TRUE(d.files[0].warnings.empty()) << d.files[0].warnings[0];
+  ASSERT_EQ(d.files[0].hunks.size(), 1u);
+  EXPECT_EQ(d.files[0].hunks[0].old_count, 4);
+  for (const char* word : {"--- a/", "+++ b/", "/dev/null", "@@ -", "diff-1", "git apply"}) {
+    EXPECT_TRUE(absl::StrContains(prompt, word)) << word;
+  }
+}
+
 }  // namespace
 }  // namespace clada::udiff_reader
