@@ -35,13 +35,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<SourceSpan> spans = FindBlocks(text);
   Check(spans.size() == b.edits.size() + b.errors.size());
   size_t previous_end = 0;
+  long breaks = 0;  // line breaks before previous_end, counted once
   for (const SourceSpan& s : spans) {
     Check(previous_end <= s.begin && s.begin < s.end && s.end <= size);
     Check(s.begin == 0 || text[s.begin - 1] == '\n');
     Check(s.end == size || text[s.end - 1] == '\n');
     Check(s.first_line >= 1 && s.first_line <= s.last_line);
-    Check(std::count(text.begin(), text.begin() + s.begin, '\n') + 1 == s.first_line);
-    Check(std::count(text.begin(), text.begin() + s.end - 1, '\n') + 1 == s.last_line);
+    breaks += std::count(text.begin() + previous_end, text.begin() + s.begin, '\n');
+    Check(breaks + 1 == s.first_line);
+    Check(breaks + std::count(text.begin() + s.begin, text.begin() + s.end - 1, '\n') + 1 == s.last_line);
+    breaks += std::count(text.begin() + s.begin, text.begin() + s.end, '\n');
     previous_end = s.end;
   }
   int previous_number = 0;
