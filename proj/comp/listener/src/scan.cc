@@ -17,6 +17,7 @@
 #include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/replacer-reader/src/replacer_reader.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
 
@@ -248,6 +249,33 @@ std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, 
 
 namespace {
 
+// `text` with its results sections blanked, line for line (a reader sees
+// what a run reads, at the same line numbers).
+std::string BlankResults(const std::vector<Line>& lines, const ScanResult& scan, size_t size) {
+  std::string read;
+  read.reserve(size);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i < scan.in_results.size() && scan.in_results[i]) {
+      if (absl::EndsWith(lines[i].full, "\n")) read.push_back('\n');
+    } else {
+      read.append(lines[i].full.data(), lines[i].full.size());
+    }
+  }
+  return read;
+}
+
+// Whether `line` is on a SHAM block's lines or a CML (or CSL) block's.
+bool OnOtherBlock(int line, const std::vector<cml_parser::LineRange>& sham,
+                  const std::vector<cml_parser::SourceSpan>& cml) {
+  for (const cml_parser::LineRange& r : sham) {
+    if (line >= r.first && line <= r.last) return true;
+  }
+  for (const cml_parser::SourceSpan& sp : cml) {
+    if (line >= sp.first_line && line <= sp.last_line) return true;
+  }
+  return false;
+}
+
 // Aider's SEARCH/REPLACE blocks, as a run reads them (aider_reader): not
 // in results sections, not starting on a SHAM block's lines (`sham`) nor
 // inside a CML block. A block's lines run from the line naming its path
@@ -261,25 +289,8 @@ std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const Scan
   std::vector<ScannedBlock> out;
   if (text.find("<<<<<<<") == absl::string_view::npos) return out;
   const std::vector<Line> lines = SplitLines(text);
-  // Results sections blanked, line for line.
-  std::string read;
-  read.reserve(text.size());
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i < scan.in_results.size() && scan.in_results[i]) {
-      if (absl::EndsWith(lines[i].full, "\n")) read.push_back('\n');
-    } else {
-      read.append(lines[i].full.data(), lines[i].full.size());
-    }
-  }
-  auto on_other_block = [&](int line) {
-    for (const cml_parser::LineRange& r : sham) {
-      if (line >= r.first && line <= r.last) return true;
-    }
-    for (const cml_parser::SourceSpan& sp : cml) {
-      if (line >= sp.first_line && line <= sp.last_line) return true;
-    }
-    return false;
-  };
+  const std::string read = BlankResults(lines, scan, text.size());
+  auto on_other_block = [&](int line) { return OnOtherBlock(line, sham, cml); };
   auto add = [&](int first, int last, bool closed) {
     if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
     last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
@@ -301,6 +312,42 @@ std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const Scan
     if (on_other_block(e.line)) continue;
     add(e.line, e.span.last_line, e.code != "missing_divider" && e.code != "missing_replace_marker");
   }
+  return out;
+}
+
+// The seeds' replacer blocks, as a run reads them (replacer_reader): not in
+// results sections, not starting on a SHAM block's lines nor inside a CML
+// block. A block runs from its first marker (EXPLANATION or FILE) to its
+// `<<<END>>>`; a block the reader refuses is a block too, so that its error
+// is reported; one never closed is not closed (it may still be arriving).
+std::vector<ScannedBlock> ReplacerBlocks(absl::string_view text, const ScanResult& scan,
+                                         const std::vector<cml_parser::LineRange>& sham,
+                                         const std::vector<cml_parser::SourceSpan>& cml) {
+  std::vector<ScannedBlock> out;
+  if (text.find("<<<") == absl::string_view::npos) return out;
+  const std::vector<Line> lines = SplitLines(text);
+  const std::string read = BlankResults(lines, scan, text.size());
+  auto add = [&](int first, int last, bool closed) {
+    if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
+    last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
+    ScannedBlock b;
+    b.id = "rep";
+    for (int j = first; j <= last; ++j) absl::StrAppend(&b.text, lines[j - 1].full);
+    b.key = BlockKey(b.id, b.text);
+    b.start_line = first;
+    b.end_line = last;
+    b.closed = closed;
+    out.push_back(std::move(b));
+  };
+  const replacer_reader::Blocks blocks = replacer_reader::ReadBlocks(read);
+  for (const replacer_reader::Edit& e : blocks.edits) {
+    if (!OnOtherBlock(e.span.first_line, sham, cml)) add(e.span.first_line, e.span.last_line, true);
+  }
+  for (const replacer_reader::ParseError& e : blocks.errors) {
+    if (!OnOtherBlock(e.line, sham, cml)) add(e.line, e.span.last_line, e.code != "unclosed_block");
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; });
   return out;
 }
 
@@ -354,10 +401,27 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
   std::vector<cml_parser::SourceSpan> cml_and_csl = spans;
   cml_and_csl.insert(cml_and_csl.end(), csl_spans.begin(), csl_spans.end());
   std::vector<ScannedBlock> sr = internal::SearchReplaceBlocks(text, scan, skip, cml_and_csl);
-  if (spans.empty() && sr.empty() && csl_spans.empty()) return std::move(scan.blocks);
+  std::vector<ScannedBlock> rep = internal::ReplacerBlocks(text, scan, skip, cml_and_csl);
+  if (spans.empty() && sr.empty() && csl_spans.empty() && rep.empty()) return std::move(scan.blocks);
+  // Inside a replacer block (an example in an OVERWRITE), any other block is
+  // its content; a replacer block inside a SEARCH/REPLACE block is its text.
+  rep.erase(std::remove_if(rep.begin(), rep.end(),
+                           [&sr](const ScannedBlock& r) {
+                             for (const ScannedBlock& e : sr) {
+                               if (r.start_line > e.start_line && r.start_line <= e.end_line) return true;
+                             }
+                             return false;
+                           }),
+            rep.end());
+  auto inside_rep = [&rep](int line) {
+    for (const ScannedBlock& r : rep) {
+      if (line > r.start_line && line <= r.end_line) return true;
+    }
+    return false;
+  };
   std::vector<ScannedBlock> out;
   for (ScannedBlock& b : scan.blocks) {
-    bool inside = inside_csl(b.start_line);
+    bool inside = inside_csl(b.start_line) || inside_rep(b.start_line);
     for (const cml_parser::SourceSpan& sp : spans) {
       if (b.start_line > sp.first_line && b.start_line <= sp.last_line) inside = true;
     }
@@ -366,9 +430,13 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
     }
     if (!inside) out.push_back(std::move(b));
   }
-  for (ScannedBlock& b : sr) out.push_back(std::move(b));
+  for (ScannedBlock& b : sr) {
+    if (!inside_rep(b.start_line)) out.push_back(std::move(b));
+  }
+  for (ScannedBlock& b : rep) out.push_back(std::move(b));
   const std::string csl_end = absl::StrCat(csl.start, "END", csl.end);
   for (const csl_parser::SourceSpan& sp : csl_spans) {
+    if (inside_rep(sp.first_line)) continue;
     ScannedBlock b;
     b.id = "csl";
     b.text = std::string(text.substr(sp.begin, sp.end - sp.begin));
@@ -386,6 +454,7 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
     out.push_back(std::move(b));
   }
   for (const cml_parser::SourceSpan& sp : spans) {
+    if (inside_rep(sp.first_line)) continue;
     ScannedBlock b;
     b.id = "cml";
     // Whole lines, as for a SHAM block (prose beside an element included).
