@@ -33,10 +33,14 @@ class Aligner {
   Aligner(const std::vector<int>& a, const std::vector<int>& b, int64_t max_work)
       : a_(a), b_(b), max_work_(max_work), removed_(a.size(), 0), added_(b.size(), 0) {}
 
-  // False when the work bound ran out.
-  bool Align() {
-    std::vector<std::pair<std::pair<int, int>, std::pair<int, int>>> stack;
-    stack.push_back({{0, static_cast<int>(a_.size())}, {0, static_cast<int>(b_.size())}});
+  using Range = std::pair<std::pair<int, int>, std::pair<int, int>>;  // [a0, a1) x [b0, b1)
+
+  // False when the work bound ran out. `parts`: the ranges to align, each
+  // alone (the lines between them are kept); default the whole of a and b.
+  bool Align(std::vector<Range> parts = {}) {
+    std::vector<Range> stack = std::move(parts);
+    if (stack.empty()) stack.push_back({{0, static_cast<int>(a_.size())}, {0, static_cast<int>(b_.size())}});
+    std::reverse(stack.begin(), stack.end());
     while (!stack.empty()) {
       auto [ra, rb] = stack.back();
       stack.pop_back();
@@ -175,6 +179,55 @@ struct Change {
   int64_t j0, j1;  // b[j0, j1) added
 };
 
+// Above this many lines to align, the alignment is cut at anchors first.
+constexpr size_t kAnchorLines = 4096;
+
+// The ranges left between anchors: lines that occur exactly once in `a` and
+// once in `b`, the longest run of them in the same order in both (patience
+// diff's anchors). Each range is then aligned alone, so a large file with
+// changes spread all over costs about the sum of small alignments instead
+// of one whose work grows with the file times the changes. The result may
+// be a little longer than a minimal edit script, never wrong.
+std::vector<Aligner::Range> AnchoredRanges(const std::vector<int>& a, const std::vector<int>& b, int ids) {
+  std::vector<int> count_a(ids, 0), count_b(ids, 0), where_b(ids, -1);
+  for (int id : a) ++count_a[id];
+  for (size_t j = 0; j < b.size(); ++j) {
+    ++count_b[b[j]];
+    where_b[b[j]] = static_cast<int>(j);
+  }
+  std::vector<std::pair<int, int>> pairs;  // (i, j), increasing i
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (count_a[a[i]] == 1 && count_b[a[i]] == 1) pairs.push_back({static_cast<int>(i), where_b[a[i]]});
+  }
+  // Longest increasing run of j (patience sorting, with predecessors).
+  std::vector<int> tops, prev(pairs.size(), -1);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    auto at = std::lower_bound(tops.begin(), tops.end(), pairs[k].second,
+                               [&pairs](int t, int j) { return pairs[t].second < j; });
+    if (at != tops.begin()) prev[k] = *(at - 1);
+    if (at == tops.end()) {
+      tops.push_back(static_cast<int>(k));
+    } else {
+      *at = static_cast<int>(k);
+    }
+  }
+  std::vector<std::pair<int, int>> anchors;
+  for (int k = tops.empty() ? -1 : tops.back(); k >= 0; k = prev[k]) anchors.push_back(pairs[k]);
+  std::reverse(anchors.begin(), anchors.end());
+  std::vector<Aligner::Range> ranges;
+  int ai = 0, bj = 0;
+  for (const auto& [i, j] : anchors) {
+    if (ai < i || bj < j) ranges.push_back({{ai, i}, {bj, j}});
+    ai = i + 1;
+    bj = j + 1;
+  }
+  if (ai < static_cast<int>(a.size()) || bj < static_cast<int>(b.size())) {
+    ranges.push_back({{ai, static_cast<int>(a.size())}, {bj, static_cast<int>(b.size())}});
+  }
+  if (ranges.empty()) ranges.push_back({{0, 0}, {0, 0}});  // nothing to align (Align's default is everything)
+  return ranges;
+}
+
 }  // namespace
 
 int64_t CountTextLines(absl::string_view text) {
@@ -207,7 +260,9 @@ UnifiedDiff DiffTexts(absl::string_view before, absl::string_view after, absl::s
   for (size_t i = head; i < n - tail; ++i) a.push_back(id_of(old_lines[i]));
   for (size_t j = head; j < m - tail; ++j) b.push_back(id_of(new_lines[j]));
   Aligner aligner(a, b, options.max_work);
-  if (!aligner.Align()) {
+  std::vector<Aligner::Range> parts;
+  if (a.size() + b.size() > kAnchorLines) parts = AnchoredRanges(a, b, static_cast<int>(ids.size()));
+  if (!aligner.Align(std::move(parts))) {
     diff.computed = false;
     return diff;
   }

@@ -148,6 +148,43 @@ TEST(DiffAgainstGnuDiff, MinimalAndAppliesWithRepeatedLines) {
   }
 }
 
+// Over 4,096 lines the alignment is first cut at lines unique to both
+// texts. Unique lines: still GNU diff's bytes. Repeated lines mixed in
+// (braces, blank lines): the diff still turns the old text into the new.
+TEST(DiffAnchored, LargeTextsOfUniqueLinesMatchGnuDiff) {
+  std::mt19937 rng(4096);
+  int fresh = 0;
+  for (int round = 0; round < 6; ++round) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < 5000; ++i) lines.push_back(absl::StrCat("line ", i));
+    std::vector<std::string> edited = lines;
+    for (int k = 0; k < 15; ++k) edited = Edit(edited, rng, &fresh);
+    const std::string before = Join(lines, true), after = Join(edited, true);
+    UnifiedDiff ours = DiffTexts(before, after, "f.txt");
+    ASSERT_TRUE(ours.computed);
+    ASSERT_EQ(ours.text, GnuDiff(before, after, "-U2")) << "round " << round;
+  }
+}
+
+TEST(DiffAnchored, LargeTextsWithRepeatedLinesApply) {
+  std::mt19937 rng(40960);
+  int fresh = 0;
+  const std::vector<std::string> common = {"{", "}", "", "  return 0;"};
+  for (int round = 0; round < 6; ++round) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < 6000; ++i) {
+      lines.push_back(rng() % 3 == 0 ? absl::StrCat("f", i, "();") : common[rng() % common.size()]);
+    }
+    std::vector<std::string> edited = lines;
+    for (int k = 0; k < 20; ++k) edited = Edit(edited, rng, &fresh);
+    for (int k = 0; k < 10; ++k) edited[rng() % edited.size()] = common[rng() % common.size()];
+    const std::string before = Join(lines, true), after = Join(edited, rng() % 2 == 0);
+    UnifiedDiff ours = DiffTexts(before, after, "f.txt");
+    ASSERT_TRUE(ours.computed);
+    EXPECT_EQ(Patched(before, ours.text), after) << "round " << round;
+  }
+}
+
 // ------------------------------------------------------------- bounded work
 
 TEST(DiffWork, RewriteOverTheBoundIsNotDiffed) {

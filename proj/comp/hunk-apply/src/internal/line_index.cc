@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace clada::hunk_apply::internal {
 namespace {
@@ -56,7 +57,18 @@ SplitText SplitLines(absl::string_view content) {
   size_t start = 0;
   const size_t n = content.size();
   out.lines.reserve(std::count(content.begin(), content.end(), '\n') + 1);
-  for (size_t i = 0; i < n; ++i) {
+  // Most files have no '\r': their lines are found with memchr, a few
+  // times faster than looking at every byte.
+  const bool has_cr = std::memchr(content.data(), '\r', n) != nullptr;
+  while (!has_cr && start < n) {
+    const void* nl = std::memchr(content.data() + start, '\n', n - start);
+    if (nl == nullptr) break;
+    const size_t i = static_cast<size_t>(static_cast<const char*>(nl) - content.data());
+    if (count[0]++ == 0) first[0] = out.lines.size();
+    out.lines.push_back({content.substr(start, i - start), content.substr(i, 1)});
+    start = i + 1;
+  }
+  for (size_t i = has_cr ? 0 : n; i < n; ++i) {
     const char c = content[i];
     if (c != '\n' && c != '\r') continue;
     int kind;
