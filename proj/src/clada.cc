@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <chrono>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <utility>
@@ -137,10 +138,24 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
   }
 }
 
+// The actions of an answer: SHAM's (or ExecuteActions') as they were made
+// (the vector moved in whole, never copied: a million small blocks would
+// hold them twice), the other readers' one by one (a deque: their
+// addresses stay put while it grows).
+struct ActionStore {
+  std::vector<core::Action> whole;
+  std::deque<core::Action> others;
+
+  core::Action* Add(core::Action a) {
+    others.push_back(std::move(a));
+    return &others.back();
+  }
+};
+
 // One thing the answer asks for, in document order: an action to run, or a
 // CML task that could not be read (it fails its group where it stands).
 struct AnswerItem {
-  core::Action action;
+  core::Action* action = nullptr;  // in the answer's ActionStore; null when invalid
   std::string dialect;
   int group_key = 0;       // the same for every item of one group
   bool fail_fast = false;  // a CML <tasks> block, a CSL TASKS block
@@ -159,10 +174,11 @@ const char* GroupPolicy(const AnswerItem& item) {
 
 // How a failure is named in "not run: ... failed": CML's "task 3", CSL's label.
 std::string FailureName(const AnswerItem& item) {
-  return item.dialect == "csl" ? item.action.metadata.block_id : absl::StrCat("task ", item.task_number);
+  return item.dialect == "csl" && item.action != nullptr ? item.action->metadata.block_id : absl::StrCat("task ", item.task_number);
 }
 
 struct ReadAnswerResult {
+  ActionStore actions;
   std::vector<AnswerItem> items;
   std::vector<sham_action_parser::ActionParseError> errors;
   std::vector<std::string> error_dialects;
@@ -247,6 +263,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   ReadAnswerResult out;
   sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input);
   std::vector<cml_parser::LineRange> sham_lines;
+  sham_lines.reserve(sham.actions.size() + sham.errors.size());
   for (const core::Action& a : sham.actions) {
     sham_lines.push_back({a.metadata.start_line, std::max(a.metadata.start_line, a.metadata.end_line)});
   }
@@ -324,12 +341,12 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     AnswerItem item;
     item.line = a.metadata.start_line;
-    item.action = std::move(a);
+    item.action = &a;
     item.dialect = "sham";
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
-  std::vector<core::Action>().swap(sham.actions);  // moved into the items: not held twice
+  out.actions.whole = std::move(sham.actions);  // the items point into it
   struct KeyedError {
     sham_action_parser::ActionParseError error;
     std::string dialect;
@@ -357,7 +374,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     for (cml_parser::Task& t : b.tasks) {
       AnswerItem item;
       item.line = t.line;
-      item.action = std::move(t.action);
+      item.action = out.actions.Add(std::move(t.action));
       item.dialect = "cml";
       item.group_key = group;
       item.fail_fast = b.is_tasks_block;
@@ -398,7 +415,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     for (csl_parser::Operation& op : b.operations) {
       AnswerItem item;
       item.line = op.span.first_line;
-      item.action = std::move(op.action);
+      item.action = out.actions.Add(std::move(op.action));
       item.dialect = "csl";
       item.group_key = group;
       item.fail_fast = b.is_tasks;
@@ -418,7 +435,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   for (const replacer_reader::Edit& e : rep.edits) {
     AnswerItem item;
     item.line = e.span.first_line;
-    item.action = replacer_reader::ToAction(e);
+    item.action = out.actions.Add(replacer_reader::ToAction(e));
     item.dialect = "replacer";
     item.group_key = key++;
     out.items.push_back(std::move(item));
@@ -443,7 +460,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     sr_spans.Add(e.span.first_line, e.span.last_line);
     AnswerItem item;
     item.line = e.span.first_line;
-    item.action = aider_reader::ToAction(e);
+    item.action = out.actions.Add(aider_reader::ToAction(e));
     item.dialect = "search_replace";
     item.group_key = key++;
     out.items.push_back(std::move(item));
@@ -480,7 +497,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         first = false;
         AnswerItem item;
         item.line = op.span.first_line;
-        item.action = std::move(a);
+        item.action = out.actions.Add(std::move(a));
         item.dialect = "apply_patch";
         item.group_key = group;
         item.fail_fast = two;
@@ -552,7 +569,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       a.metadata.end_line = f.span.last_line;
       AnswerItem item;
       item.line = f.span.first_line;
-      item.action = std::move(a);
+      item.action = out.actions.Add(std::move(a));
       item.dialect = "udiff";
       item.group_key = group;
       item.fail_fast = two;
@@ -625,29 +642,44 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     rep_blocks -= static_cast<int>(items_before - out.items.size() + errors_before - errors.size());
   }
 
-  std::stable_sort(out.items.begin(), out.items.end(),
-                   [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; });
-  std::stable_sort(errors.begin(), errors.end(), [](const KeyedError& a, const KeyedError& b) {
+  // Sorted only when they are not (one dialect's blocks already are):
+  // stable_sort's buffer would be half a million-block answer's items.
+  const auto by_line = [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; };
+  if (!std::is_sorted(out.items.begin(), out.items.end(), by_line)) {
+    std::stable_sort(out.items.begin(), out.items.end(), by_line);
+  }
+  const auto by_start = [](const KeyedError& a, const KeyedError& b) {
     return a.error.block_start_line < b.error.block_start_line;
-  });
-  // Groups numbered in document order (by the first line of each).
-  std::map<int, int> first_line;  // key -> first line
+  };
+  if (!std::is_sorted(errors.begin(), errors.end(), by_start)) {
+    std::stable_sort(errors.begin(), errors.end(), by_start);
+  }
+  // Groups numbered in document order (by the first line of each). Keys
+  // run from 0 to `key`: tables, not maps, for a million groups.
+  constexpr int kNone = std::numeric_limits<int>::max();
+  std::vector<int> first_line(static_cast<size_t>(key), kNone);  // key -> first line
   auto note = [&first_line](int k, int line) {
-    auto [it, fresh] = first_line.emplace(k, line);
-    if (!fresh) it->second = std::min(it->second, line);
+    int& at = first_line[static_cast<size_t>(k)];
+    at = std::min(at, line);
   };
   for (const AnswerItem& item : out.items) note(item.group_key, item.line);
   for (const KeyedError& e : errors) note(e.key, e.error.block_start_line);
   std::vector<std::pair<int, int>> group_starts;  // line, key
-  for (const auto& [k, line] : first_line) group_starts.emplace_back(line, k);
+  for (int k = 0; k < key; ++k) {
+    if (first_line[static_cast<size_t>(k)] != kNone) group_starts.emplace_back(first_line[static_cast<size_t>(k)], k);
+  }
+  std::vector<int>().swap(first_line);
   std::sort(group_starts.begin(), group_starts.end());
-  std::map<int, int> number;  // key -> group number in document order
-  for (const auto& [line, k] : group_starts) number.emplace(k, static_cast<int>(number.size()));
-  for (AnswerItem& item : out.items) item.group_key = number[item.group_key];
+  std::vector<int> number(static_cast<size_t>(key), 0);  // key -> group number in document order
+  for (size_t g = 0; g < group_starts.size(); ++g) number[static_cast<size_t>(group_starts[g].second)] = static_cast<int>(g);
+  for (AnswerItem& item : out.items) item.group_key = number[static_cast<size_t>(item.group_key)];
+  out.errors.reserve(errors.size());
+  out.error_dialects.reserve(errors.size());
+  out.error_groups.reserve(errors.size());
   for (KeyedError& e : errors) {
     out.errors.push_back(std::move(e.error));
     out.error_dialects.push_back(std::move(e.dialect));
-    out.error_groups.push_back(number[e.key]);
+    out.error_groups.push_back(number[static_cast<size_t>(e.key)]);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
   out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) - cml_dropped +
@@ -742,9 +774,9 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
                       {"errorCount", r.errors.size()}};
     doc["actions"] = core::Json::array();
     for (const auto& [item, why] : listed) {
-      core::Json a = sham_action_parser::ActionToJson(item->action);
+      core::Json a = sham_action_parser::ActionToJson(*item->action);
       a["dialect"] = item->dialect;
-      a["label"] = item->action.metadata.block_id;
+      a["label"] = item->action->metadata.block_id;
       a["groupPolicy"] = GroupPolicy(*item);
       if (!why.empty()) a["notRun"] = why;
       doc["actions"].push_back(std::move(a));
@@ -764,11 +796,11 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
     if (!listed.empty()) {
       out << "\nwould run:\n";
       for (const auto& [item, why] : listed) {
-        const std::string value = PrimaryParamValue(item->action.name, item->action.params);
-        out << "  " << item->action.metadata.block_id << " " << item->action.name << (value.empty() ? "" : " ")
+        const std::string value = PrimaryParamValue(item->action->name, item->action->params);
+        out << "  " << item->action->metadata.block_id << " " << item->action->name << (value.empty() ? "" : " ")
             << value << "\n";
         if (!why.empty()) out << "      " << why << "\n";
-        for (const std::string& w : item->action.warnings) out << "      warning: " << w << "\n";
+        for (const std::string& w : item->action->warnings) out << "      warning: " << w << "\n";
       }
     }
     if (!r.errors.empty()) {
@@ -855,14 +887,15 @@ namespace {
 
 // Runs the items of one batch, in order, under the run lock and a git
 // transaction (a real run with something to run): what Execute and
-// ExecuteActions share once the answer is read.
+// ExecuteActions share once the answer is read. `actions` holds what the
+// items point to.
 ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
-                         std::vector<AnswerItem> items, const core::ExecContext& ctx) {
+                         std::vector<AnswerItem> items, ActionStore actions, const core::ExecContext& ctx) {
   const Settings& settings = options.settings;
   std::vector<const core::Action*> runnable;
   runnable.reserve(items.size());
   for (const AnswerItem& item : items) {
-    if (!item.invalid) runnable.push_back(&item.action);
+    if (!item.invalid) runnable.push_back(item.action);
   }
   // A text report shows the head and tail of a batch of many thousands of
   // actions: only those results are kept, the middle is counted (a CML or
@@ -944,13 +977,13 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   int seq = 0;
   std::map<int, std::string> failed_group;  // fail_fast group key -> the task that failed ("task 3", "task-2.1")
   for (AnswerItem& item : items) {
-    core::Action& action = item.action;
     const int group = item.group_key;  // numbered in document order by ReadAnswer
     if (item.invalid) {
       // Reported with the parse errors; it stops the rest of its block.
       if (item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
       continue;
     }
+    core::Action& action = *item.action;
     ActionResult r;
     r.seq = ++seq;
     r.block_id = action.metadata.block_id;
@@ -1096,7 +1129,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   result.parse_error_dialects = std::move(parsed.error_dialects);
   result.parse_error_groups = std::move(parsed.error_groups);
   result.warnings = std::move(parsed.warnings);
-  return RunItems(options_, start, std::move(result), std::move(parsed.items), *ctx);
+  return RunItems(options_, start, std::move(result), std::move(parsed.items), std::move(parsed.actions), *ctx);
 }
 
 ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect) {
@@ -1108,18 +1141,20 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, options_.settings);
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
+  ActionStore store;
+  store.whole = std::move(actions);
   std::vector<AnswerItem> items;
-  items.reserve(actions.size());
-  for (core::Action& action : actions) {
+  items.reserve(store.whole.size());
+  for (core::Action& action : store.whole) {
     AnswerItem item;
     item.line = action.metadata.start_line;
-    item.action = std::move(action);
+    item.action = &action;
     item.dialect = std::string(dialect);
     item.group_key = static_cast<int>(items.size());
     items.push_back(std::move(item));
   }
   result.total_blocks = static_cast<int>(items.size());
-  return RunItems(options_, start, std::move(result), std::move(items), *ctx);
+  return RunItems(options_, start, std::move(result), std::move(items), std::move(store), *ctx);
 }
 
 }  // namespace clada

@@ -203,6 +203,10 @@ std::optional<std::string> FindFilename(const std::vector<std::string>& lines_be
 
 Blocks ReadBlocks(absl::string_view text) {
   Blocks out;
+  // A block starts with `<<<<<` and a shell block with a ``` fence: an
+  // answer with neither has none, and its lines are not tabled (48 bytes a
+  // line).
+  if (!absl::StrContains(text, "<<<<<") && !absl::StrContains(text, "```")) return out;
   const std::vector<Line> lines = SplitLines(text);
   const size_t n = lines.size();
   std::string current_path;

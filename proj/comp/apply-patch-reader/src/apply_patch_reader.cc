@@ -646,6 +646,9 @@ Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume) {
 
 std::vector<Patch> ReadAll(absl::string_view text) {
   std::vector<Patch> out;
+  // Every marker starts with `*`: an answer without one has no patch, and
+  // its lines are not tabled (40 bytes a line).
+  if (!absl::StrContains(text, '*')) return out;
   const std::vector<Line> lines = SplitText(text);
   bool in_fence = false;
   char fence_ch = 0;

@@ -166,10 +166,15 @@ size_t FindChar(absl::string_view text, char c, size_t from) {
 
 std::vector<Found> FindAll(absl::string_view text, const std::vector<LineRange>& skip_lines) {
   std::vector<Found> out;
+  // Every element starts with `<`: an answer without one (a million SHAM
+  // blocks, say) has none, and its lines are not tabled.
+  if (text.find('<') == absl::string_view::npos) return out;
   // Byte ranges of the skipped lines.
   std::vector<std::pair<size_t, size_t>> skip;
   if (!skip_lines.empty()) {
-    std::vector<size_t> starts = {0};
+    std::vector<size_t> starts;
+    starts.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    starts.push_back(0);
     for (size_t i = 0; i < text.size(); ++i) {
       if (text[i] == '\n') starts.push_back(i + 1);
     }

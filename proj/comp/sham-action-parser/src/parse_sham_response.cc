@@ -43,6 +43,7 @@ constexpr int kMaxHeaderScanLines = 1000;
 class LineIndex {
  public:
   explicit LineIndex(absl::string_view text) : text_(text) {
+    starts_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     starts_.push_back(0);
     for (size_t i = 0; i < text.size(); ++i) {
       if (text[i] == '\n') starts_.push_back(i + 1);
@@ -431,8 +432,9 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
 
   // Each syntax error goes to the block around its line (k), or stays
   // unattached.
-  std::vector<std::vector<const sham_parser::ParseError*>> block_errors(
-      order.size());
+  // By block (k): few blocks have syntax errors, so not one list per block.
+  absl::flat_hash_map<size_t, std::vector<const sham_parser::ParseError*>>
+      block_errors;
   std::vector<const sham_parser::ParseError*> unattached;
   for (const sham_parser::ParseError& e : parsed.errors) {
     const auto after = std::upper_bound(starts.begin(), starts.end(), e.line);
@@ -459,24 +461,32 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
     if (e.code == "too_many_errors") cap_line = e.line;
   }
 
-  // Blocks that share an ID.
-  absl::flat_hash_map<std::string, std::vector<int>> id_lines;
-  std::vector<std::string> ids_in_order;
-  for (size_t k = 0; k < order.size(); ++k) {
-    std::vector<int>& at = id_lines[blocks[order[k]].id];
-    if (at.empty()) ids_in_order.push_back(blocks[order[k]].id);
-    at.push_back(starts[k]);
-  }
-  for (const std::string& id : ids_in_order) {
-    const std::vector<int>& at = id_lines[id];
-    if (at.size() < 2) continue;
-    std::string where = absl::StrJoin(
-        at.begin(), at.begin() + std::min(at.size(), kMaxListedLines), ", ");
-    if (at.size() > kMaxListedLines)
-      absl::StrAppend(&where, " and ", at.size() - kMaxListedLines, " more");
-    result.warnings.push_back(absl::StrCat(
-        "Block ID '", id, "' is used by ", at.size(), " blocks (lines ", where,
-        "); give every block its own ID so results can be told apart"));
+  // Blocks that share an ID: counted first (views of the blocks' IDs, so a
+  // million blocks do not copy theirs), the lines listed for those only.
+  {
+    absl::flat_hash_map<absl::string_view, int> id_count;
+    id_count.reserve(order.size());
+    for (size_t k = 0; k < order.size(); ++k) ++id_count[blocks[order[k]].id];
+    absl::flat_hash_map<absl::string_view, std::vector<int>> id_lines;
+    std::vector<absl::string_view> ids_in_order;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const absl::string_view id = blocks[order[k]].id;
+      if (id_count[id] < 2) continue;
+      std::vector<int>& at = id_lines[id];
+      if (at.empty()) ids_in_order.push_back(id);
+      at.push_back(starts[k]);
+    }
+    for (const absl::string_view id : ids_in_order) {
+      const std::vector<int>& at = id_lines[id];
+      if (at.size() < 2) continue;
+      std::string where = absl::StrJoin(
+          at.begin(), at.begin() + std::min(at.size(), kMaxListedLines), ", ");
+      if (at.size() > kMaxListedLines)
+        absl::StrAppend(&where, " and ", at.size() - kMaxListedLines, " more");
+      result.warnings.push_back(absl::StrCat(
+          "Block ID '", id, "' is used by ", at.size(), " blocks (lines ", where,
+          "); give every block its own ID so results can be told apart"));
+    }
   }
 
   const ActionSchema& schema = LoadedSchema();
@@ -485,6 +495,12 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
   result.actions.reserve(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     sham_parser::Block& block = blocks[order[k]];
+    // Its values are released once it is read: a million blocks do not
+    // hold theirs beside their actions.
+    struct Release {
+      sham_parser::Block& b;
+      ~Release() { b = sham_parser::Block{}; }
+    } release{block};
     const std::optional<std::string> action_value =
         internal::ActionValue(block);
     const std::string block_id = block.id;  // the block may be moved below
@@ -497,7 +513,9 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
           block_id, action_value, std::move(type), std::move(message),
           starts[k], content, std::move(fix)});
     };
-    std::vector<const sham_parser::ParseError*> syntax = block_errors[k];
+    std::vector<const sham_parser::ParseError*> syntax;
+    if (auto it = block_errors.find(k); it != block_errors.end())
+      syntax = std::move(it->second);
     internal::BlockNotes* notes = nullptr;
     if (auto it = notes_at.find(starts[k]); it != notes_at.end()) {
       notes = it->second;

@@ -198,6 +198,13 @@ absl::string_view FileKindName(FileKind kind) {
 
 Diffs ReadDiffs(absl::string_view text) {
   Diffs out;
+  // A diff starts at a line beginning `diff --git ` or `--- `: an answer
+  // without one has none, and its lines are not tabled (a million-block
+  // answer's table would take 48 bytes a line).
+  if (!absl::StartsWith(text, "diff --git ") && !absl::StartsWith(text, "--- ") &&
+      !absl::StrContains(text, "\ndiff --git ") && !absl::StrContains(text, "\n--- ")) {
+    return out;
+  }
   const std::vector<Line> lines = SplitLines(text);
   const size_t n = lines.size();
   size_t i = 0;
