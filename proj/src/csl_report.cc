@@ -171,6 +171,7 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
 bool UsesCslReport(const ExecutionResult& result) {
   if (result.report_form == "csl") return true;
   if (result.report_form != "auto") return false;
+  if (result.left_out.count > 0) return false;  // only a clada report leaves results out
   bool any = false;
   for (const ActionResult& r : result.results) {
     if (r.dialect != "csl") return false;
