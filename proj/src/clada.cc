@@ -276,13 +276,16 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   csl_parser::CslParseResult csl;
   std::vector<csl_parser::LineRange> csl_skip;
   for (const cml_parser::LineRange& r : sham_lines) csl_skip.push_back({r.first, r.last});
-  if (!csl_parser::FindCsl(text, csl_delimiters, csl_skip).empty()) {
-    // A CML block that did not parse is not trusted to hide CSL: its span
-    // may run on over the rest of the answer.
+  const std::vector<csl_parser::SourceSpan> csl_found = csl_parser::FindCsl(text, csl_delimiters, csl_skip);
+  if (!csl_found.empty()) {
+    // Whichever starts first holds the other: a CML block (well-formed or
+    // not: a CSL example in CDATA missing its ]]> still never runs) hides
+    // the CSL markers in it, unless it starts inside a CSL operation (an
+    // XML or HTML file's text in a WRITE), which is then read whole.
+    LineSpans found;
+    for (const csl_parser::SourceSpan& sp : csl_found) found.Add(sp.first_line, sp.last_line);
     for (const cml_parser::CmlBlock& b : cml.blocks) {
-      const bool broken = std::any_of(b.errors.begin(), b.errors.end(),
-                                      [](const cml_parser::CmlError& e) { return e.code == "malformed_xml"; });
-      if (!broken) csl_skip.push_back({b.span.first_line, b.span.last_line});
+      if (!found.HoldsBelowStart(b.span.first_line)) csl_skip.push_back({b.span.first_line, b.span.last_line});
     }
     csl = csl_parser::ParseCsl(text, csl_delimiters, csl_skip);
     if (!csl.blocks.empty() && !cml.blocks.empty()) {

@@ -382,8 +382,16 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
   {
     std::vector<csl_parser::LineRange> csl_skip;
     for (const cml_parser::LineRange& r : skip) csl_skip.push_back({r.first, r.last});
-    if (!csl_parser::FindCsl(text, csl, csl_skip).empty()) {
-      for (const cml_parser::SourceSpan& sp : spans) csl_skip.push_back({sp.first_line, sp.last_line});
+    const std::vector<csl_parser::SourceSpan> found = csl_parser::FindCsl(text, csl, csl_skip);
+    if (!found.empty()) {
+      // As a run reads them: a CML block hides the CSL markers in it unless
+      // it starts inside a CSL operation (then it is that operation's text).
+      for (const cml_parser::SourceSpan& sp : spans) {
+        const bool in_operation = std::any_of(found.begin(), found.end(), [&](const csl_parser::SourceSpan& o) {
+          return sp.first_line > o.first_line && sp.first_line <= o.last_line;
+        });
+        if (!in_operation) csl_skip.push_back({sp.first_line, sp.last_line});
+      }
       csl_spans = csl_parser::FindCsl(text, csl, csl_skip);
     }
   }
