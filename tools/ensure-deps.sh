@@ -29,3 +29,14 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >&2
 fi
+
+# The MCP SDK client of //proj/comp/mcp:sdk_client_test, pinned by its
+# package-lock.json: npm ci into a cache keyed by the lock's hash, once.
+# npm comes with NodeSource's nodejs; Debian's nodejs needs its npm package.
+if ! command -v npm >/dev/null; then
+  echo "ensure-deps: installing npm" >&2
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq npm >&2
+fi
+proj/comp/mcp/test/client/install.sh >/dev/null || echo "ensure-deps: could not install the MCP SDK client; //proj/comp/mcp:sdk_client_test will try again" >&2

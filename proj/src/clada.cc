@@ -1124,6 +1124,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
+  ctx->on_output = options_.on_exec_output;
+  ctx->cancel = options_.cancel;
 
   ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
                                        {settings.csl_start, settings.csl_end});
@@ -1144,6 +1146,8 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, options_.settings);
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
+  ctx->on_output = options_.on_exec_output;
+  ctx->cancel = options_.cancel;
   ActionStore store;
   store.whole = std::move(actions);
   std::vector<AnswerItem> items;

@@ -13,6 +13,8 @@
 #define CLADA_PROJ_SRC_CLADA_H_
 
 #include <cstdint>
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -124,6 +126,11 @@ struct CladaOptions {
   // Canonical files no action may read or change (core::PathPolicy's
   // protected_files): `clada listen` puts its FILE and the report beside it.
   std::vector<std::string> protected_files;
+  // exec's live output and its cancellation (core::ExecContext::on_output
+  // and cancel), for `clada mcp`'s progress notifications and
+  // notifications/cancelled. Unset: none.
+  std::function<void(absl::string_view stream, absl::string_view text)> on_exec_output;
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Clada {

@@ -133,6 +133,13 @@ absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, con
   c.clada.settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
   c.clada.dry_run = options.dry_run;
   c.clada.full_outputs = true;
+  // exec's output as progress notifications; cancellation kills its process group.
+  c.clada.cancel = call.cancelled;
+  if (call.progress) {
+    c.clada.on_exec_output = [progress = call.progress](absl::string_view stream, absl::string_view text) {
+      progress(stream == "stderr" ? absl::StrCat("[stderr] ", text) : std::string(text));
+    };
+  }
   return c;
 }
 

@@ -11,10 +11,13 @@
 #ifndef CLADA_PROJ_COMP_CORE_SRC_ACTION_H_
 #define CLADA_PROJ_COMP_CORE_SRC_ACTION_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/path_policy.h"
@@ -90,6 +93,15 @@ struct ExecContext {
   // be read, `approvals_error` says why and no code runs.
   std::vector<ApprovedCode> approved_code;
   std::string approvals_error;
+  // exec: called with each piece of the program's output as it is read
+  // ("stdout" or "stderr", the bytes), on the thread that runs the action;
+  // `clada mcp` turns it into progress notifications. Optional.
+  std::function<void(absl::string_view stream, absl::string_view text)> on_output;
+  // exec: when it becomes true while the program runs, the program's
+  // process group is stopped as on timeout (SIGTERM, SIGKILL after the
+  // grace) and the action fails `cancelled: ...`; `clada mcp` sets it on
+  // notifications/cancelled. Null: never. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // What running one action produced. Executors never throw: every failure is

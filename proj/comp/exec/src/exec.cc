@@ -437,6 +437,14 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
       (s == internal::Stream::kStdout ? *echo_out : *echo_err).Append(chunk);
     };
   }
+  if (ctx.on_output) {
+    auto echo = std::move(spec.on_output);
+    spec.on_output = [echo, &ctx](internal::Stream s, absl::string_view chunk) {
+      if (echo) echo(s, chunk);
+      ctx.on_output(s == internal::Stream::kStdout ? "stdout" : "stderr", chunk);
+    };
+  }
+  spec.cancel = ctx.cancel;
   absl::StatusOr<internal::RunResult> run = internal::RunProcess(spec);
   if (echo_out) echo_out->Flush();
   if (echo_err) echo_err->Flush();
@@ -492,6 +500,10 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   } else if (r.interrupted_by != 0) {
     outcome = Fail(absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by), " while ",
                                 lang->binary, " was running; ", stopped, OutputTail(r)),
+                   std::move(data));
+  } else if (r.cancelled) {
+    outcome = Fail(absl::StrCat("cancelled: the client cancelled the call while ", lang->binary, " was running; ",
+                                stopped, OutputTail(r)),
                    std::move(data));
   } else if (r.timed_out) {
     const bool own_limit = limit_source == "its `timeout`";

@@ -1012,9 +1012,11 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   for (;;) {
     Clock::time_point now = Clock::now();
     if (!leader_done) {
-      if (!stopping && (now >= deadline || result.interrupted_by != 0)) {
+      const bool cancelled = spec.cancel != nullptr && spec.cancel->load();
+      if (!stopping && (now >= deadline || result.interrupted_by != 0 || cancelled)) {
         stopping = true;
-        result.timed_out = result.interrupted_by == 0;
+        result.cancelled = cancelled && result.interrupted_by == 0 && now < deadline;
+        result.timed_out = result.interrupted_by == 0 && !result.cancelled;
         command(kCommandTerm);
         kill_at = now + spec.kill_grace;
         if (const int sig = supervisor_stop()) abandon_supervisor(sig);
@@ -1039,6 +1041,7 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     if (!leader_done) wake = stopping ? (result.sent_sigkill ? wake : kill_at) : deadline;
     if (!leader_done && report_by) wake = std::min(wake, *report_by);
     if (drain_deadline) wake = std::min(wake, *drain_deadline);
+    if (spec.cancel != nullptr && !stopping && !leader_done) wake = std::min(wake, now + std::chrono::milliseconds(50));
     const int wait_ms = wake == Clock::time_point::max() ? -1 : MillisUntil(wake, now);
 
     struct pollfd fds[4];

@@ -14,6 +14,8 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -44,6 +46,9 @@ struct RunSpec {
   int64_t max_output_bytes = 10 * 1024 * 1024;  // per stream; < 0: no cap
   // Called with each chunk as it is read (optional).
   std::function<void(Stream, absl::string_view)> on_output;
+  // Checked every 50 ms while the program runs: once true, the program is
+  // stopped as on timeout, and RunResult::cancelled says so. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RunResult {
@@ -55,6 +60,7 @@ struct RunResult {
   int exit_code = 0;
   int term_signal = 0;  // the signal that ended the program, when !exited
   bool timed_out = false;
+  bool cancelled = false;  // stopped because spec.cancel became true
   // SIGINT, SIGTERM, SIGHUP or SIGQUIT that reached this thread while the
   // program ran (0: none); it was stopped like on timeout.
   int interrupted_by = 0;
