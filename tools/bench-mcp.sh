@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Benchmarks `clada mcp` through the official MCP SDK client against the
+# reference filesystem server (npm @modelcontextprotocol/server-filesystem,
+# pinned in proj/comp/mcp/test/client/package-lock.json) and a floor server
+# that answers without doing anything: start-up (spawn to initialize
+# answered), tools/call file_read of a 1 KB file, RSS. Prints the ratios.
+#
+#   tools/bench-mcp.sh [STARTS] [CALLS]      default 20 starts, 1000 calls
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bazel build //proj:clada >&2
+modules=$(proj/comp/mcp/test/client/install.sh --full)
+CLADA_BIN=$PWD/bazel-bin/proj/clada CLADA_MCP_NODE_MODULES=$modules \
+  node proj/comp/mcp/test/client/bench.mjs "${1:-20}" "${2:-1000}"
