@@ -56,15 +56,15 @@ struct ActionRecord {
   std::string action;  // schema name, e.g. "file_write"
   std::string target;  // what the action was about, e.g. a path
   bool success = false;
-  // The reason the answer gave for the action (a replacer block's
-  // EXPLANATION): written under the action in the commit's body. "" none.
-  std::string explanation;
   // Canonical absolute paths the action created, changed or removed; a
   // directory covers everything below it.
   std::vector<std::string> touched_paths;
   // The action may have changed any file (e.g. `exec`): every change in the
   // work tree is then attributed to the batch.
   bool touches_anything = false;
+  // The reason the answer gave for the action (a replacer block's
+  // EXPLANATION): written under the action in the commit's body. "" none.
+  std::string explanation;
 };
 
 // What Finish committed.
