@@ -585,19 +585,19 @@ class BlockReader {
     void Build(const pugi::xml_node& n) {
       if (name == "write") {
         CheckAttributes(n, {"path", "append"});
-        const std::string path = Attr(n, "path", true);
+        std::string path = Attr(n, "path", true);
         bool has_append = false;
         const std::string append = Attr(n, "append", false, &has_append);
         if (has_append && append != "true" && append != "false") {
           Error(absl::StrCat("append must be \"true\" or \"false\", got \"", append, "\""), "Write append=\"true\"");
         }
-        const std::string content = Content(n, "the content");
+        std::string content = Content(n, "the content");
         action.name = append == "true" ? "file_append" : "file_write";
-        action.params["path"] = path;
-        action.params["content"] = content;
+        action.params["path"] = std::move(path);
+        action.params["content"] = std::move(content);
       } else if (name == "edit") {
         CheckAttributes(n, {"path", "count"});
-        const std::string path = Attr(n, "path", true);
+        std::string path = Attr(n, "path", true);
         bool has_count = false;
         const std::string count_text = Attr(n, "count", false, &has_count);
         int64_t count = 1;
@@ -648,16 +648,16 @@ class BlockReader {
         }
         if (range) {
           action.name = "file_replace_text_range";
-          action.params["path"] = path;
-          action.params["old_text_start"] = start.value_or("");
-          action.params["old_text_end"] = end.value_or("");
-          action.params["new_text"] = replace.value_or("");
+          action.params["path"] = std::move(path);
+          action.params["old_text_start"] = start ? std::move(*start) : std::string();
+          action.params["old_text_end"] = end ? std::move(*end) : std::string();
+          action.params["new_text"] = replace ? std::move(*replace) : std::string();
           action.params["count"] = count;
         } else {
           action.name = "file_replace_all_text";
-          action.params["path"] = path;
-          action.params["old_text"] = search.value_or("");
-          action.params["new_text"] = replace.value_or("");
+          action.params["path"] = std::move(path);
+          action.params["old_text"] = search ? std::move(*search) : std::string();
+          action.params["new_text"] = replace ? std::move(*replace) : std::string();
           action.params["count"] = count;
         }
       } else if (name == "move") {
@@ -679,12 +679,12 @@ class BlockReader {
         bool has_dir = false;
         const std::string dir = Attr(n, "dir", false, &has_dir);
         if (has_dir && dir.empty()) Error("attribute 'dir' is empty", "Give dir a directory, or leave it out");
-        const std::string code = Content(n, "the command");
+        std::string code = Content(n, "the command");
         if (absl::StripAsciiWhitespace(code).empty()) {
           Error("the command is empty", "Put the command between <run> and </run>");
         }
         action.name = "exec";
-        action.params["code"] = code;
+        action.params["code"] = std::move(code);
         action.params["lang"] = "bash";
         if (has_dir) action.params["cwd"] = dir;
       }
