@@ -4,7 +4,7 @@
 #   2. bazel test --config=asan --build_tests_only //...
 #                                            (again under ASan + UBSan, clang-14;
 #                                             the benchmarks are built in stage 1 only)
-#   3. tools/fuzz.sh                         (each libFuzzer target for $FUZZ_SECONDS, default 30)
+#   3. tools/fuzz.sh                         (each libFuzzer target for $FUZZ_SECONDS, default 20)
 # Ends with one line `N passed, M failed`, counted from Bazel's test
 # summaries (a fuzz target that finds a crash counts as one failed test).
 # `tools/test.sh --quick` runs stage 1 only.
@@ -28,7 +28,7 @@ run_stage() {
 run_stage bazel test //... "$@"
 if [[ $quick -eq 0 ]]; then
   run_stage bazel test --config=asan --build_tests_only //... "$@"
-  run_stage tools/fuzz.sh "${FUZZ_SECONDS:-30}"
+  run_stage tools/fuzz.sh "${FUZZ_SECONDS:-20}"
 fi
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
