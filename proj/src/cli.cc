@@ -499,9 +499,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
   if (inv.json) {
     out << ExecutionResultToJson(result).dump(2) << "\n";
   } else {
-    out << (UsesCslReport(result)   ? FormatCslReport(result)
-            : UsesCmlReport(result) ? FormatCmlReport(result)
-                                    : FormatReport(result, settings.report_budget_bytes));
+    out << FormatTextReport(result, settings.report_budget_bytes);
   }
   out.flush();
   err << "clada: " << FormatSummaryLine(result) << "\n";

@@ -106,21 +106,7 @@ int TaskIndex(absl::string_view label, int fallback) {
 
 }  // namespace
 
-bool UsesCmlReport(const ExecutionResult& result) {
-  if (result.report_form == "cml") return true;
-  if (result.report_form != "auto") return false;
-  if (result.left_out.count > 0) return false;  // only a clada report leaves results out
-  bool any = false;
-  for (const ActionResult& r : result.results) {
-    if (r.dialect != "cml") return false;
-    any = true;
-  }
-  for (size_t i = 0; i < result.parse_errors.size(); ++i) {
-    if (i >= result.parse_error_dialects.size() || result.parse_error_dialects[i] != "cml") return false;
-    any = true;
-  }
-  return any;
-}
+bool UsesCmlReport(const ExecutionResult& result) { return UsesDialectReport(result, "cml"); }
 
 namespace {
 

@@ -168,21 +168,7 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
 
 }  // namespace
 
-bool UsesCslReport(const ExecutionResult& result) {
-  if (result.report_form == "csl") return true;
-  if (result.report_form != "auto") return false;
-  if (result.left_out.count > 0) return false;  // only a clada report leaves results out
-  bool any = false;
-  for (const ActionResult& r : result.results) {
-    if (r.dialect != "csl") return false;
-    any = true;
-  }
-  for (size_t i = 0; i < result.parse_errors.size(); ++i) {
-    if (i >= result.parse_error_dialects.size() || result.parse_error_dialects[i] != "csl") return false;
-    any = true;
-  }
-  return any;
-}
+bool UsesCslReport(const ExecutionResult& result) { return UsesDialectReport(result, "csl"); }
 
 std::string FormatCslResults(const ExecutionResult& result) {
   std::string results, outputs;

@@ -25,8 +25,6 @@
 #include "proj/comp/mcp/src/stdio_transport.h"
 #include "proj/src/clada.h"
 #include "proj/src/cli.h"
-#include "proj/src/cml_report.h"
-#include "proj/src/csl_report.h"
 #include "proj/src/report.h"
 
 namespace clada {
@@ -274,9 +272,7 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
     std::string text = args["text"].get<std::string>();
     if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
     ExecutionResult result = Clada(c->clada).Execute(text);
-    const std::string report = UsesCslReport(result)   ? FormatCslReport(result)
-                               : UsesCmlReport(result) ? FormatCmlReport(result)
-                                                       : FormatReport(result, options.settings.report_budget_bytes);
+    const std::string report = FormatTextReport(result, options.settings.report_budget_bytes);
     mcp::ToolResult out = mcp::ToolResult::Text(report, !result.success);
     out.structured_content = ExecutionResultToJson(result);
     return out;

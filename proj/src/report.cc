@@ -11,6 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "proj/src/cml_report.h"
+#include "proj/src/csl_report.h"
 
 namespace clada {
 namespace {
@@ -884,6 +886,28 @@ void ResultKeeper::MoveInto(ExecutionResult& result) && {
   for (Kept& k : tail_) result.results.push_back(std::move(k.result));
   tail_.clear();
   if (left_out_.count > 0) result.left_out = std::move(left_out_);
+}
+
+bool UsesDialectReport(const ExecutionResult& result, absl::string_view form) {
+  if (result.report_form == form) return true;
+  if (result.report_form != "auto") return false;
+  if (result.left_out.count > 0) return false;  // only a clada report leaves results out
+  bool any = false;
+  for (const ActionResult& r : result.results) {
+    if (r.dialect != form) return false;
+    any = true;
+  }
+  for (size_t i = 0; i < result.parse_errors.size(); ++i) {
+    if (i >= result.parse_error_dialects.size() || result.parse_error_dialects[i] != form) return false;
+    any = true;
+  }
+  return any;
+}
+
+std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes) {
+  if (UsesCslReport(result)) return FormatCslReport(result);
+  if (UsesCmlReport(result)) return FormatCmlReport(result);
+  return FormatReport(result, budget_bytes);
 }
 
 }  // namespace clada

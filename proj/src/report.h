@@ -37,6 +37,16 @@ inline constexpr char kEndMarker[] = "=== END ===";
 // terminal raw.
 std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes);
 
+// Whether the text report of `result` takes the seeds' form `form` ("cml",
+// "csl"): the report setting names it, or it is "auto", no result was left
+// out, and every action and parse error came from that dialect (at least
+// one).
+bool UsesDialectReport(const ExecutionResult& result, absl::string_view form);
+
+// The text report `clada run` prints: the CSL or CML form when
+// UsesDialectReport says so, else FormatReport(result, budget_bytes).
+std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes);
+
 // How much of the actions' outputs a batch keeps in memory, spent action
 // by action as each finishes (Clada::Execute calls Fit on every result).
 // Each action gets what is left divided by the actions that may still
