@@ -276,6 +276,22 @@ bool OnOtherBlock(int line, const std::vector<cml_parser::LineRange>& sham,
   return false;
 }
 
+// Appends the block of lines first..last (1-based, clamped to the text)
+// named `id`, keyed by its text.
+void AddBlock(absl::string_view id, const std::vector<Line>& lines, int first, int last, bool closed,
+              std::vector<ScannedBlock>& out) {
+  if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
+  last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
+  ScannedBlock b;
+  b.id = std::string(id);
+  for (int j = first; j <= last; ++j) absl::StrAppend(&b.text, lines[j - 1].full);
+  b.key = BlockKey(b.id, b.text);
+  b.start_line = first;
+  b.end_line = last;
+  b.closed = closed;
+  out.push_back(std::move(b));
+}
+
 // Aider's SEARCH/REPLACE blocks, as a run reads them (aider_reader): not
 // in results sections, not starting on a SHAM block's lines (`sham`) nor
 // inside a CML block. A block's lines run from the line naming its path
@@ -291,18 +307,7 @@ std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const Scan
   const std::vector<Line> lines = SplitLines(text);
   const std::string read = BlankResults(lines, scan, text.size());
   auto on_other_block = [&](int line) { return OnOtherBlock(line, sham, cml); };
-  auto add = [&](int first, int last, bool closed) {
-    if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
-    last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
-    ScannedBlock b;
-    b.id = "sr";
-    for (int j = first; j <= last; ++j) absl::StrAppend(&b.text, lines[j - 1].full);
-    b.key = BlockKey(b.id, b.text);
-    b.start_line = first;
-    b.end_line = last;
-    b.closed = closed;
-    out.push_back(std::move(b));
-  };
+  auto add = [&](int first, int last, bool closed) { AddBlock("sr", lines, first, last, closed, out); };
   const aider_reader::Blocks blocks = aider_reader::ReadBlocks(read);
   for (const aider_reader::Edit& e : blocks.edits) {
     if (on_other_block(e.span.first_line)) continue;
@@ -327,18 +332,7 @@ std::vector<ScannedBlock> ReplacerBlocks(absl::string_view text, const ScanResul
   if (text.find("<<<") == absl::string_view::npos) return out;
   const std::vector<Line> lines = SplitLines(text);
   const std::string read = BlankResults(lines, scan, text.size());
-  auto add = [&](int first, int last, bool closed) {
-    if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
-    last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
-    ScannedBlock b;
-    b.id = "rep";
-    for (int j = first; j <= last; ++j) absl::StrAppend(&b.text, lines[j - 1].full);
-    b.key = BlockKey(b.id, b.text);
-    b.start_line = first;
-    b.end_line = last;
-    b.closed = closed;
-    out.push_back(std::move(b));
-  };
+  auto add = [&](int first, int last, bool closed) { AddBlock("rep", lines, first, last, closed, out); };
   const replacer_reader::Blocks blocks = replacer_reader::ReadBlocks(read);
   for (const replacer_reader::Edit& e : blocks.edits) {
     if (!OnOtherBlock(e.span.first_line, sham, cml)) add(e.span.first_line, e.span.last_line, true);
