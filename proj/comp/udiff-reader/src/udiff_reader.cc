@@ -222,7 +222,8 @@ Diffs ReadDiffs(absl::string_view text) {
       absl::string_view rest = lines[i].head.substr(11);
       // `a/x b/x`: names with blanks are split where both halves are equal.
       const size_t mid = rest.size() / 2;
-      if (rest.size() % 2 == 1 && rest[mid] == ' ' && rest.substr(2, mid - 2) == rest.substr(mid + 3)) {
+      if (rest.size() >= 5 && rest.size() % 2 == 1 && rest[mid] == ' ' &&
+          rest.substr(2, mid - 2) == rest.substr(mid + 3)) {
         git_old = std::string(rest.substr(0, mid));
         git_new = std::string(rest.substr(mid + 1));
       } else if (size_t b = rest.rfind(" b/"); b != absl::string_view::npos) {
