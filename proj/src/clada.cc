@@ -10,6 +10,9 @@
 #include <deque>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -154,18 +157,32 @@ struct ActionStore {
 
 // One thing the answer asks for, in document order: an action to run, or a
 // CML task that could not be read (it fails its group where it stands).
+// Small (40 bytes): an answer of a million blocks holds a million of them.
 struct AnswerItem {
   core::Action* action = nullptr;  // in the answer's ActionStore; null when invalid
-  std::string dialect;
+  // A reader's name: a string literal, or DialectName's for another.
+  absl::string_view dialect;
   int group_key = 0;       // the same for every item of one group
+  int task_number = 0;     // CML
+  int line = 0;
   bool fail_fast = false;  // a CML <tasks> block, a CSL TASKS block
   bool atomic = false;     // a CSL TASKS block: any invalid operation and none runs
-  int task_number = 0;     // CML
   bool invalid = false;
-  // Not run, and why (an operation of a CSL TASKS block that has an invalid one).
-  std::string skip_reason;
-  int line = 0;
+  // Not run, and why (an operation of a CSL TASKS block that has an invalid
+  // one): shared by the operations of that block.
+  std::shared_ptr<const std::string> skip_reason;
 };
+
+// `name` as a view that lives as long as the program: the readers' names
+// are literals; another (ExecuteActions' caller's) is kept once.
+absl::string_view DialectName(absl::string_view name) {
+  static auto* const kKept = new std::set<std::string, std::less<>>();
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = kKept->find(name);
+  if (it == kKept->end()) it = kKept->emplace(name).first;
+  return *it;
+}
 
 // The policy of an item's group, as --json names it.
 const char* GroupPolicy(const AnswerItem& item) {
@@ -181,6 +198,7 @@ struct ReadAnswerResult {
   ActionStore actions;
   std::vector<AnswerItem> items;
   std::vector<sham_action_parser::ActionParseError> errors;
+  LeftOutSkipped left_out;
   std::vector<std::string> error_dialects;
   std::vector<int> error_groups;
   std::vector<std::string> warnings;
@@ -259,11 +277,15 @@ sham_action_parser::ActionParseError ReaderError(std::string block_id, std::stri
 // is content of that block, not a block. CSL likewise: its markers are not
 // read on a SHAM block's lines or inside a well-formed CML block, and a SHAM
 // block or CML element inside a CSL operation is content of it.
-ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_parser::Delimiters& csl_delimiters) {
+ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_parser::Delimiters& csl_delimiters,
+                            const sham_action_parser::ErrorKeeping& keeping = {}) {
   ReadAnswerResult out;
-  sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input);
+  sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input, keeping);
   std::vector<cml_parser::LineRange> sham_lines;
-  sham_lines.reserve(sham.actions.size() + sham.errors.size());
+  sham_lines.reserve(sham.actions.size() + sham.errors.size() + sham.left_out.size());
+  for (const sham_action_parser::LeftOutBlock& b : sham.left_out) {
+    sham_lines.push_back({b.start_line, std::max(b.start_line, b.last_line)});
+  }
   for (const core::Action& a : sham.actions) {
     sham_lines.push_back({a.metadata.start_line, std::max(a.metadata.start_line, a.metadata.end_line)});
   }
@@ -367,6 +389,18 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     errors.push_back({std::move(e), "sham", key++});
   }
+  // Counted refused blocks go where their errors would have.
+  auto drop_left_out = [&sham](const auto& inside) {
+    size_t before = sham.left_out.size();
+    sham.left_out.erase(std::remove_if(sham.left_out.begin(), sham.left_out.end(),
+                                       [&](const sham_action_parser::LeftOutBlock& b) { return inside(b.start_line); }),
+                        sham.left_out.end());
+    return static_cast<int>(before - sham.left_out.size());
+  };
+  if (!sham.left_out.empty()) {
+    drop_left_out([&](int line) { return (!cml.blocks.empty() && inside_cml(line)) || inside_csl(line); });
+    dropped += drop_left_out(inside_rep);
+  }
   int cml_dropped = 0;
   for (cml_parser::CmlBlock& b : cml.blocks) {
     if (inside_rep(b.span.first_line)) {
@@ -408,12 +442,13 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       continue;
     }
     const int group = key++;
-    std::string skip_reason;
+    std::shared_ptr<const std::string> skip_reason;
     if (b.is_tasks && !b.errors.empty()) {
       const csl_parser::CslError& first = b.errors.front();
-      skip_reason = absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors.size(),
-                                 b.errors.size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
-                                 first.line, ": ", first.code, "), and a TASKS block runs all or nothing");
+      skip_reason = std::make_shared<const std::string>(
+          absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors.size(),
+                       b.errors.size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
+                       first.line, ": ", first.code, "), and a TASKS block runs all or nothing"));
     }
     for (csl_parser::Operation& op : b.operations) {
       AnswerItem item;
@@ -632,6 +667,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
                                          inside_sr(e.error.block_start_line);
                                 }),
                  errors.end());
+    if (!sham.left_out.empty()) drop_left_out(inside_sr);
     // A replacer block inside a SEARCH/REPLACE block is its content too.
     const size_t items_before = out.items.size(), errors_before = errors.size();
     out.items.erase(std::remove_if(out.items.begin(), out.items.end(),
@@ -683,6 +719,21 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     out.errors.push_back(std::move(e.error));
     out.error_dialects.push_back(std::move(e.dialect));
     out.error_groups.push_back(number[static_cast<size_t>(e.key)]);
+  }
+  if (!sham.left_out.empty()) {
+    const int first = sham.left_out.front().start_line;
+    out.left_out.after = static_cast<size_t>(
+        std::partition_point(out.errors.begin(), out.errors.end(),
+                             [first](const sham_action_parser::ActionParseError& e) {
+                               return e.block_start_line < first;
+                             }) -
+        out.errors.begin());
+    out.left_out.blocks = static_cast<int>(sham.left_out.size());
+    for (const sham_action_parser::LeftOutBlock& b : sham.left_out) {
+      out.left_out.section_lines += b.entry_lines;
+      out.left_out.section_bytes += b.entry_bytes;
+    }
+    std::vector<sham_action_parser::LeftOutBlock>().swap(sham.left_out);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
   out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) - cml_dropped +
@@ -763,7 +814,7 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       continue;
     }
     auto it = item.fail_fast ? invalid_in_group.find(item.group_key) : invalid_in_group.end();
-    std::string why = !item.skip_reason.empty()       ? item.skip_reason
+    std::string why = item.skip_reason != nullptr     ? *item.skip_reason
                       : it == invalid_in_group.end() ? ""
                                                      : absl::StrCat("not run: task ", it->second,
                                                                     " is invalid and its <tasks> block stops there");
@@ -905,7 +956,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   // CSL report, which shows every task, keeps them all).
   bool seeds_report = settings.report == "cml" || settings.report == "csl";
   if (settings.report == "auto" && !items.empty()) {
-    const std::string& first = items.front().dialect;
+    const absl::string_view first = items.front().dialect;
     seeds_report = (first == "cml" || first == "csl") &&
                    std::all_of(items.begin(), items.end(), [&first](const AnswerItem& i) { return i.dialect == first; });
   }
@@ -995,12 +1046,12 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.end_line = action.metadata.end_line;
     r.warnings = std::move(action.warnings);
     r.explanation = action.metadata.explanation;
-    r.dialect = item.dialect;
+    r.dialect = std::string(item.dialect);
     r.group = group;
     r.group_policy = GroupPolicy(item);
-    if (!item.skip_reason.empty()) {
+    if (item.skip_reason != nullptr) {
       r.params = std::move(action.params);
-      r.error = item.skip_reason;
+      r.error = *item.skip_reason;
       r.data = core::Json{{"not_run", true}};
       keep_params(r);
       kept.Add(std::move(r));
@@ -1097,7 +1148,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   }
 
   std::move(kept).MoveInto(result);
-  bool all_ok = result.parse_errors.empty() && !result.fatal_error.has_value() &&
+  bool all_ok = result.parse_errors.empty() && result.left_out_skipped.blocks == 0 && !result.fatal_error.has_value() &&
                 result.left_out.succeeded == result.left_out.count;
   for (const ActionResult& r : result.results) all_ok = all_ok && r.success;
   result.success = all_ok;
@@ -1127,10 +1178,21 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   ctx->on_output = options_.on_exec_output;
   ctx->cancel = options_.cancel;
 
+  // A text report in clada's form shows the first and last refused
+  // blocks of an answer of many thousands: only theirs are kept whole (a
+  // CML or CSL report, --json and the listener keep every error).
+  sham_action_parser::ErrorKeeping keeping;
+  if (!options_.full_outputs && (settings.report == "auto" || settings.report == "clada")) {
+    keeping.keep_blocks = SkippedBlocksKept(settings.report_budget_bytes);
+    keeping.measure = [&settings](const std::vector<sham_action_parser::ActionParseError>& errors) {
+      return SkippedEntrySize(errors, settings.error_detail);
+    };
+  }
   ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
-                                       {settings.csl_start, settings.csl_end});
+                                       {settings.csl_start, settings.csl_end}, keeping);
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
+  result.left_out_skipped = parsed.left_out;
   result.parse_error_dialects = std::move(parsed.error_dialects);
   result.parse_error_groups = std::move(parsed.error_groups);
   result.warnings = std::move(parsed.warnings);
@@ -1156,7 +1218,7 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
     AnswerItem item;
     item.line = action.metadata.start_line;
     item.action = &action;
-    item.dialect = std::string(dialect);
+    item.dialect = DialectName(dialect);
     item.group_key = static_cast<int>(items.size());
     items.push_back(std::move(item));
   }

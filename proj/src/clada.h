@@ -84,6 +84,16 @@ struct LeftOutResults {
   std::vector<std::string> output_ids;
 };
 
+// The refused blocks of an answer of many thousands that a text report
+// cannot show (sham_action_parser::ErrorKeeping): counted, not kept.
+struct LeftOutSkipped {
+  size_t after = 0;  // they come after parse_errors[after - 1], before parse_errors[after]
+  int blocks = 0;
+  // What their entries would take in the results section, escaped.
+  int64_t section_lines = 0;
+  int64_t section_bytes = 0;
+};
+
 struct ExecutionResult {
   bool success = false;  // every block valid and every action succeeded
   int total_blocks = 0;
@@ -94,6 +104,9 @@ struct ExecutionResult {
   // CladaOptions::full_outputs false, leaves any out).
   LeftOutResults left_out;
   std::vector<sham_action_parser::ActionParseError> parse_errors;
+  // The refused blocks counted but not kept (only a text report's Execute,
+  // with CladaOptions::full_outputs false, leaves any out).
+  LeftOutSkipped left_out_skipped;
   // The reader of each parse error ("sham", "cml"), aligned with parse_errors.
   std::vector<std::string> parse_error_dialects;
   // The group of each parse error (ActionResult::group), aligned likewise.

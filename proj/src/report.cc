@@ -378,19 +378,23 @@ struct SkippedBlock {
   int start_line = 0;
   std::string action;
   std::vector<const sham_action_parser::ActionParseError*> errors;
+  size_t first_error = 0;  // the index of errors[0] in its list
 };
 
 // Parse errors grouped per block (by position, since ids may repeat).
-std::vector<SkippedBlock> GroupSkipped(const ExecutionResult& result) {
+std::vector<SkippedBlock> GroupSkipped(const std::vector<sham_action_parser::ActionParseError>& errors) {
   std::vector<SkippedBlock> blocks;
-  for (const auto& e : result.parse_errors) {
+  for (size_t i = 0; i < errors.size(); ++i) {
+    const auto& e = errors[i];
     if (blocks.empty() || blocks.back().block_id != e.block_id || blocks.back().start_line != e.block_start_line) {
-      blocks.push_back(SkippedBlock{e.block_id, e.block_start_line, e.action.value_or(""), {}});
+      blocks.push_back(SkippedBlock{e.block_id, e.block_start_line, e.action.value_or(""), {}, i});
     }
     blocks.back().errors.push_back(&e);
   }
   return blocks;
 }
+
+std::vector<SkippedBlock> GroupSkipped(const ExecutionResult& result) { return GroupSkipped(result.parse_errors); }
 
 std::string ShortId(const std::optional<std::string>& id) { return id ? id->substr(0, 7) : ""; }
 
@@ -533,7 +537,9 @@ std::string EscapeControlCharacters(absl::string_view text) {
   return out;
 }
 
-int CountSkippedBlocks(const ExecutionResult& result) { return static_cast<int>(GroupSkipped(result).size()); }
+int CountSkippedBlocks(const ExecutionResult& result) {
+  return static_cast<int>(GroupSkipped(result).size()) + result.left_out_skipped.blocks;
+}
 
 namespace {
 
@@ -670,6 +676,35 @@ int64_t ResultsKeepBytes(int64_t budget_bytes) {
   return budget_bytes > 0 ? std::max<int64_t>(budget_bytes / 2, 64 * 1024) : 0;
 }
 
+// A refused block's entry in the results section (not yet escaped).
+std::string SkippedEntry(const SkippedBlock& b, const std::string& error_detail) {
+  std::string out;
+  std::string head = absl::StrCat(b.block_id.empty() ? "?" : b.block_id, " ❌ ", b.action.empty() ? "block" : b.action,
+                                  " (skipped, block at line ", b.start_line, ") - ");
+  for (size_t i = 0; i < b.errors.size(); ++i) {
+    std::string msg = absl::StrCat(b.errors[i]->error_type, " error: ", b.errors[i]->message);
+    if (!b.errors[i]->fix.empty()) absl::StrAppend(&msg, "\nfix: ", b.errors[i]->fix);
+    msg = ErrorAsDetailed(msg, error_detail);
+    if (error_detail == "debug" && !b.errors[i]->block_content.empty()) {
+      absl::StrAppend(&msg, "\ndebug: the block as read:");
+      int shown = 0;
+      for (absl::string_view line : absl::StrSplit(b.errors[i]->block_content, '\n')) {
+        if (++shown > kDebugBlockLines) {
+          absl::StrAppend(&msg, "\n| ...");
+          break;
+        }
+        absl::StrAppend(&msg, "\n| ", line);
+      }
+    }
+    if (i == 0) {
+      AppendMultiline(out, head, msg);
+    } else {
+      AppendMultiline(out, "    ", msg);
+    }
+  }
+  return out;
+}
+
 void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
   sink.Add(absl::StrCat(kResultsMarker, "\n"));
   if (result.fatal_error) sink.Add(Multiline("FATAL: ", *result.fatal_error));
@@ -679,35 +714,17 @@ void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
     if (i == left_out.after && left_out.count > 0) sink.Skip(left_out.section_lines, left_out.section_bytes);
     if (i < result.results.size()) sink.Add(ResultEntry(result.results[i], result.error_detail));
   }
+  const LeftOutSkipped& skipped_out = result.left_out_skipped;
+  bool skipped_out_done = skipped_out.blocks == 0;
   for (const SkippedBlock& b : GroupSkipped(result)) {
-    std::string out;
-    std::string head = absl::StrCat(b.block_id.empty() ? "?" : b.block_id, " ❌ ",
-                                    b.action.empty() ? "block" : b.action, " (skipped, block at line ",
-                                    b.start_line, ") - ");
-    for (size_t i = 0; i < b.errors.size(); ++i) {
-      std::string msg = absl::StrCat(b.errors[i]->error_type, " error: ", b.errors[i]->message);
-      if (!b.errors[i]->fix.empty()) absl::StrAppend(&msg, "\nfix: ", b.errors[i]->fix);
-      msg = ErrorAsDetailed(msg, result.error_detail);
-      if (result.error_detail == "debug" && !b.errors[i]->block_content.empty()) {
-        absl::StrAppend(&msg, "\ndebug: the block as read:");
-        int shown = 0;
-        for (absl::string_view line : absl::StrSplit(b.errors[i]->block_content, '\n')) {
-          if (++shown > kDebugBlockLines) {
-            absl::StrAppend(&msg, "\n| ...");
-            break;
-          }
-          absl::StrAppend(&msg, "\n| ", line);
-        }
-      }
-      if (i == 0) {
-        AppendMultiline(out, head, msg);
-      } else {
-        AppendMultiline(out, "    ", msg);
-      }
+    if (!skipped_out_done && b.first_error >= skipped_out.after) {
+      sink.Skip(skipped_out.section_lines, skipped_out.section_bytes);
+      skipped_out_done = true;
     }
-    sink.Add(out);
+    sink.Add(SkippedEntry(b, result.error_detail));
   }
-  if (result.results.empty() && result.parse_errors.empty() && !result.fatal_error) {
+  if (!skipped_out_done) sink.Skip(skipped_out.section_lines, skipped_out.section_bytes);
+  if (result.results.empty() && result.parse_errors.empty() && skipped_out.blocks == 0 && !result.fatal_error) {
     sink.Add("No action blocks found.\n");
   }
   for (const std::string& w : result.warnings) sink.Add(absl::StrCat("warning: ", w, "\n"));
@@ -814,6 +831,10 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
                            {"count", result.left_out.count},
                            {"succeeded", result.left_out.succeeded}};
   }
+  if (result.left_out_skipped.blocks > 0) {
+    j["leftOutSkippedBlocks"] = {{"after", result.left_out_skipped.after}, {"count", result.left_out_skipped.blocks}};
+  }
+
   core::Json errors = core::Json::array();
   for (size_t i = 0; i < result.parse_errors.size(); ++i) {
     core::Json e = sham_action_parser::ActionParseErrorToJson(result.parse_errors[i]);
@@ -842,6 +863,26 @@ std::string FormatSummaryLine(const ExecutionResult& result) {
   if (result.dry_run) line = absl::StrCat("dry run: ", ok, " would run, ", CountSkippedBlocks(result), " skipped");
   if (result.fatal_error) absl::StrAppend(&line, "; fatal: ", *result.fatal_error);
   return line;
+}
+
+size_t SkippedBlocksKept(int64_t budget_bytes) {
+  // Every refused block's entry is longer than this ("? ❌ block (skipped,
+  // block at line N) - syntax error: ..."), so this many fill the head and
+  // the tail a capped results section keeps.
+  constexpr int64_t kShortestEntryBytes = 32;
+  const int64_t keep = ResultsKeepBytes(budget_bytes);
+  return keep > 0 ? static_cast<size_t>(keep / kShortestEntryBytes + 1) : 0;
+}
+
+std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parser::ActionParseError>& errors,
+                                             const std::string& error_detail) {
+  int64_t lines = 0, bytes = 0;
+  for (const SkippedBlock& b : GroupSkipped(errors)) {
+    const std::string entry = EscapeControlCharacters(SkippedEntry(b, error_detail));
+    lines += std::count(entry.begin(), entry.end(), '\n');
+    bytes += static_cast<int64_t>(entry.size());
+  }
+  return {lines, bytes};
 }
 
 ResultKeeper::ResultKeeper(int64_t budget_bytes)
@@ -891,7 +932,8 @@ void ResultKeeper::MoveInto(ExecutionResult& result) && {
 bool UsesDialectReport(const ExecutionResult& result, absl::string_view form) {
   if (result.report_form == form) return true;
   if (result.report_form != "auto") return false;
-  if (result.left_out.count > 0) return false;  // only a clada report leaves results out
+  // Only a clada report leaves results out.
+  if (result.left_out.count > 0 || result.left_out_skipped.blocks > 0) return false;
   bool any = false;
   for (const ActionResult& r : result.results) {
     if (r.dialect != form) return false;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -91,6 +92,17 @@ class OutputBudget {
 // every result would give, except that a middle action's output is always
 // named as left out (with every result kept, a small one could still fill
 // a gap). budget_bytes 0: keeps every result.
+// How many refused blocks keep their errors whole at each end of an
+// answer (sham_action_parser::ErrorKeeping::keep_blocks) for a text report
+// of `budget_bytes`: enough to fill the head and the tail of the results
+// section FormatReport keeps, so the report is the one every error gives.
+size_t SkippedBlocksKept(int64_t budget_bytes);
+
+// The lines and bytes a refused block's errors take in the results section
+// (escaped), for LeftOutSkipped.
+std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parser::ActionParseError>& errors,
+                                             const std::string& error_detail);
+
 class ResultKeeper {
  public:
   explicit ResultKeeper(int64_t budget_bytes);

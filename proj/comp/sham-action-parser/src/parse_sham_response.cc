@@ -2,6 +2,8 @@
 // block it belongs to (by position, since IDs may repeat), and validates
 // every block that parsed cleanly on its own.
 #include <algorithm>
+#include <deque>
+#include <tuple>
 #include <iterator>
 #include <numeric>
 #include <optional>
@@ -386,8 +388,61 @@ std::string SyntaxFix(const sham_parser::ParseError& e,
 
 }  // namespace
 
-ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_bytes) {
+namespace {
+
+// Takes each refused block's errors as the blocks are read, in order, and
+// keeps the first and the last ErrorKeeping::keep_blocks blocks' whole;
+// those between are measured and counted (LeftOutBlock).
+class ErrorKeeper {
+ public:
+  explicit ErrorKeeper(const ErrorKeeping& keeping) : keeping_(keeping) {}
+
+  // One block's errors (all of them, at once).
+  void AddBlock(std::vector<ActionParseError> errors, int last_line) {
+    if (errors.empty()) return;
+    if (keeping_.keep_blocks == 0 || head_blocks_ < keeping_.keep_blocks) {
+      ++head_blocks_;
+      for (ActionParseError& e : errors) head_.push_back(std::move(e));
+      return;
+    }
+    tail_.push_back({std::move(errors), last_line});
+    if (tail_.size() > keeping_.keep_blocks) {
+      Pending& first = tail_.front();
+      LeftOutBlock out;
+      out.start_line = first.errors.front().block_start_line;
+      out.last_line = first.last_line;
+      if (keeping_.measure) std::tie(out.entry_lines, out.entry_bytes) = keeping_.measure(first.errors);
+      left_out_.push_back(out);
+      tail_.pop_front();
+    }
+  }
+
+  void MoveInto(ActionParseResult& result) && {
+    result.errors = std::move(head_);
+    for (Pending& p : tail_) {
+      for (ActionParseError& e : p.errors) result.errors.push_back(std::move(e));
+    }
+    result.left_out = std::move(left_out_);
+  }
+
+ private:
+  struct Pending {
+    std::vector<ActionParseError> errors;
+    int last_line = 0;
+  };
+  const ErrorKeeping& keeping_;
+  size_t head_blocks_ = 0;
+  std::vector<ActionParseError> head_;
+  std::deque<Pending> tail_;
+  std::vector<LeftOutBlock> left_out_;
+};
+
+}  // namespace
+
+ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_bytes,
+                                    const ErrorKeeping& keeping) {
   ActionParseResult result;
+  ErrorKeeper kept(keeping);
   // Chat noise the grammar would refuse is read first (line for line, so
   // line numbers stay those of the answer); the blocks shown in errors are
   // the answer's own text.
@@ -505,11 +560,19 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
         internal::ActionValue(block);
     const std::string block_id = block.id;  // the block may be moved below
     std::string content;  // made on the first error only
+    // The block's errors, handed to the keeper when it is read.
+    std::vector<ActionParseError> block_errors_out;
+    struct Hand {
+      ErrorKeeper& keeper;
+      std::vector<ActionParseError>& errors;
+      int last_line;
+      ~Hand() { keeper.AddBlock(std::move(errors), last_line); }
+    } hand{kept, block_errors_out, last_lines[k]};
     const auto add_error = [&](std::string type, std::string message,
                                std::string fix) {
       if (content.empty())
         content = BlockContentForError(lines.Lines(starts[k], last_lines[k]));
-      result.errors.push_back(ActionParseError{
+      block_errors_out.push_back(ActionParseError{
           block_id, action_value, std::move(type), std::move(message),
           starts[k], content, std::move(fix)});
     };
@@ -600,6 +663,7 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
     }
     result.actions.push_back(*std::move(transform.action));
   }
+  std::move(kept).MoveInto(result);
   // Refusals of headers the grammar made no block of.
   for (internal::BlockNotes& n : tolerated.blocks) {
     if (!notes_at.contains(n.header_line)) continue;

@@ -11,7 +11,10 @@
 #ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_SHAM_ACTION_PARSER_H_
 #define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_SHAM_ACTION_PARSER_H_
 
+#include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -48,9 +51,36 @@ struct ActionParseError {
   std::string fix;                    // how to correct it, for the LLM
 };
 
+// A refused block whose errors were counted, not kept
+// (ErrorKeeping::keep_blocks): where it is, and the size its entry takes in
+// the caller's report (ErrorKeeping::measure).
+struct LeftOutBlock {
+  int start_line = 0;  // its header's line
+  int last_line = 0;
+  int64_t entry_lines = 0;
+  int64_t entry_bytes = 0;
+};
+
+// How many refused blocks keep their errors whole. An answer of a million
+// refused blocks would hold a million errors of about a kilobyte each
+// (their fix lists every action), where a report that shows the first and
+// the last of them needs only those.
+struct ErrorKeeping {
+  // 0: every error is kept. N: the errors of the first N and of the last N
+  // refused blocks are kept whole; those of the blocks between are counted
+  // into ActionParseResult::left_out, in input order.
+  size_t keep_blocks = 0;
+  // The lines and bytes one block's errors take in the caller's report
+  // (given to each left-out block), or unset for none.
+  std::function<std::pair<int64_t, int64_t>(const std::vector<ActionParseError>&)> measure;
+};
+
 struct ActionParseResult {
   std::vector<core::Action> actions;  // valid blocks, in input order
   std::vector<ActionParseError> errors;
+  // Refused blocks counted, not kept (ErrorKeeping): they come after the
+  // kept errors of lines before theirs and before the others.
+  std::vector<LeftOutBlock> left_out;
   // Answer-wide notes, e.g. two blocks sharing an ID. Notes about a single
   // action (ignored keys) are in that action's `warnings`.
   std::vector<std::string> warnings;
@@ -64,7 +94,8 @@ struct ActionParseResult {
 // A text over `max_input_bytes` (a run passes its --max-input) gives one
 // `input_too_large` syntax error and nothing else.
 ActionParseResult ParseShamResponse(absl::string_view text,
-                                    size_t max_input_bytes = sham_parser::kMaxInputBytes);
+                                    size_t max_input_bytes = sham_parser::kMaxInputBytes,
+                                    const ErrorKeeping& keeping = {});
 
 // The text sham_parser::ParseBlocks reads for `text` in ParseShamResponse:
 // the chat noise whose meaning is plain read line for line (line numbers

@@ -102,6 +102,52 @@ TEST_P(ParseShamResponseCase, MatchesExpectation) {
   }
 }
 
+// Issue 17 #9: a million refused blocks held a million errors of about a
+// kilobyte each. With ErrorKeeping, the errors of the first and last
+// keep_blocks blocks are kept whole and the blocks between are counted,
+// measured by the caller, in input order.
+TEST(ParseShamResponseKeeping, KeepsTheFirstAndLastBlocksErrorsAndCountsTheRest) {
+  std::string text = "prose\n";
+  for (int i = 0; i < 10; ++i) {
+    const std::string id = "b" + std::to_string(100 + i);
+    text += "#!SHAM [@three-char-SHA-256: " + id + "]\n";
+    if (i == 4) text += "action = \"file_read\"\npath = \"ok.txt\"\n";  // valid
+    if (i == 6) text += "action = \"file_reed\"\n";                         // unknown action
+    text += "#!END_SHAM_" + id + "\n";
+  }
+  ActionParseResult whole = ParseShamResponse(text);
+  ASSERT_EQ(whole.actions.size(), 1u);
+  ASSERT_EQ(whole.errors.size(), 9u);
+  EXPECT_TRUE(whole.left_out.empty());
+
+  int measured = 0;
+  ErrorKeeping keeping;
+  keeping.keep_blocks = 3;
+  keeping.measure = [&measured](const std::vector<ActionParseError>& errors) {
+    ++measured;
+    return std::pair<int64_t, int64_t>{static_cast<int64_t>(errors.size()), 100};
+  };
+  ActionParseResult kept = ParseShamResponse(text, sham_parser::kMaxInputBytes, keeping);
+  ASSERT_EQ(kept.actions.size(), 1u);
+  ASSERT_EQ(kept.errors.size(), 6u);
+  ASSERT_EQ(kept.left_out.size(), 3u);
+  EXPECT_EQ(measured, 3);
+  // Blocks b100-b102 and b107-b109 keep their errors; b103, b105 and b106
+  // (lines 8-9, 14-15 and 16-18) are counted.
+  EXPECT_EQ(kept.errors[2].block_id, "b102");
+  EXPECT_EQ(kept.errors[3].block_id, "b107");
+  EXPECT_EQ(kept.left_out[0].start_line, 8);
+  EXPECT_EQ(kept.left_out[0].last_line, 9);
+  EXPECT_EQ(kept.left_out[1].start_line, 14);
+  EXPECT_EQ(kept.left_out[2].start_line, 16);
+  EXPECT_EQ(kept.left_out[2].last_line, 18);
+  EXPECT_EQ(kept.left_out[2].entry_bytes, 100);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(ActionParseErrorToJson(kept.errors[i]), ActionParseErrorToJson(whole.errors[i]));
+  for (size_t i = 3; i < 6; ++i) {
+    EXPECT_EQ(ActionParseErrorToJson(kept.errors[i]), ActionParseErrorToJson(whole.errors[i + 3]));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     TestData, ParseShamResponseCase,
     ::testing::ValuesIn(testing::LoadCases("parseShamResponse.json")),
