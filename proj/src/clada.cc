@@ -90,14 +90,13 @@ std::string PathRefusal(absl::string_view action_name, const core::Json& params,
 // path parameter of a `write` action, resolved; a path a real run refuses is
 // left out, its action fails), and whether an exec runs: git-tx keeps the
 // old bytes of untracked files there before anything changes them.
-git_tx::BatchPlan PlanBatch(const std::vector<const core::Action*>& actions, const core::PathPolicy& paths) {
-  git_tx::BatchPlan plan;
-  for (const core::Action* a : actions) {
-    const core::Action& action = *a;
+// One action's part of it.
+void PlanAction(const core::Action& action, const core::PathPolicy& paths, git_tx::BatchPlan& plan) {
+  {
     const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
-    if (def == nullptr) continue;
+    if (def == nullptr) return;
     if (def->executor == "exec") plan.has_exec = true;
-    if (def->type != "write") continue;
+    if (def->type != "write") return;
     for (const sham_action_parser::ParameterDef& p : def->parameters) {
       if (p.format != "path" && p.format != "multiline_paths") continue;
       auto it = action.params.find(p.name);
@@ -110,7 +109,6 @@ git_tx::BatchPlan PlanBatch(const std::vector<const core::Action*>& actions, con
       }
     }
   }
-  return plan;
 }
 
 // A dry run of one action: fs-ops actions run every check of a real run
@@ -148,6 +146,9 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
 struct ActionStore {
   std::vector<core::Action> whole;
   std::deque<core::Action> others;
+  // SHAM's valid blocks in a run (Execute): each made into its action when
+  // it runs, so a million blocks never hold a million actions.
+  sham_action_parser::DeferredActions deferred;
 
   core::Action* Add(core::Action a) {
     others.push_back(std::move(a));
@@ -157,9 +158,11 @@ struct ActionStore {
 
 // One thing the answer asks for, in document order: an action to run, or a
 // CML task that could not be read (it fails its group where it stands).
-// Small (40 bytes): an answer of a million blocks holds a million of them.
+// Small (64 bytes): an answer of a million blocks holds a million of them.
 struct AnswerItem {
-  core::Action* action = nullptr;  // in the answer's ActionStore; null when invalid
+  // In the answer's ActionStore; null when invalid or deferred.
+  core::Action* action = nullptr;
+  int deferred = -1;  // else: its entry in ActionStore::deferred
   // A reader's name: a string literal, or DialectName's for another.
   absl::string_view dialect;
   int group_key = 0;       // the same for every item of one group
@@ -289,6 +292,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   for (const core::Action& a : sham.actions) {
     sham_lines.push_back({a.metadata.start_line, std::max(a.metadata.start_line, a.metadata.end_line)});
   }
+  for (const sham_action_parser::DeferredActions::Entry& e : sham.deferred.entries) {
+    sham_lines.push_back({e.start_line, std::max(e.start_line, e.end_line)});
+  }
   for (const auto& e : sham.errors) {
     if (e.block_start_line <= 0) continue;
     const int lines = static_cast<int>(std::count(e.block_content.begin(), e.block_content.end(), '\n'));
@@ -357,7 +363,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   auto in_rep = [&rep_spans](int line) { return rep_spans.size() > 0 && rep_spans.Holds(line); };
   int dropped = 0;
   int key = 0;
-  out.items.reserve(sham.actions.size());
+  out.items.reserve(sham.actions.size() + sham.deferred.size());
   for (core::Action& a : sham.actions) {
     if ((!cml.blocks.empty() && inside_cml(a.metadata.start_line)) || inside_csl(a.metadata.start_line) ||
         inside_rep(a.metadata.start_line)) {
@@ -372,6 +378,20 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     out.items.push_back(std::move(item));
   }
   out.actions.whole = std::move(sham.actions);  // the items point into it
+  for (size_t i = 0; i < sham.deferred.entries.size(); ++i) {
+    const int line = sham.deferred.entries[i].start_line;
+    if ((!cml.blocks.empty() && inside_cml(line)) || inside_csl(line) || inside_rep(line)) {
+      ++dropped;
+      continue;
+    }
+    AnswerItem item;
+    item.line = line;
+    item.deferred = static_cast<int>(i);
+    item.dialect = "sham";
+    item.group_key = key++;
+    out.items.push_back(std::move(item));
+  }
+  out.actions.deferred = std::move(sham.deferred);
   struct KeyedError {
     sham_action_parser::ActionParseError error;
     std::string dialect;
@@ -946,11 +966,16 @@ namespace {
 ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
                          std::vector<AnswerItem> items, ActionStore actions, const core::ExecContext& ctx) {
   const Settings& settings = options.settings;
-  std::vector<const core::Action*> runnable;
+  std::vector<const AnswerItem*> runnable;
   runnable.reserve(items.size());
   for (const AnswerItem& item : items) {
-    if (!item.invalid) runnable.push_back(item.action);
+    if (!item.invalid) runnable.push_back(&item);
   }
+  // The schema's definition of an item's action (null for an unknown name).
+  auto definition_of = [&actions](const AnswerItem& item) {
+    return item.action != nullptr ? sham_action_parser::FindAction(item.action->name)
+                                  : actions.deferred.entries[static_cast<size_t>(item.deferred)].definition;
+  };
   // A text report shows the head and tail of a batch of many thousands of
   // actions: only those results are kept, the middle is counted (a CML or
   // CSL report, which shows every task, keeps them all).
@@ -977,8 +1002,21 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
         git_tx::RunLock::Acquire(ctx.paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
+    // Only writes and exec matter to the plan: a deferred action is made
+    // for it only when it is one of those.
+    git_tx::BatchPlan plan;
+    for (const AnswerItem* item : runnable) {
+      if (item->action != nullptr) {
+        PlanAction(*item->action, ctx.paths, plan);
+        continue;
+      }
+      const sham_action_parser::ActionDefinition* def = definition_of(*item);
+      if (def == nullptr || (def->type != "write" && def->executor != "exec")) continue;
+      absl::StatusOr<core::Action> made = actions.deferred.Make(static_cast<size_t>(item->deferred));
+      if (made.ok()) PlanAction(*made, ctx.paths, plan);
+    }
     absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
-        git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), PlanBatch(runnable, ctx.paths));
+        git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), std::move(plan));
     if (!begun.ok()) {
       return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
     }
@@ -992,11 +1030,12 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   // memory holds the budget, not every output (issue: 200 reads of one
   // 4.5 MB file once held 900 MB).
   int outputs = 0, writes = 0;
-  for (const core::Action* a : runnable) {
-    const core::Action& action = *a;
-    if (ShowsChange(action.name)) {
+  for (const AnswerItem* item : runnable) {
+    const sham_action_parser::ActionDefinition* def = definition_of(*item);
+    const absl::string_view name = def != nullptr ? absl::string_view(def->name) : item->action->name;
+    if (ShowsChange(name)) {
       ++writes;
-    } else if (ProducesOutput(action.name)) {
+    } else if (ProducesOutput(name)) {
       ++outputs;
     }
   }
@@ -1037,7 +1076,23 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       if (item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
       continue;
     }
-    core::Action& action = *item.action;
+    // A deferred SHAM block becomes its action now, for as long as it runs.
+    core::Action made;
+    if (item.action == nullptr) {
+      absl::StatusOr<core::Action> read = actions.deferred.Make(static_cast<size_t>(item.deferred));
+      if (!read.ok()) {
+        ActionResult r;
+        r.seq = ++seq;
+        r.start_line = r.end_line = item.line;
+        r.dialect = std::string(item.dialect);
+        r.group = group;
+        r.error = absl::StrCat("internal_error: ", read.status().message());
+        kept.Add(std::move(r));
+        continue;
+      }
+      made = *std::move(read);
+    }
+    core::Action& action = item.action != nullptr ? *item.action : made;
     ActionResult r;
     r.seq = ++seq;
     r.block_id = action.metadata.block_id;
@@ -1182,6 +1237,9 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // blocks of an answer of many thousands: only theirs are kept whole (a
   // CML or CSL report, --json and the listener keep every error).
   sham_action_parser::ErrorKeeping keeping;
+  // SHAM's valid blocks are kept as where they are and made into their
+  // actions one at a time, as they run.
+  keeping.defer_actions = true;
   if (!options_.full_outputs && (settings.report == "auto" || settings.report == "clada")) {
     keeping.keep_blocks = SkippedBlocksKept(settings.report_budget_bytes);
     keeping.measure = [&settings](const std::vector<sham_action_parser::ActionParseError>& errors) {

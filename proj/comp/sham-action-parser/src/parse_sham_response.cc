@@ -67,6 +67,15 @@ class LineIndex {
 
   absl::string_view Line(int n) const { return Lines(n, n); }
 
+  // The bytes of lines first..last (clamped), their last line break
+  // included.
+  std::pair<size_t, size_t> Span(int first, int last) const {
+    first = std::max(first, 1);
+    last = std::min(last, line_count());
+    if (first > last) return {0, 0};
+    return {starts_[first - 1], last < line_count() ? starts_[last] : text_.size()};
+  }
+
  private:
   absl::string_view text_;
   std::vector<size_t> starts_;
@@ -547,7 +556,11 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
   const ActionSchema& schema = LoadedSchema();
   // At most one action per block: reserved, so many blocks never hold two
   // copies of the actions while the vector grows.
-  result.actions.reserve(order.size());
+  if (keeping.defer_actions) {
+    result.deferred.entries.reserve(order.size());
+  } else {
+    result.actions.reserve(order.size());
+  }
   for (size_t k = 0; k < order.size(); ++k) {
     sham_parser::Block& block = blocks[order[k]];
     // Its values are released once it is read: a million blocks do not
@@ -656,12 +669,33 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
         add_error(i.error_type, i.message, i.fix);
       continue;
     }
+    if (keeping.defer_actions) {
+      // Kept as where it is; DeferredActions::Make reads it again.
+      DeferredActions::Entry entry;
+      std::tie(entry.begin, entry.end) = parsed_lines.Span(starts[k], last_lines[k]);
+      entry.start_line = transform.action->metadata.start_line;
+      entry.end_line = transform.action->metadata.end_line;
+      entry.definition = check.definition;
+      if (notes != nullptr && !notes->warnings.empty()) {
+        result.deferred.notes.emplace_back(result.deferred.entries.size(), std::move(notes->warnings));
+      }
+      result.deferred.entries.push_back(entry);
+      continue;
+    }
     if (notes != nullptr && !notes->warnings.empty()) {
       std::vector<std::string>& w = transform.action->warnings;
       w.insert(w.begin(), std::make_move_iterator(notes->warnings.begin()),
                std::make_move_iterator(notes->warnings.end()));
     }
     result.actions.push_back(*std::move(transform.action));
+  }
+  if (keeping.defer_actions) {
+    if (tolerated.changed) {
+      result.deferred.owned_text = std::make_shared<const std::string>(std::move(tolerated.text));
+      result.deferred.text = *result.deferred.owned_text;
+    } else {
+      result.deferred.text = text;
+    }
   }
   std::move(kept).MoveInto(result);
   // Refusals of headers the grammar made no block of.
@@ -696,6 +730,38 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
                      return a.block_start_line < b.block_start_line;
                    });
   return result;
+}
+
+absl::StatusOr<core::Action> DeferredActions::Make(size_t i) const {
+  const Entry& entry = entries[i];
+  const absl::string_view block_text = text.substr(entry.begin, entry.end - entry.begin);
+  sham_parser::ParseResult parsed = sham_parser::ParseBlocks(block_text, block_text.size() + 1);
+  if (parsed.blocks.size() != 1 || !parsed.errors.empty() || entry.definition == nullptr) {
+    return absl::InternalError(absl::StrCat("the block at line ", entry.start_line,
+                                            " could not be read again; send it again"));
+  }
+  sham_parser::Block& block = parsed.blocks.front();
+  // Its lines, as they were in the answer.
+  const int offset = entry.start_line - 1;
+  block.start_line += offset;
+  if (block.end_line.has_value()) *block.end_line += offset;
+  block.last_line += offset;
+  for (sham_parser::Heredoc& h : block.heredocs) {
+    h.open_line += offset;
+    h.close_line += offset;
+  }
+  internal::Transform transform = internal::TransformBlock(std::move(block), *entry.definition);
+  if (!transform.action.has_value()) {
+    return absl::InternalError(absl::StrCat("the block at line ", entry.start_line,
+                                            " could not be read again; send it again"));
+  }
+  auto notes_of = std::lower_bound(notes.begin(), notes.end(), i,
+                                   [](const auto& n, size_t index) { return n.first < index; });
+  if (notes_of != notes.end() && notes_of->first == i) {
+    std::vector<std::string>& w = transform.action->warnings;
+    w.insert(w.begin(), notes_of->second.begin(), notes_of->second.end());
+  }
+  return *std::move(transform.action);
 }
 
 }  // namespace clada::sham_action_parser

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <string>
@@ -73,11 +74,47 @@ struct ErrorKeeping {
   // The lines and bytes one block's errors take in the caller's report
   // (given to each left-out block), or unset for none.
   std::function<std::pair<int64_t, int64_t>(const std::vector<ActionParseError>&)> measure;
+  // The valid blocks go into ActionParseResult::deferred instead of
+  // `actions`: `text` must outlive the result.
+  bool defer_actions = false;
+};
+
+// The valid blocks of an answer read with ErrorKeeping::defer_actions: each
+// kept as where it is (about 40 bytes), its action made again from its text
+// when it is needed (Make), the same action ParseShamResponse would have
+// returned. A million small blocks held as actions need about 280 bytes
+// each; an answer runs its actions one at a time.
+struct DeferredActions {
+  struct Entry {
+    size_t begin = 0, end = 0;  // the block's bytes, in `text`
+    int start_line = 0, end_line = 0;
+    const ActionDefinition* definition = nullptr;  // its action
+  };
+
+  size_t size() const { return entries.size(); }
+  bool empty() const { return entries.empty(); }
+
+  // The action of entry `i`, with its warnings and lines, as
+  // ParseShamResponse would have returned it.
+  // InternalError if it cannot be read again (never expected: the text is
+  // the one it was read from).
+  absl::StatusOr<core::Action> Make(size_t i) const;
+
+  std::vector<Entry> entries;
+  // The text the grammar read: the caller's (which must outlive this), or
+  // `owned_text` when chat noise was read differently.
+  absl::string_view text;
+  std::shared_ptr<const std::string> owned_text;
+  // The chat-noise warnings of the few entries that have any, by entry.
+  std::vector<std::pair<size_t, std::vector<std::string>>> notes;
 };
 
 struct ActionParseResult {
   std::vector<core::Action> actions;  // valid blocks, in input order
   std::vector<ActionParseError> errors;
+  // With ErrorKeeping::defer_actions, the valid blocks, in input order
+  // (`actions` is then empty).
+  DeferredActions deferred;
   // Refused blocks counted, not kept (ErrorKeeping): they come after the
   // kept errors of lines before theirs and before the others.
   std::vector<LeftOutBlock> left_out;

@@ -5,7 +5,9 @@
 //   tools/fuzz.sh 60 //proj/comp/sham-action-parser:parse_sham_response_fuzz
 //
 // Besides crashes and sanitizer reports it checks invariants: every action
-// names a schema action, and every error has a type the API promises.
+// names a schema action, every error has a type the API promises, and the
+// answer read with its actions deferred (ErrorKeeping::defer_actions) makes
+// again exactly the actions it gives at once.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,5 +30,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)ActionParseErrorToJson(error).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   }
   if (static_cast<size_t>(result.total_blocks) < result.actions.size()) std::abort();
+  ErrorKeeping keeping;
+  keeping.defer_actions = true;
+  ActionParseResult deferred = ParseShamResponse(text, clada::sham_parser::kMaxInputBytes, keeping);
+  if (deferred.deferred.size() != result.actions.size() || deferred.errors.size() != result.errors.size()) std::abort();
+  for (size_t i = 0; i < result.actions.size(); ++i) {
+    absl::StatusOr<clada::core::Action> made = deferred.deferred.Make(i);
+    if (!made.ok()) std::abort();
+    const clada::core::Action& want = result.actions[i];
+    if (made->name != want.name || made->params != want.params || made->warnings != want.warnings ||
+        made->line_params != want.line_params || made->metadata.start_line != want.metadata.start_line ||
+        made->metadata.end_line != want.metadata.end_line || made->metadata.block_id != want.metadata.block_id) {
+      std::abort();
+    }
+  }
   return 0;
 }

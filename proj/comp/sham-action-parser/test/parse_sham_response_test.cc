@@ -148,6 +148,41 @@ TEST(ParseShamResponseKeeping, KeepsTheFirstAndLastBlocksErrorsAndCountsTheRest)
   }
 }
 
+// Every case's valid blocks, kept as where they are (defer_actions) and
+// made again one by one, are the actions the answer gives at once: the same
+// name, parameters, warnings, lines and line parameters, and the same
+// errors and warnings beside them.
+TEST_P(ParseShamResponseCase, DeferredActionsAreTheSameActions) {
+  const CaseJson& c = GetParam();
+  const std::string input = testing::TextFromSpec(c.at("input"));
+  const ActionParseResult eager = ParseShamResponse(input);
+  ErrorKeeping keeping;
+  keeping.defer_actions = true;
+  const ActionParseResult deferred = ParseShamResponse(input, sham_parser::kMaxInputBytes, keeping);
+  EXPECT_TRUE(deferred.actions.empty());
+  ASSERT_EQ(deferred.deferred.size(), eager.actions.size());
+  for (size_t i = 0; i < eager.actions.size(); ++i) {
+    absl::StatusOr<core::Action> made = deferred.deferred.Make(i);
+    ASSERT_TRUE(made.ok()) << made.status();
+    const core::Action& want = eager.actions[i];
+    EXPECT_EQ(made->name, want.name) << i;
+    EXPECT_EQ(made->params, want.params) << i;
+    EXPECT_EQ(made->warnings, want.warnings) << i;
+    EXPECT_EQ(made->line_params, want.line_params) << i;
+    EXPECT_EQ(made->metadata.block_id, want.metadata.block_id) << i;
+    EXPECT_EQ(made->metadata.start_line, want.metadata.start_line) << i;
+    EXPECT_EQ(made->metadata.end_line, want.metadata.end_line) << i;
+    EXPECT_EQ(deferred.deferred.entries[i].start_line, want.metadata.start_line) << i;
+    EXPECT_EQ(deferred.deferred.entries[i].definition->name, want.name) << i;
+  }
+  ASSERT_EQ(deferred.errors.size(), eager.errors.size());
+  for (size_t i = 0; i < eager.errors.size(); ++i) {
+    EXPECT_EQ(ActionParseErrorToJson(deferred.errors[i]), ActionParseErrorToJson(eager.errors[i])) << i;
+  }
+  EXPECT_EQ(deferred.warnings, eager.warnings);
+  EXPECT_EQ(deferred.total_blocks, eager.total_blocks);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     TestData, ParseShamResponseCase,
     ::testing::ValuesIn(testing::LoadCases("parseShamResponse.json")),
