@@ -986,6 +986,13 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
                    std::all_of(items.begin(), items.end(), [&first](const AnswerItem& i) { return i.dialect == first; });
   }
   ResultKeeper kept(options.full_outputs || seeds_report ? 0 : settings.report_budget_bytes);
+  if (options.full_outputs && options.spill_results) {
+    // An unnamed file (gone when closed); without one, the results are kept.
+    std::shared_ptr<std::FILE> spill(std::tmpfile(), [](std::FILE* f) {
+      if (f != nullptr) std::fclose(f);
+    });
+    if (spill != nullptr) kept.SpillTo(std::move(spill));
+  }
 
   // Git and the lock wrap only real runs; a dry run touches nothing.
   std::optional<git_tx::RunLock> lock, file_lock;
@@ -1204,7 +1211,8 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
 
   std::move(kept).MoveInto(result);
   bool all_ok = result.parse_errors.empty() && result.left_out_skipped.blocks == 0 && !result.fatal_error.has_value() &&
-                result.left_out.succeeded == result.left_out.count;
+                result.left_out.succeeded == result.left_out.count &&
+                result.spilled.succeeded == result.spilled.count;
   for (const ActionResult& r : result.results) all_ok = all_ok && r.success;
   result.success = all_ok;
   result.elapsed_ms = MillisSince(start);

@@ -13,6 +13,8 @@
 #define CLADA_PROJ_SRC_CLADA_H_
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -94,6 +96,17 @@ struct LeftOutSkipped {
   int64_t section_bytes = 0;
 };
 
+// The results of a --json run (CladaOptions::spill_results), written as
+// they finished to an unnamed temporary file instead of being kept: each
+// element of the JSON document's "results" array, as
+// ExecutionResultToJson(...).dump(2) prints it, the first preceded by
+// nothing and the others by ",\n". WriteExecutionResultJson prints them.
+struct SpilledResults {
+  std::shared_ptr<std::FILE> file;  // closed (and so removed) with the last copy
+  int count = 0;
+  int succeeded = 0;
+};
+
 struct ExecutionResult {
   bool success = false;  // every block valid and every action succeeded
   int total_blocks = 0;
@@ -103,6 +116,9 @@ struct ExecutionResult {
   // The actions counted but not kept (only a text report's Execute, with
   // CladaOptions::full_outputs false, leaves any out).
   LeftOutResults left_out;
+  // The results written out instead (only a --json run's Execute spills;
+  // `results` is then empty).
+  SpilledResults spilled;
   std::vector<sham_action_parser::ActionParseError> parse_errors;
   // The refused blocks counted but not kept (only a text report's Execute,
   // with CladaOptions::full_outputs false, leaves any out).
@@ -136,6 +152,11 @@ struct CladaOptions {
   // only the results the text report shows (ExecutionResult::left_out
   // counts the rest).
   bool full_outputs = false;
+  // With full_outputs: write each result, as it finishes, to a temporary
+  // file (ExecutionResult::spilled) instead of keeping it, so a --json run
+  // of a million blocks does not hold a million results. The result is then
+  // printed by WriteExecutionResultJson.
+  bool spill_results = false;
   // Canonical files no action may read or change (core::PathPolicy's
   // protected_files): `clada listen` puts its FILE and the report beside it.
   std::vector<std::string> protected_files;

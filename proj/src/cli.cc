@@ -488,6 +488,7 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
     options.settings = settings;
     options.dry_run = inv.dry_run;
     options.full_outputs = inv.json;
+    options.spill_results = inv.json;
     result = Clada(options).Execute(*input);
   } else {
     // An unreadable or oversized answer is a fatal result in the usual
@@ -497,7 +498,8 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
     result.fatal_error = std::string(input.status().message());
   }
   if (inv.json) {
-    out << ExecutionResultToJson(result).dump(2) << "\n";
+    WriteExecutionResultJson(result, out);
+    out << "\n";
   } else {
     out << FormatTextReport(result, settings.report_budget_bytes);
   }

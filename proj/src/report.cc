@@ -1,6 +1,9 @@
 #include "proj/src/report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <set>
 #include <utility>
@@ -10,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "proj/src/cml_report.h"
 #include "proj/src/csl_report.h"
@@ -800,6 +804,63 @@ std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
   return out;
 }
 
+core::Json ActionResultToJson(const ActionResult& r) {
+  core::Json a;
+  a["seq"] = r.seq;
+  a["blockId"] = r.block_id;
+  a["dialect"] = r.dialect;
+  a["label"] = r.block_id;
+  a["group"] = r.group;
+  a["groupPolicy"] = r.group_policy;
+  a["action"] = r.action;
+  a["params"] = r.params;
+  a["success"] = r.success;
+  if (!r.success) a["error"] = r.error;
+  if (!r.error_type.empty()) a["errorType"] = r.error_type;
+  if (!r.data.empty()) a["data"] = r.data;
+  if (!r.warnings.empty()) a["warnings"] = r.warnings;
+  if (!r.explanation.empty()) a["explanation"] = r.explanation;
+  return a;
+}
+
+void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) {
+  core::Json j = ExecutionResultToJson(result);
+  if (result.spilled.file == nullptr) {
+    out << j.dump(2);
+    return;
+  }
+  // The document with a placeholder for the array, which is then copied
+  // from the file. Only fixed keys come before "results", so the first
+  // occurrence of the placeholder is the one.
+  const std::string placeholder = "\x01clada: the spilled results\x01";
+  j["results"] = placeholder;
+  const std::string text = j.dump(2);
+  const std::string needle = absl::StrCat("\"results\": ", core::Json(placeholder).dump());
+  const size_t at = text.find(needle);
+  out << text.substr(0, at) << "\"results\": ";
+  if (result.spilled.count == 0 && result.results.empty()) {
+    out << "[]";
+  } else {
+    out << "[\n";
+    std::FILE* file = result.spilled.file.get();
+    std::fflush(file);
+    std::rewind(file);
+    char buffer[1 << 16];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) out.write(buffer, static_cast<std::streamsize>(n));
+    // Those kept in memory when the file was full.
+    bool first = result.spilled.count == 0;
+    for (const ActionResult& r : result.results) {
+      out << (first ? "    " : ",\n    ")
+          << absl::StrReplaceAll(ActionResultToJson(r).dump(2, ' ', false, core::Json::error_handler_t::replace),
+                                 {{"\n", "\n    "}});
+      first = false;
+    }
+    out << "\n  ]";
+  }
+  out << text.substr(at + needle.size());
+}
+
 core::Json ExecutionResultToJson(const ExecutionResult& result) {
   core::Json j;
   j["success"] = result.success;
@@ -807,24 +868,7 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
   j["executedActions"] = result.executed_actions;
   if (result.dry_run) j["dryRun"] = true;
   core::Json results = core::Json::array();
-  for (const ActionResult& r : result.results) {
-    core::Json a;
-    a["seq"] = r.seq;
-    a["blockId"] = r.block_id;
-    a["dialect"] = r.dialect;
-    a["label"] = r.block_id;
-    a["group"] = r.group;
-    a["groupPolicy"] = r.group_policy;
-    a["action"] = r.action;
-    a["params"] = r.params;
-    a["success"] = r.success;
-    if (!r.success) a["error"] = r.error;
-    if (!r.error_type.empty()) a["errorType"] = r.error_type;
-    if (!r.data.empty()) a["data"] = r.data;
-    if (!r.warnings.empty()) a["warnings"] = r.warnings;
-    if (!r.explanation.empty()) a["explanation"] = r.explanation;
-    results.push_back(std::move(a));
-  }
+  for (const ActionResult& r : result.results) results.push_back(ActionResultToJson(r));
   j["results"] = std::move(results);
   if (result.left_out.count > 0) {
     j["leftOutResults"] = {{"after", result.left_out.after},
@@ -856,7 +900,8 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
 }
 
 std::string FormatSummaryLine(const ExecutionResult& result) {
-  int ok = result.left_out.succeeded, failed = result.left_out.count - result.left_out.succeeded;
+  int ok = result.left_out.succeeded + result.spilled.succeeded,
+      failed = result.left_out.count - result.left_out.succeeded + result.spilled.count - result.spilled.succeeded;
   for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
   std::string line = absl::StrFormat("%d succeeded, %d failed, %d skipped (%.0f ms)", ok, failed,
                                      CountSkippedBlocks(result), result.elapsed_ms);
@@ -888,7 +933,31 @@ std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parse
 ResultKeeper::ResultKeeper(int64_t budget_bytes)
     : budget_(std::max<int64_t>(budget_bytes, 0)), keep_(ResultsKeepBytes(budget_bytes)) {}
 
+void ResultKeeper::SpillTo(std::shared_ptr<std::FILE> file) { spilled_.file = std::move(file); }
+
 void ResultKeeper::Add(ActionResult r) {
+  if (spilled_.file != nullptr && !spill_failed_) {
+    // As the document's dump(2) indents an element of "results": four
+    // spaces more on every line.
+    std::string element =
+        absl::StrCat("    ", ActionResultToJson(r).dump(2, ' ', false, core::Json::error_handler_t::replace));
+    element = absl::StrReplaceAll(element, {{"\n", "\n    "}});
+    if (spilled_.count > 0) element.insert(0, ",\n");
+    std::FILE* file = spilled_.file.get();
+    const long before = std::ftell(file);
+    if (std::fwrite(element.data(), 1, element.size(), file) == element.size()) {
+      ++spilled_.count;
+      if (r.success) ++spilled_.succeeded;
+      return;
+    }
+    // The file is full: it keeps its whole elements, and this result and
+    // the later ones are kept in memory (printed after them).
+    std::fseek(file, before, SEEK_SET);
+    if (ftruncate(fileno(file), before) != 0) {
+      // Nothing more to do: the copy stops at what fread returns.
+    }
+    spill_failed_ = true;
+  }
   if (budget_ == 0) {
     head_.push_back(std::move(r));
     return;
@@ -927,6 +996,10 @@ void ResultKeeper::MoveInto(ExecutionResult& result) && {
   for (Kept& k : tail_) result.results.push_back(std::move(k.result));
   tail_.clear();
   if (left_out_.count > 0) result.left_out = std::move(left_out_);
+  if (spilled_.file != nullptr) {
+    std::fflush(spilled_.file.get());
+    result.spilled = std::move(spilled_);
+  }
 }
 
 bool UsesDialectReport(const ExecutionResult& result, absl::string_view form) {

@@ -10,6 +10,9 @@
 #define CLADA_PROJ_SRC_REPORT_H_
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <ostream>
 #include <deque>
 #include <string>
 #include <utility>
@@ -106,6 +109,9 @@ std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parse
 class ResultKeeper {
  public:
   explicit ResultKeeper(int64_t budget_bytes);
+  // Writes every result to `file` (an empty temporary file) as it is added,
+  // instead of keeping it: MoveInto then fills ExecutionResult::spilled.
+  void SpillTo(std::shared_ptr<std::FILE> file);
   void Add(ActionResult r);
   // Moves the kept results and the count of the others into `result`.
   void MoveInto(ExecutionResult& result) &&;
@@ -125,6 +131,8 @@ class ResultKeeper {
   std::deque<Kept> tail_;
   int64_t tail_entry_bytes_ = 0;
   LeftOutResults left_out_;
+  SpilledResults spilled_;
+  bool spill_failed_ = false;
 };
 
 // Whether the schema's action `action_name` returns an output the report
@@ -145,6 +153,14 @@ std::string FormatResultsSection(const ExecutionResult& result);
 
 // {success, totalBlocks, executedActions, results, parseErrors, warnings, git, fatalError?}
 core::Json ExecutionResultToJson(const ExecutionResult& result);
+
+// One element of the JSON document's "results" array.
+core::Json ActionResultToJson(const ActionResult& r);
+
+// Prints ExecutionResultToJson(result).dump(2), the results spilled to
+// their file (ExecutionResult::spilled) included where they belong, without
+// holding them in memory.
+void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out);
 
 // "N succeeded, M failed, K skipped (T ms)".
 std::string FormatSummaryLine(const ExecutionResult& result);

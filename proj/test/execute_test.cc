@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -458,6 +459,60 @@ TEST(Execute, ManyRefusedBlocksKeepWhatTheTextReportShows) {
     EXPECT_EQ(kept_report, every_report) << detail;
     EXPECT_NE(kept_report.find("3 succeeded, 0 failed, 19997 skipped"), std::string::npos) << detail;
   }
+}
+
+// Issue 17 #9: a --json run of 600,000 small blocks peaked at 1.97 GB: it
+// kept every result, then built the whole document. With spill_results
+// each result is written to a temporary file as it finishes, and
+// WriteExecutionResultJson prints the very document the kept results give.
+TEST(Execute, SpilledJsonResultsPrintTheSameDocument) {
+  std::string answer = "Some prose first.\n";
+  for (int i = 0; i < 40; ++i) {
+    const std::string id = absl::StrCat("s", 100 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\n");
+    switch (i % 4) {
+      case 0:
+        absl::StrAppend(&answer, "action = \"file_read\"\npath = \"a.txt\"\n");
+        break;
+      case 1:
+        absl::StrAppend(&answer, "action = \"file_write\"\npath = \"out/", i, ".txt\"\ncontent = <<'EOT_SHAM_", id,
+                        "'\nline \u00e9 ", i, "\nEOT_SHAM_", id, "\n");
+        break;
+      case 2:
+        absl::StrAppend(&answer, "action = \"file_read\"\npath = \"missing.txt\"\n");  // fails
+        break;
+      default:
+        absl::StrAppend(&answer, "action = \"file_reed\"\n");  // refused
+        break;
+    }
+    absl::StrAppend(&answer, "#!END_SHAM_", id, "\n");
+  }
+  std::string documents[2];
+  std::string summaries[2];
+  for (int spill = 0; spill < 2; ++spill) {
+    const std::string root = MakeTempDir();
+    WriteFile(root + "/a.txt", "alpha\nbeta \"quoted\"\n");
+    CladaOptions options;
+    options.working_root = root;
+    options.settings.git = git_tx::GitOptions::Mode::kOff;
+    options.full_outputs = true;
+    options.spill_results = spill == 1;
+    ExecutionResult result = Clada(options).Execute(answer);
+    if (spill == 1) {
+      EXPECT_TRUE(result.results.empty());
+      EXPECT_EQ(result.spilled.count, 30);
+      EXPECT_EQ(result.spilled.succeeded, 20);
+    }
+    std::ostringstream out;
+    WriteExecutionResultJson(result, out);
+    documents[spill] = out.str();
+    summaries[spill] = std::regex_replace(FormatSummaryLine(result), std::regex(R"(\(\d+ ms\))"), "");
+    EXPECT_FALSE(result.success);
+  }
+  EXPECT_EQ(documents[1], documents[0]);
+  EXPECT_EQ(summaries[1], summaries[0]);
+  EXPECT_NE(summaries[0].find("20 succeeded, 10 failed, 10 skipped"), std::string::npos) << summaries[0];
+  EXPECT_TRUE(nlohmann::ordered_json::accept(documents[1]));
 }
 
 TEST(Execute, RefusesInputOverLimit) {
