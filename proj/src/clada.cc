@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <iterator>
 #include <map>
@@ -409,13 +410,20 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     errors.push_back({std::move(e), "sham", key++});
   }
-  // Counted refused blocks go where their errors would have.
+  // Counted refused blocks: each a group, as its errors would have been
+  // (keys left_out_key + i); one inside another dialect's block is content
+  // of it (its start_line set to 0).
+  const int left_out_key = key;
+  key += static_cast<int>(sham.left_out.size());
   auto drop_left_out = [&sham](const auto& inside) {
-    size_t before = sham.left_out.size();
-    sham.left_out.erase(std::remove_if(sham.left_out.begin(), sham.left_out.end(),
-                                       [&](const sham_action_parser::LeftOutBlock& b) { return inside(b.start_line); }),
-                        sham.left_out.end());
-    return static_cast<int>(before - sham.left_out.size());
+    int dropped_here = 0;
+    for (sham_action_parser::LeftOutBlock& b : sham.left_out) {
+      if (b.start_line > 0 && inside(b.start_line)) {
+        b.start_line = 0;
+        ++dropped_here;
+      }
+    }
+    return dropped_here;
   };
   if (!sham.left_out.empty()) {
     drop_left_out([&](int line) { return (!cml.blocks.empty() && inside_cml(line)) || inside_csl(line); });
@@ -723,6 +731,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   };
   for (const AnswerItem& item : out.items) note(item.group_key, item.line);
   for (const KeyedError& e : errors) note(e.key, e.error.block_start_line);
+  for (size_t i = 0; i < sham.left_out.size(); ++i) {
+    if (sham.left_out[i].start_line > 0) note(left_out_key + static_cast<int>(i), sham.left_out[i].start_line);
+  }
   std::vector<std::pair<int, int>> group_starts;  // line, key
   for (int k = 0; k < key; ++k) {
     if (first_line[static_cast<size_t>(k)] != kNone) group_starts.emplace_back(first_line[static_cast<size_t>(k)], k);
@@ -740,18 +751,22 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     out.error_dialects.push_back(std::move(e.dialect));
     out.error_groups.push_back(number[static_cast<size_t>(e.key)]);
   }
-  if (!sham.left_out.empty()) {
-    const int first = sham.left_out.front().start_line;
+  const auto kept_left_out = std::find_if(sham.left_out.begin(), sham.left_out.end(),
+                                          [](const sham_action_parser::LeftOutBlock& b) { return b.start_line > 0; });
+  if (kept_left_out != sham.left_out.end()) {
+    const int first = kept_left_out->start_line;
     out.left_out.after = static_cast<size_t>(
         std::partition_point(out.errors.begin(), out.errors.end(),
                              [first](const sham_action_parser::ActionParseError& e) {
                                return e.block_start_line < first;
                              }) -
         out.errors.begin());
-    out.left_out.blocks = static_cast<int>(sham.left_out.size());
     for (const sham_action_parser::LeftOutBlock& b : sham.left_out) {
+      if (b.start_line == 0) continue;
+      ++out.left_out.blocks;
       out.left_out.section_lines += b.entry_lines;
       out.left_out.section_bytes += b.entry_bytes;
+      if (keeping.spill) out.left_out.spans.emplace_back(b.spill_offset, b.spill_bytes);
     }
     std::vector<sham_action_parser::LeftOutBlock>().swap(sham.left_out);
   }
@@ -1248,17 +1263,49 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // SHAM's valid blocks are kept as where they are and made into their
   // actions one at a time, as they run.
   keeping.defer_actions = true;
+  std::shared_ptr<std::FILE> error_file;
   if (!options_.full_outputs && (settings.report == "auto" || settings.report == "clada")) {
     keeping.keep_blocks = SkippedBlocksKept(settings.report_budget_bytes);
     keeping.measure = [&settings](const std::vector<sham_action_parser::ActionParseError>& errors) {
       return SkippedEntrySize(errors, settings.error_detail);
     };
+  } else if (options_.full_outputs && options_.spill_results) {
+    // --json prints every error: those of the blocks between the first and
+    // the last thousand go to an unnamed file as they are read.
+    error_file.reset(std::tmpfile(), [](std::FILE* f) {
+      if (f != nullptr) std::fclose(f);
+    });
+    if (error_file != nullptr) {
+      keeping.keep_blocks = 1000;
+      keeping.spill = [file = error_file.get()](const std::vector<sham_action_parser::ActionParseError>& errors) {
+        std::string text;
+        for (const sham_action_parser::ActionParseError& e : errors) {
+          if (!text.empty()) text += ",\n";
+          text += DocumentArrayElement(ParseErrorToJson(e, "sham"));
+        }
+        std::fseek(file, 0, SEEK_END);
+        const long offset = std::ftell(file);
+        if (offset < 0 || std::fwrite(text.data(), 1, text.size(), file) != text.size()) {
+          return std::pair<int64_t, int64_t>{0, -1};  // not written: counted in a warning
+        }
+        return std::pair<int64_t, int64_t>{offset, static_cast<int64_t>(text.size())};
+      };
+    }
   }
   ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
                                        {settings.csl_start, settings.csl_end}, keeping);
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
   result.left_out_skipped = parsed.left_out;
+  if (error_file != nullptr && !result.left_out_skipped.spans.empty()) {
+    result.left_out_skipped.file = error_file;
+    const auto lost = std::count_if(result.left_out_skipped.spans.begin(), result.left_out_skipped.spans.end(),
+                                    [](const std::pair<int64_t, int64_t>& s) { return s.second < 0; });
+    if (lost > 0) {
+      result.warnings.push_back(absl::StrCat("the errors of ", lost, " refused blocks could not be written to a "
+                                             "temporary file (is it full?) and are left out of parseErrors"));
+    }
+  }
   result.parse_error_dialects = std::move(parsed.error_dialects);
   result.parse_error_groups = std::move(parsed.error_groups);
   result.warnings = std::move(parsed.warnings);

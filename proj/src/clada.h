@@ -20,6 +20,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -94,6 +95,12 @@ struct LeftOutSkipped {
   // What their entries would take in the results section, escaped.
   int64_t section_lines = 0;
   int64_t section_bytes = 0;
+  // A --json run (CladaOptions::spill_results): their errors, each block's
+  // as elements of the document's "parseErrors" array (separated by ",\n"),
+  // at `spans` (offset, size) of `file`, in order; printed by
+  // WriteExecutionResultJson where they belong.
+  std::shared_ptr<std::FILE> file;
+  std::vector<std::pair<int64_t, int64_t>> spans;
 };
 
 // The results of a --json run (CladaOptions::spill_results), written as

@@ -823,42 +823,100 @@ core::Json ActionResultToJson(const ActionResult& r) {
   return a;
 }
 
+std::string DocumentArrayElement(const core::Json& element) {
+  return absl::StrReplaceAll(
+      absl::StrCat("    ", element.dump(2, ' ', false, core::Json::error_handler_t::replace)), {{"\n", "\n    "}});
+}
+
+namespace {
+
+// Bytes [offset, offset + size) of `file` to `out` (all of it from
+// `offset` when size is negative).
+void CopyFileBytes(std::FILE* file, int64_t offset, int64_t size, std::ostream& out) {
+  std::fflush(file);
+  if (std::fseek(file, static_cast<long>(offset), SEEK_SET) != 0) return;
+  char buffer[1 << 16];
+  while (size != 0) {
+    const size_t want = size < 0 ? sizeof buffer : static_cast<size_t>(std::min<int64_t>(size, sizeof buffer));
+    const size_t n = std::fread(buffer, 1, want, file);
+    if (n == 0) break;
+    out.write(buffer, static_cast<std::streamsize>(n));
+    if (size > 0) size -= static_cast<int64_t>(n);
+  }
+}
+
+}  // namespace
+
+core::Json ParseErrorToJson(const sham_action_parser::ActionParseError& error, absl::string_view dialect) {
+  core::Json e = sham_action_parser::ActionParseErrorToJson(error);
+  e["dialect"] = dialect;
+  e["label"] = error.block_id;
+  return e;
+}
+
 void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) {
   core::Json j = ExecutionResultToJson(result);
-  if (result.spilled.file == nullptr) {
+  const bool results_out = result.spilled.file != nullptr;
+  const bool errors_out = result.left_out_skipped.file != nullptr;
+  if (!results_out && !errors_out) {
     out << j.dump(2);
     return;
   }
-  // The document with a placeholder for the array, which is then copied
-  // from the file. Only fixed keys come before "results", so the first
-  // occurrence of the placeholder is the one.
-  const std::string placeholder = "\x01clada: the spilled results\x01";
-  j["results"] = placeholder;
+  // The document with placeholders for the arrays written out, which are
+  // then copied from their files. Only fixed keys and numbers come before
+  // "results", and a key cannot appear inside a string (its quotes would be
+  // escaped), so the first occurrence of each placeholder is the one.
+  const std::string results_mark = "\x01clada: the spilled results\x01";
+  const std::string errors_mark = "\x01clada: the spilled parse errors\x01";
+  if (results_out) j["results"] = results_mark;
+  if (errors_out) j["parseErrors"] = errors_mark;
   const std::string text = j.dump(2);
-  const std::string needle = absl::StrCat("\"results\": ", core::Json(placeholder).dump());
-  const size_t at = text.find(needle);
-  out << text.substr(0, at) << "\"results\": ";
-  if (result.spilled.count == 0 && result.results.empty()) {
-    out << "[]";
-  } else {
-    out << "[\n";
-    std::FILE* file = result.spilled.file.get();
-    std::fflush(file);
-    std::rewind(file);
-    char buffer[1 << 16];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) out.write(buffer, static_cast<std::streamsize>(n));
-    // Those kept in memory when the file was full.
-    bool first = result.spilled.count == 0;
-    for (const ActionResult& r : result.results) {
-      out << (first ? "    " : ",\n    ")
-          << absl::StrReplaceAll(ActionResultToJson(r).dump(2, ' ', false, core::Json::error_handler_t::replace),
-                                 {{"\n", "\n    "}});
+  size_t from = 0;
+  auto print_until = [&](absl::string_view key, const std::string& mark) {
+    const std::string needle = absl::StrCat("\"", key, "\": ", core::Json(mark).dump());
+    const size_t at = text.find(needle, from);
+    out << text.substr(from, at - from) << "\"" << key << "\": ";
+    from = at + needle.size();
+  };
+  // Elements with their separators, then the array's end.
+  bool first = true;
+  auto element = [&](absl::string_view indented) {
+    out << (first ? "[\n" : ",\n") << indented;
+    first = false;
+  };
+  auto close = [&] {
+    out << (first ? "[]" : "\n  ]");
+    first = true;
+  };
+  if (results_out) {
+    print_until("results", results_mark);
+    if (result.spilled.count > 0) {
+      out << "[\n";
       first = false;
+      CopyFileBytes(result.spilled.file.get(), 0, -1, out);
     }
-    out << "\n  ]";
+    // Those kept in memory when the file was full.
+    for (const ActionResult& r : result.results) element(DocumentArrayElement(ActionResultToJson(r)));
+    close();
   }
-  out << text.substr(at + needle.size());
+  if (errors_out) {
+    print_until("parseErrors", errors_mark);
+    const LeftOutSkipped& skipped = result.left_out_skipped;
+    auto kept_error = [&](size_t i) {
+      element(DocumentArrayElement(ParseErrorToJson(
+          result.parse_errors[i], i < result.parse_error_dialects.size() ? result.parse_error_dialects[i] : "sham")));
+    };
+    for (size_t i = 0; i < std::min(skipped.after, result.parse_errors.size()); ++i) kept_error(i);
+    for (const auto& [offset, size] : skipped.spans) {
+      if (size <= 0) continue;
+      out << (first ? "[\n" : ",\n");
+      first = false;
+      CopyFileBytes(skipped.file.get(), offset, size, out);
+    }
+    for (size_t i = skipped.after; i < result.parse_errors.size(); ++i) kept_error(i);
+    close();
+  }
+  out << text.substr(from);
 }
 
 core::Json ExecutionResultToJson(const ExecutionResult& result) {
@@ -875,16 +933,14 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
                            {"count", result.left_out.count},
                            {"succeeded", result.left_out.succeeded}};
   }
-  if (result.left_out_skipped.blocks > 0) {
+  if (result.left_out_skipped.blocks > 0 && result.left_out_skipped.file == nullptr) {
     j["leftOutSkippedBlocks"] = {{"after", result.left_out_skipped.after}, {"count", result.left_out_skipped.blocks}};
   }
 
   core::Json errors = core::Json::array();
   for (size_t i = 0; i < result.parse_errors.size(); ++i) {
-    core::Json e = sham_action_parser::ActionParseErrorToJson(result.parse_errors[i]);
-    e["dialect"] = i < result.parse_error_dialects.size() ? result.parse_error_dialects[i] : "sham";
-    e["label"] = result.parse_errors[i].block_id;
-    errors.push_back(std::move(e));
+    errors.push_back(ParseErrorToJson(result.parse_errors[i],
+                                      i < result.parse_error_dialects.size() ? result.parse_error_dialects[i] : "sham"));
   }
   j["parseErrors"] = std::move(errors);
   if (!result.warnings.empty()) j["warnings"] = result.warnings;
@@ -939,9 +995,7 @@ void ResultKeeper::Add(ActionResult r) {
   if (spilled_.file != nullptr && !spill_failed_) {
     // As the document's dump(2) indents an element of "results": four
     // spaces more on every line.
-    std::string element =
-        absl::StrCat("    ", ActionResultToJson(r).dump(2, ' ', false, core::Json::error_handler_t::replace));
-    element = absl::StrReplaceAll(element, {{"\n", "\n    "}});
+    std::string element = DocumentArrayElement(ActionResultToJson(r));
     if (spilled_.count > 0) element.insert(0, ",\n");
     std::FILE* file = spilled_.file.get();
     const long before = std::ftell(file);

@@ -157,9 +157,18 @@ core::Json ExecutionResultToJson(const ExecutionResult& result);
 // One element of the JSON document's "results" array.
 core::Json ActionResultToJson(const ActionResult& r);
 
-// Prints ExecutionResultToJson(result).dump(2), the results spilled to
-// their file (ExecutionResult::spilled) included where they belong, without
-// holding them in memory.
+// `element` as ExecutionResultToJson(...).dump(2) prints an element of one
+// of the document's arrays: four spaces more on every line (invalid UTF-8
+// replaced).
+std::string DocumentArrayElement(const core::Json& element);
+
+// One element of its "parseErrors" array.
+core::Json ParseErrorToJson(const sham_action_parser::ActionParseError& error, absl::string_view dialect);
+
+// Prints ExecutionResultToJson(result).dump(2), the results and parse
+// errors written to their files (ExecutionResult::spilled,
+// LeftOutSkipped::file) included where they belong, without holding them
+// in memory.
 void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out);
 
 // "N succeeded, M failed, K skipped (T ms)".

@@ -515,6 +515,47 @@ TEST(Execute, SpilledJsonResultsPrintTheSameDocument) {
   EXPECT_TRUE(nlohmann::ordered_json::accept(documents[1]));
 }
 
+// Issue 17 #9: a --json run of a million empty blocks peaked at 3 GB (every
+// error kept, then the whole document built). Past the first and last
+// thousand refused blocks, their errors go to a temporary file as they are
+// read, and the document printed is the same.
+TEST(Execute, SpilledJsonParseErrorsPrintTheSameDocument) {
+  std::string answer;
+  const int kBlocks = 2600;
+  for (int i = 0; i < kBlocks; ++i) {
+    const std::string id = absl::StrCat("e", 10000 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\n");
+    if (i % 1000 == 500) {
+      absl::StrAppend(&answer, "action = \"file_read\"\npath = \"", i == 1500 ? "missing.txt" : "a.txt", "\"\n");
+    } else if (i % 7 == 3) {
+      absl::StrAppend(&answer, "action = \"file_reed\"\n");
+    }
+    absl::StrAppend(&answer, "#!END_SHAM_", id, "\n");
+  }
+  std::string documents[2];
+  for (int spill = 0; spill < 2; ++spill) {
+    const std::string root = MakeTempDir();
+    WriteFile(root + "/a.txt", "alpha\n");
+    CladaOptions options;
+    options.working_root = root;
+    options.settings.git = git_tx::GitOptions::Mode::kOff;
+    options.full_outputs = true;
+    options.spill_results = spill == 1;
+    ExecutionResult result = Clada(options).Execute(answer);
+    EXPECT_EQ(CountSkippedBlocks(result), kBlocks - 3);
+    EXPECT_EQ(result.results.size() + static_cast<size_t>(result.spilled.count), 3u);
+    if (spill == 1) {
+      EXPECT_LT(result.parse_errors.size(), static_cast<size_t>(kBlocks) - 100);
+      EXPECT_GT(result.left_out_skipped.spans.size(), 100u);
+    }
+    std::ostringstream out;
+    WriteExecutionResultJson(result, out);
+    documents[spill] = out.str();
+  }
+  EXPECT_EQ(documents[1], documents[0]);
+  EXPECT_TRUE(nlohmann::ordered_json::accept(documents[1]));
+}
+
 TEST(Execute, RefusesInputOverLimit) {
   CladaOptions options;
   options.working_root = MakeTempDir();

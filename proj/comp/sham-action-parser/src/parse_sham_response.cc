@@ -421,6 +421,7 @@ class ErrorKeeper {
       out.start_line = first.errors.front().block_start_line;
       out.last_line = first.last_line;
       if (keeping_.measure) std::tie(out.entry_lines, out.entry_bytes) = keeping_.measure(first.errors);
+      if (keeping_.spill) std::tie(out.spill_offset, out.spill_bytes) = keeping_.spill(first.errors);
       left_out_.push_back(out);
       tail_.pop_front();
     }

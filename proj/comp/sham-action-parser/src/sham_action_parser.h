@@ -60,6 +60,9 @@ struct LeftOutBlock {
   int last_line = 0;
   int64_t entry_lines = 0;
   int64_t entry_bytes = 0;
+  // Where ErrorKeeping::spill put its errors (the caller's offset and size).
+  int64_t spill_offset = 0;
+  int64_t spill_bytes = 0;
 };
 
 // How many refused blocks keep their errors whole. An answer of a million
@@ -74,6 +77,10 @@ struct ErrorKeeping {
   // The lines and bytes one block's errors take in the caller's report
   // (given to each left-out block), or unset for none.
   std::function<std::pair<int64_t, int64_t>(const std::vector<ActionParseError>&)> measure;
+  // Writes one left-out block's errors where the caller keeps them (a
+  // --json run: a temporary file), returning where (given to the block as
+  // spill_offset and spill_bytes), or unset for none.
+  std::function<std::pair<int64_t, int64_t>(const std::vector<ActionParseError>&)> spill;
   // The valid blocks go into ActionParseResult::deferred instead of
   // `actions`: `text` must outlive the result.
   bool defer_actions = false;
