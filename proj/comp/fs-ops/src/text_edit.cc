@@ -448,10 +448,10 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
     // Every range is asked for, and this start begins none: the ranges are
     // not what the edit assumes, so replacing the others would be a guess.
     return absl::NotFoundError(absl::StrCat(
-        "old_text_start at line ", LineNumbersOf(norm, {dangling})[0], " of '", label,
-        "' has no old_text_end after it (", ranges.size(), ranges.size() == 1 ? " complete range" : " complete ranges",
-        " before it, ", range_lines(), "); nothing was changed. Every range is replaced, so each old_text_start "
-        "needs an old_text_end after it: give count = ",
+        "old_text_start was found at line ", LineNumbersOf(norm, {dangling})[0], " of '", label, "' after ",
+        ranges.size(), ranges.size() == 1 ? " complete range" : " complete ranges", " (", range_lines(),
+        "), but old_text_end was not found after it; nothing was changed. Every range is replaced, so each "
+        "old_text_start needs an old_text_end after it: give count = ",
         ranges.size(), " to replace only the complete ones, or make old_text_start more specific"));
   }
   return Replace(t, ranges, new_text);
