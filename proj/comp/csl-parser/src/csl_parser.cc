@@ -619,19 +619,18 @@ class Reader {
                       absl::StrCat("SEARCH on line ", open.line, " has no text between ", M("TO"), " and ", M("REPLACE")),
                       absl::StrCat("after ", M("TO"), " give the exact last line(s) of the range to replace"));
         }
-        if (every) {
-          return fail("invalid_attribute",
-                      absl::StrCat("SEARCH on line ", open.line, ": count=\"all\" cannot be used with a ", M("TO"),
-                                   " range"),
-                      "give the exact number of ranges expected (count=\"2\"), or leave count out for one");
-        }
         if (build_) {
           a.name = "file_replace_text_range";
           a.params["path"] = *file;
           a.params["old_text_start"] = std::string(search);
           a.params["old_text_end"] = std::string(last);
           a.params["new_text"] = std::string(replace);
-          a.params["count"] = count;
+          // count="all": every range, at least one (fs-ops' `all`).
+          if (every) {
+            a.params["all"] = true;
+          } else {
+            a.params["count"] = count;
+          }
         }
       } else if (build_) {
         a.name = "file_replace_all_text";
