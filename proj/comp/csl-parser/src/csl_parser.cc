@@ -1,12 +1,14 @@
 #include "proj/comp/csl-parser/src/csl_parser.h"
 
 #include <string.h>
+#include <stdint.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -25,13 +27,26 @@ constexpr size_t kNpos = absl::string_view::npos;
 enum class Kind { kWrite, kRun, kSearch, kTasks, kEnd, kReplace, kTo, kUnknown };
 
 Kind KindOf(absl::string_view name) {
-  if (name == "WRITE") return Kind::kWrite;
-  if (name == "RUN") return Kind::kRun;
-  if (name == "SEARCH") return Kind::kSearch;
-  if (name == "TASKS") return Kind::kTasks;
-  if (name == "END") return Kind::kEnd;
-  if (name == "REPLACE") return Kind::kReplace;
-  if (name == "TO") return Kind::kTo;
+  // By length first: one comparison per marker.
+  switch (name.size()) {
+    case 2:
+      if (name == "TO") return Kind::kTo;
+      break;
+    case 3:
+      if (name == "END") return Kind::kEnd;
+      if (name == "RUN") return Kind::kRun;
+      break;
+    case 5:
+      if (name == "WRITE") return Kind::kWrite;
+      if (name == "TASKS") return Kind::kTasks;
+      break;
+    case 6:
+      if (name == "SEARCH") return Kind::kSearch;
+      break;
+    case 7:
+      if (name == "REPLACE") return Kind::kReplace;
+      break;
+  }
   return Kind::kUnknown;
 }
 
@@ -129,37 +144,103 @@ int CountNewlines(const char* p, size_t n) {
   return count;
 }
 
+// `a` and `b` hold `n` equal bytes. Delimiters are a few bytes, compared
+// once per candidate line: word loads (the first and last four bytes cover
+// four to eight) beat a call to memcmp.
+inline bool SameBytes(const char* a, const char* b, size_t n) {
+  auto word = [](const char* p) {
+    uint32_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+  };
+  if (n >= 4 && n <= 8) return word(a) == word(b) && word(a + n - 4) == word(b + n - 4);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // The first line start at or after `from` (`from` itself when it is one)
-// whose line begins with `prefix`, or npos. The scan looks 16 bytes at a
-// time for a line break followed by prefix[0]; only those are compared.
-size_t FindLineStartWith(absl::string_view text, size_t from, absl::string_view prefix) {
+// whose line begins with `prefix`, or npos; `*newlines` counts the line
+// breaks in [from, that line start). The scan looks 16 bytes at a time for a
+// line break followed by prefix[0]; only those are compared. It sees every
+// line break on the way, so counting lines costs a popcount per 16 bytes
+// rather than a second pass.
+size_t FindLineStartWith(absl::string_view text, size_t from, absl::string_view prefix, int* newlines) {
   const size_t n = text.size();
   const char* p = text.data();
-  auto matches = [&](size_t at) { return n - at >= prefix.size() && memcmp(p + at, prefix.data(), prefix.size()) == 0; };
+  auto matches = [&](size_t at) { return n - at >= prefix.size() && SameBytes(p + at, prefix.data(), prefix.size()); };
+  int count = 0;
+  *newlines = 0;
   if (from >= n) return kNpos;
   if ((from == 0 || p[from - 1] == '\n') && matches(from)) return from;
   size_t i = from;  // looking for p[i] == '\n' && p[i + 1] == prefix[0]
 #ifdef __SSE2__
+  // Line breaks are counted as CountNewlines does: each subtracts -1 from
+  // its byte lane, and the lanes are summed before any can overflow.
   const __m128i nl = _mm_set1_epi8('\n');
   const __m128i first = _mm_set1_epi8(prefix[0]);
+  const __m128i zero = _mm_setzero_si128();
+  __m128i lanes = zero;
+  int pending = 0;
+  auto flush = [&]() {
+    const __m128i sums = _mm_sad_epu8(lanes, zero);
+    count += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    lanes = zero;
+    pending = 0;
+  };
   for (; i + 17 <= n; i += 16) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
-    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(b, first))));
+    const __m128i breaks = _mm_cmpeq_epi8(a, nl);
+    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(breaks, _mm_cmpeq_epi8(b, first))));
     while (mask != 0) {
-      const size_t at = i + static_cast<size_t>(__builtin_ctz(mask)) + 1;
-      if (matches(at)) return at;
+      const unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
+      const size_t at = i + bit + 1;
+      if (matches(at)) {
+        // The breaks before this block of 16, then those up to and
+        // including the one before `at` (once per marker).
+        flush();
+        unsigned before = static_cast<unsigned>(_mm_movemask_epi8(breaks)) & ((2u << bit) - 1);
+        for (; before != 0; before &= before - 1) ++count;
+        *newlines = count;
+        return at;
+      }
       mask &= mask - 1;
     }
+    lanes = _mm_sub_epi8(lanes, breaks);
+    if (++pending == 255) flush();
   }
+  flush();
 #endif
   for (; i + 1 < n; ++i) {
-    if (p[i] == '\n' && p[i + 1] == prefix[0] && matches(i + 1)) return i + 1;
+    if (p[i] != '\n') continue;
+    ++count;
+    if (p[i + 1] == prefix[0] && matches(i + 1)) {
+      *newlines = count;
+      return i + 1;
+    }
   }
   return kNpos;
 }
 
 bool IsBlank(absl::string_view s) { return absl::StripAsciiWhitespace(s).empty(); }
+
+// `prefix` and the decimal `n` (n >= 0): a label, made once per operation,
+// short enough to stay in the string's own buffer.
+std::string Numbered(absl::string_view prefix, int n) {
+  char digits[12];
+  size_t len = 0;
+  unsigned v = static_cast<unsigned>(n);
+  do {
+    digits[len++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  std::string out(prefix.size() + len, '\0');
+  memcpy(&out[0], prefix.data(), prefix.size());
+  for (size_t i = 0; i < len; ++i) out[prefix.size() + i] = digits[len - 1 - i];
+  return out;
+}
 
 class Reader {
  public:
@@ -179,7 +260,7 @@ class Reader {
       // Built in place, not built aside and moved in.
       CslBlock& b = out.blocks.emplace_back();
       b.number = static_cast<int>(out.blocks.size());
-      const std::string label = absl::StrCat("task-", b.number);
+      const std::string label = Numbered("task-", b.number);
       if (m.kind == Kind::kTasks) {
         pos = ReadTasks(m, label, &b);
       } else if (m.kind == Kind::kEnd || m.kind == Kind::kReplace || m.kind == Kind::kTo) {
@@ -231,20 +312,29 @@ class Reader {
     const size_t n = text_.size();
     const absl::string_view start = d_.start, end = d_.end;
     size_t pos = from;
+    int line_no = LineOf(from);  // of `pos`; reading goes on where the last marker ended, so this costs nothing
     while (pos < n) {
-      const size_t at = FindLineStartWith(text_, pos, start);
+      int breaks = 0;
+      const size_t at = FindLineStartWith(text_, pos, start, &breaks);
       if (at == kNpos) return false;
+      line_no += breaks;
       const void* nl = memchr(text_.data() + at, '\n', n - at);
       const size_t eol = nl == nullptr ? n : static_cast<size_t>(static_cast<const char*>(nl) - text_.data());
       const size_t line_end = nl == nullptr ? n : eol + 1;
       pos = line_end;
+      const int next_line = nl == nullptr ? line_no : line_no + 1;  // of `pos`
       absl::string_view line = text_.substr(at, eol - at);
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-      if (line.size() < start.size() + end.size() + 1 || !absl::EndsWith(line, end)) continue;
+      if (line.size() < start.size() + end.size() + 1 ||
+          !SameBytes(line.data() + line.size() - end.size(), end.data(), end.size()) ||
+          !absl::ascii_isalpha(static_cast<unsigned char>(line[start.size()])) || (!skip_.empty() && Skipped(line_no))) {
+        line_no = next_line;
+        continue;
+      }
+      // Lines are counted from here on (LineOf).
+      line_pos_ = pos;
+      line_ = next_line;
       absl::string_view inner = line.substr(start.size(), line.size() - start.size() - end.size());
-      if (!absl::ascii_isalpha(static_cast<unsigned char>(inner[0]))) continue;
-      const int line_no = LineOf(at);
-      if (!skip_.empty() && Skipped(line_no)) continue;
       size_t name_end = 0;
       while (name_end < inner.size() && inner[name_end] != ' ' && inner[name_end] != '\t') ++name_end;
       m->name = inner.substr(0, name_end);
@@ -313,6 +403,7 @@ class Reader {
     size_t pos = open.end;
     int depth = 0;
     bool prose_noted = false;
+    const std::string sub_prefix = absl::StrCat(label, ".");  // task-N.M
     Marker m;
     while (true) {
       const bool found = NextMarker(pos, &m);
@@ -361,7 +452,7 @@ class Reader {
         pos = m.end;
         continue;
       }
-      const std::string sub = absl::StrCat(label, ".", ++b->operation_count);
+      const std::string sub = Numbered(sub_prefix, ++b->operation_count);
       pos = ReadOperation(m, sub, b);
     }
   }
@@ -632,8 +723,10 @@ class Reader {
     // The parameters in schema order, appended: the keys are known to be
     // distinct, so ordered_map's search for each key is skipped.
     core::Json::object_t& params = a.params.get_ref<core::Json::object_t&>();
-    auto add = [&params](const char* key, auto&& value) {
-      static_cast<core::Json::object_t::Container&>(params).emplace_back(key, std::forward<decltype(value)>(value));
+    auto add = [&params](absl::string_view key, auto&& value) {
+      static_cast<core::Json::object_t::Container&>(params).emplace_back(
+          std::piecewise_construct, std::forward_as_tuple(key.data(), key.size()),
+          std::forward_as_tuple(std::forward<decltype(value)>(value)));
     };
     if (open.kind == Kind::kWrite) {
       params.reserve(2);
