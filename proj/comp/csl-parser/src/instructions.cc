@@ -100,6 +100,11 @@ def main():
     return 0
 <---END--->
 
+With <---TO--->, count counts ranges: count="2" replaces exactly two,
+count="all" every range (at least one; each next range is looked for after
+the end of the one before, and every first text must have the second after
+it, else nothing changes).
+
 ### TASKS: all or nothing
 
 <---TASKS--->

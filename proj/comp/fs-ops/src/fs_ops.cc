@@ -677,8 +677,21 @@ absl::StatusOr<ActionOutcome> FileReplaceTextRange(const Call& call) {
   ASSIGN_OR_RETURN(std::string end, call.Str("old_text_end"));
   ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
   ASSIGN_OR_RETURN(std::optional<int64_t> count, call.OptInt("count"));
+  ASSIGN_OR_RETURN(std::optional<bool> all, call.OptBool("all"));
+  if (all.value_or(false)) {
+    // The action parser fills in count's default 1, so only another number
+    // is a contradiction.
+    if (count.has_value() && *count != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "count = ", *count, " and all = true ask for different things: give count for an exact number of ranges, or "
+          "all = true (without count) for every range"));
+    }
+    count.reset();
+  } else if (!count.has_value()) {
+    count = 1;
+  }
   return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-    return internal::ReplaceRanges(body, start, end, new_text, count.value_or(1), label);
+    return internal::ReplaceRanges(body, start, end, new_text, count, label);
   });
 }
 

@@ -363,14 +363,17 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
 }
 
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
-                                         absl::string_view new_text, int64_t count, absl::string_view label) {
+                                         absl::string_view new_text, std::optional<int64_t> count,
+                                         absl::string_view label) {
   if (start.empty()) {
     return absl::InvalidArgumentError("old_text_start is empty; give the exact text the range begins with");
   }
   if (end.empty()) {
     return absl::InvalidArgumentError("old_text_end is empty; give the exact text the range ends with");
   }
-  if (count < 1) return absl::InvalidArgumentError(absl::StrCat("count is ", count, "; it must be 1 or more"));
+  if (count.has_value() && *count < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("count is ", *count, "; it must be 1 or more"));
+  }
   BreakNormalizedText t(content);
   absl::string_view norm = t.norm();
   std::string start_n = NormalizeBreaks(start);
@@ -392,9 +395,27 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
     pos = e + end_n.size();
   }
 
+  // "Line 3" / "lines 1-3 and 4-6": where the ranges found are.
+  auto range_lines = [&]() {
+    std::vector<size_t> bounds;
+    for (const NormSpan& r : ranges) {
+      bounds.push_back(r.begin);
+      bounds.push_back(r.end - 1);
+    }
+    std::vector<int64_t> lines = LineNumbersOf(norm, bounds);
+    std::vector<std::string> items;
+    for (size_t i = 0; i + 1 < lines.size(); i += 2) {
+      items.push_back(lines[i] == lines[i + 1] ? absl::StrCat(lines[i]) : absl::StrCat(lines[i], "-", lines[i + 1]));
+    }
+    return absl::StrCat("line", items.size() == 1 ? " " : "s ", JoinNumbers(items));
+  };
+
   if (ranges.empty()) {
-    if (!new_n.empty() && FindAllText(norm, new_n).size() == static_cast<size_t>(count)) {
-      return AlreadyApplied(content);
+    if (!new_n.empty()) {
+      // Without count (every range) one copy of new_text is enough, as in
+      // ReplaceEvery without count.
+      const size_t copies = FindAllText(norm, new_n).size();
+      if (count.has_value() ? copies == static_cast<size_t>(*count) : copies >= 1) return AlreadyApplied(content);
     }
     if (dangling == kNpos) return MissError("old_text_start", label, content, start);
     int64_t start_line = LineNumbersOf(norm, {dangling})[0];
@@ -414,25 +435,25 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
   // As in ReplaceEvery: the count is checked before "already applied".
   bool inside =
       absl::StrContains(new_n, start_n) && absl::StrContains(new_n, end_n) && AllInsideCopies(norm, ranges, new_n);
-  if (ranges.size() != static_cast<size_t>(count)) {
-    if (inside && FindAllText(norm, new_n).size() == static_cast<size_t>(count)) return AlreadyApplied(content);
-    std::vector<size_t> bounds;
-    for (const NormSpan& r : ranges) {
-      bounds.push_back(r.begin);
-      bounds.push_back(r.end - 1);
-    }
-    std::vector<int64_t> lines = LineNumbersOf(norm, bounds);
-    std::vector<std::string> items;
-    for (size_t i = 0; i + 1 < lines.size(); i += 2) {
-      items.push_back(lines[i] == lines[i + 1] ? absl::StrCat(lines[i]) : absl::StrCat(lines[i], "-", lines[i + 1]));
-    }
+  if (count.has_value() && ranges.size() != static_cast<size_t>(*count)) {
+    if (inside && FindAllText(norm, new_n).size() == static_cast<size_t>(*count)) return AlreadyApplied(content);
     return absl::FailedPreconditionError(absl::StrCat(
-        "count mismatch in '", label, "': expected ", count, ", found ", ranges.size(), " range",
-        ranges.size() == 1 ? "" : "s", " from old_text_start to old_text_end (line", items.size() == 1 ? " " : "s ",
-        JoinNumbers(items), "); nothing was changed. Set count = ", ranges.size(),
+        "count mismatch in '", label, "': expected ", *count, ", found ", ranges.size(), " range",
+        ranges.size() == 1 ? "" : "s", " from old_text_start to old_text_end (", range_lines(),
+        "); nothing was changed. Set count = ", ranges.size(),
         " to replace them all, or make old_text_start more specific"));
   }
   if (inside) return AlreadyApplied(content);
+  if (!count.has_value() && dangling != kNpos) {
+    // Every range is asked for, and this start begins none: the ranges are
+    // not what the edit assumes, so replacing the others would be a guess.
+    return absl::NotFoundError(absl::StrCat(
+        "old_text_start was found at line ", LineNumbersOf(norm, {dangling})[0], " of '", label, "' after ",
+        ranges.size(), ranges.size() == 1 ? " complete range" : " complete ranges", " (", range_lines(),
+        "), but old_text_end was not found after it; nothing was changed. Every range is replaced, so each "
+        "old_text_start needs an old_text_end after it: give count = ",
+        ranges.size(), " to replace only the complete ones, or make old_text_start more specific"));
+  }
   return Replace(t, ranges, new_text);
 }
 

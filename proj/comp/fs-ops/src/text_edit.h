@@ -140,15 +140,21 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
                                         absl::string_view label);
 
 // Replaces each range that starts with `start` and ends with the first
-// `end` after it (both included); ranges do not overlap. The number of
-// ranges must equal `count` (checked before "already applied", as in
-// ReplaceEvery). new_text equal to the range is "already applied", not an
-// error as in RequireChange: when new_text begins with `start` and ends with
-// `end`, that is the state a repeated paste leaves. Errors: InvalidArgument
-// (empty start/end, count < 1), NotFound (start absent, or no end after the
-// first start), FailedPrecondition (count mismatch; lists the ranges).
+// `end` after it (both included); ranges do not overlap (the next start is
+// looked for after the previous end). With `count` the number of ranges
+// must equal it (checked before "already applied", as in ReplaceEvery);
+// without it every range is replaced, at least one, and a start with no end
+// after it is an error even after complete ranges (nothing changes).
+// new_text equal to the range is "already applied", not an error as in
+// RequireChange: when new_text begins with `start` and ends with `end`, that
+// is the state a repeated paste leaves; without count, no range and at least
+// one copy of new_text is too. Errors: InvalidArgument (empty start/end,
+// count < 1), NotFound (start absent, no end after the first start, or,
+// without count, after any start), FailedPrecondition (count mismatch;
+// lists the ranges).
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
-                                         absl::string_view new_text, int64_t count, absl::string_view label);
+                                         absl::string_view new_text, std::optional<int64_t> count,
+                                         absl::string_view label);
 
 // `content` + `addition`, the addition's line breaks adapted to the file's.
 // With `as_lines` (content given as lines, a heredoc) the addition starts on

@@ -26,7 +26,10 @@ absl::StatusOr<EditResult> RunEdit(const json& c) {
     return ReplaceEvery(content, Bytes(c, "old"), Bytes(c, "new"), count, label);
   }
   if (op == "ranges") {
-    return ReplaceRanges(content, Bytes(c, "start"), Bytes(c, "end"), Bytes(c, "new"), c.value("count", 1), label);
+    // "all": true is every range (no count); else count, 1 by default.
+    std::optional<int64_t> count;
+    if (!c.value("all", false)) count = c.value("count", int64_t{1});
+    return ReplaceRanges(content, Bytes(c, "start"), Bytes(c, "end"), Bytes(c, "new"), count, label);
   }
   if (op == "append") return AppendText(content, Bytes(c, "new"));
   ADD_FAILURE() << "unknown op " << op;
