@@ -38,9 +38,10 @@ Json ToolToJson(const Tool& tool) {
   return j;
 }
 
-Json ResultToJson(const ToolResult& r) {
-  Json j = {{"content", r.content}};
-  if (r.structured_content.has_value()) j["structuredContent"] = *r.structured_content;
+Json ResultToJson(ToolResult r) {
+  Json j = Json::object();
+  j["content"] = std::move(r.content);
+  if (r.structured_content.has_value()) j["structuredContent"] = *std::move(r.structured_content);
   if (r.is_error) j["isError"] = true;
   return j;
 }

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -249,6 +250,44 @@ TEST(Dispatcher, InvalidUtf8InAResultIsReplacedNotThrown) {
   d.DispatchMessage(R"({"jsonrpc":"2.0","id":1,"method":"bad"})");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0], "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"a\xEF\xBF\xBD" "b\"}}");
+}
+
+std::string NlohmannDump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// AppendJson writes what nlohmann's dump writes, byte for byte: every
+// one- and two-byte string, every well-formed and ill-formed UTF-8 lead
+// and continuation of up to four bytes, and documents mixing them.
+TEST(AppendJson, WritesExactlyWhatNlohmannDumpWrites) {
+  std::vector<std::string> strings = {"", "plain", "tab\there", "quote\" back\\slash", "\x7f", "\x01\x1f",
+                                      "caf\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80 smile", "\xED\xA0\x80",
+                                      "\xF4\x90\x80\x80", "\xC0\xAF", "\xE0\x80\xAF", "end\xE2\x82"};
+  for (int a = 0; a < 256; ++a) {
+    strings.push_back(std::string(1, static_cast<char>(a)));
+    for (int b = 0; b < 256; ++b) strings.push_back({static_cast<char>(a), static_cast<char>(b)});
+  }
+  for (int lead : {0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5}) {
+    for (int b = 0x70; b < 0xC8; ++b) {
+      for (int c : {0x41, 0x7F, 0x80, 0xBF, 0xC0}) {
+        for (int d : {0x41, 0x80, 0xBF, 0xC0}) {
+          strings.push_back({'x', static_cast<char>(lead), static_cast<char>(b), static_cast<char>(c),
+                             static_cast<char>(d), 'y'});
+        }
+      }
+    }
+  }
+  for (const std::string& text : strings) {
+    const Json value(text);
+    ASSERT_EQ(DumpJson(value), NlohmannDump(value)) << absl::CHexEscape(text);
+    const Json keyed = {{text, text}};
+    ASSERT_EQ(DumpJson(keyed), NlohmannDump(keyed)) << absl::CHexEscape(text);
+  }
+  const Json document = {{"jsonrpc", "2.0"},
+                         {"id", -7},
+                         {"n", {1.5, 1e300, -0.0, 3, 18446744073709551615u, true, false, nullptr}},
+                         {"empty", {{"o", Json::object()}, {"a", Json::array()}}},
+                         {"text", "line 1\nline \xC3\xA9 2\r\n\x7f"},
+                         {"nested", {{{"k", {"v", {{"deep", "\x02"}}}}}}}};
+  EXPECT_EQ(DumpJson(document), NlohmannDump(document));
 }
 
 TEST(Dispatcher, AHandlerThatThrowsIsAnInternalError) {
