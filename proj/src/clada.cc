@@ -926,15 +926,19 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
         git_tx::RunLock::Acquire(ctx.paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
-    absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
-        git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), PlanBatch(runnable, ctx.paths));
-    if (!begun.ok()) {
-      return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
+    git_tx::BatchPlan plan = PlanBatch(runnable, ctx.paths);
+    const bool reads_only = plan.paths.empty() && !plan.has_exec;  // BeginBatch's read-only batch
+    if (!(reads_only && options.read_only_skips_git)) {
+      absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
+          git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), plan);
+      if (!begun.ok()) {
+        return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
+      }
+      tx = *std::move(begun);
+      result.git.active = tx->active();
+      result.git.snapshot_commit = tx->snapshot_commit();
+      result.git.notes = tx->notes();
     }
-    tx = *std::move(begun);
-    result.git.active = tx->active();
-    result.git.snapshot_commit = tx->snapshot_commit();
-    result.git.notes = tx->notes();
   }
 
   // Outputs are cut to what will be reported as each action finishes, so

@@ -131,6 +131,7 @@ absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, con
   c.clada.settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
   c.clada.dry_run = options.dry_run;
   c.clada.full_outputs = true;
+  c.clada.read_only_skips_git = true;  // a read commits nothing; opening git was most of its time
   // exec's output as progress notifications; cancellation kills its process group.
   c.clada.cancel = call.cancelled;
   if (call.progress) {
