@@ -1,6 +1,8 @@
 #include "proj/comp/mcp/src/json_rpc.h"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <utility>
 
@@ -61,6 +63,16 @@ void AppendString(const std::string& s, std::string* out) {
   }();
   const size_t n = s.size();
   for (size_t i = 0; i < n; ++i) {
+    // Eight bytes at a time while none of them is special (below 0x20,
+    // '"', '\\' or over 0x7F): the usual "has a zero / a smaller byte" tests.
+    constexpr uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
+    for (uint64_t w; i + 8 <= n; i += 8) {
+      std::memcpy(&w, s.data() + i, 8);
+      const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+      const uint64_t special = ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
+                               ((backslash - kOnes) & ~backslash) | w;
+      if ((special & kHigh) != 0) break;
+    }
     while (i < n && kPlain[static_cast<unsigned char>(s[i])]) ++i;
     if (i == n) break;
     const unsigned char c = static_cast<unsigned char>(s[i]);

@@ -275,6 +275,15 @@ TEST(AppendJson, WritesExactlyWhatNlohmannDumpWrites) {
       }
     }
   }
+  // Each byte at each place of a string longer than the eight bytes
+  // AppendJson looks at at once.
+  for (int c = 0; c < 256; ++c) {
+    for (size_t at = 0; at < 19; ++at) {
+      std::string text(19, 'a');
+      text[at] = static_cast<char>(c);
+      strings.push_back(text);
+    }
+  }
   for (const std::string& text : strings) {
     const Json value(text);
     ASSERT_EQ(DumpJson(value), NlohmannDump(value)) << absl::CHexEscape(text);
