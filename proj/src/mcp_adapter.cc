@@ -661,6 +661,9 @@ int RunMcpServer(const McpServerOptions& options, int in_fd, int out_fd, std::os
     }
   }
   mcp::ServerInfo info{"clada", kVersion, kInstructions, 5000};
+  info.description =
+      "clada's file, search and exec actions as tools, under its path policy; each call that changes files is "
+      "one git commit that `clada undo` takes back.";
   int code = 0;
   {
     mcp::Server server(info, MakeCladaTools(options), mcp::FdWriter(protocol_fd));

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
@@ -13,6 +14,10 @@ namespace clada::mcp {
 namespace {
 
 constexpr const char* kLogLevels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+
+// What every tools/list cursor starts with; the index of the page's first
+// tool follows.
+constexpr absl::string_view kCursorPrefix = "tools-from-";
 
 int LevelRank(absl::string_view level) {
   for (int i = 0; i < 8; ++i) {
@@ -101,11 +106,7 @@ Server::Server(ServerInfo info, ToolRegistry tools, Dispatcher::WriteFunction wr
     log_level_ = params["level"].get<std::string>();
     return Reply::Ok(Json::object());
   });
-  dispatcher_.AddRequestHandler("tools/list", [this](const Json&) {
-    Json list = Json::array();
-    for (const Tool& t : tools_.tools()) list.push_back(ToolToJson(t));
-    return Reply::Ok({{"tools", std::move(list)}});
-  });
+  dispatcher_.AddRequestHandler("tools/list", [this](const Json& params) { return ListTools(params); });
   dispatcher_.AddDeferredHandler("tools/call", [this](const Json& id, const Json& params) { QueueCall(id, params); });
   dispatcher_.AddNotificationHandler("notifications/initialized", [this](const Json&) { OnInitialized(); });
   dispatcher_.AddNotificationHandler("notifications/roots/list_changed", [this](const Json&) { RequestRoots(); });
@@ -144,7 +145,40 @@ Reply Server::Initialize(const Json& params) {
   Json result = {{"protocolVersion", version},
                  {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", Json::object()}}},
                  {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
+  // 2025-11-25 added a description to Implementation, as context during
+  // initialization; older revisions' clients are sent what they know.
+  if (!info_.description.empty() && version == "2025-11-25") {
+    result["serverInfo"]["description"] = info_.description;
+  }
   if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
+  return Reply::Ok(std::move(result));
+}
+
+// Pagination (spec 2025-11-25, utilities/pagination): a page of at most
+// tools_page_size tools, and nextCursor when more follow. The cursor is
+// opaque to the client; here it names where the next page starts, which
+// stays true because the tool list never changes (listChanged: false).
+Reply Server::ListTools(const Json& params) const {
+  const std::vector<Tool>& all = tools_.tools();
+  size_t start = 0;
+  if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+    const Json& cursor = params["cursor"];
+    absl::string_view text = cursor.is_string() ? absl::string_view(cursor.get_ref<const std::string&>()) : "";
+    uint64_t at = 0;
+    if (!absl::ConsumePrefix(&text, kCursorPrefix) || !absl::SimpleAtoi(text, &at) ||
+        absl::StrCat(at) != text || at == 0 || at >= all.size()) {
+      return Reply::Error(kInvalidParams,
+                          absl::StrCat("Invalid params: ", cursor.dump(), " is not a cursor this server gave; send "
+                                       "tools/list without a cursor for the first page, then each nextCursor"));
+    }
+    start = static_cast<size_t>(at);
+  }
+  const size_t page = std::max<size_t>(info_.tools_page_size, 1);
+  const size_t end = std::min(all.size(), start + page);
+  Json list = Json::array();
+  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(all[i]));
+  Json result = {{"tools", std::move(list)}};
+  if (end < all.size()) result["nextCursor"] = absl::StrCat(kCursorPrefix, end);
   return Reply::Ok(std::move(result));
 }
 

@@ -97,6 +97,13 @@ struct ServerInfo {
   // How long a tools/call waits for the client's answer to roots/list
   // before running with the server's own roots.
   int roots_wait_ms = 5000;
+  // How many tools one tools/list page holds; more are listed on further
+  // pages (nextCursor). Large enough by default that every clada tool fits
+  // on the first page, for clients that never ask for a second.
+  size_t tools_page_size = 100;
+  // serverInfo.description ("" for none), sent to clients at 2025-11-25,
+  // the revision that added it (Implementation.description).
+  std::string description;
 };
 
 class Server {
@@ -134,6 +141,7 @@ class Server {
   };
 
   Reply Initialize(const Json& params);
+  Reply ListTools(const Json& params) const;
   void OnInitialized();
   void RequestRoots();
   void QueueCall(const Json& id, const Json& params);

@@ -2,7 +2,8 @@
 // Server with test tools, with no process: `> ` lines are fed to
 // HandleMessage (then the test waits until no call runs), `>& ` lines are
 // fed without waiting, and each `< ` line must match the next message the
-// server writes (a JSON subset). Nothing may be written beyond them.
+// server writes (a JSON subset). Nothing may be written beyond them. A
+// `#! tools_page_size N` line sets the server's tools/list page size.
 // Also: ReadLines' framing, FileUriToPath.
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,6 +21,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
@@ -132,13 +135,20 @@ class Transcript : public ::testing::TestWithParam<std::string> {};
 TEST_P(Transcript, ServerWritesWhatItSays) {
   std::ifstream in(absl::StrCat(kDataDir, "/", GetParam(), ".jsonl"));
   ASSERT_TRUE(in) << GetParam();
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
   Output output;
   ServerInfo info{"test-server", "0.1", "", 2000};
+  info.description = "Test tools";
+  // `#! tools_page_size N`: the server's tools/list page size.
+  for (const std::string& line : lines) {
+    absl::string_view option = line;
+    if (absl::ConsumePrefix(&option, "#! tools_page_size ")) ASSERT_TRUE(absl::SimpleAtoi(option, &info.tools_page_size)) << line;
+  }
   Server server(info, TestTools(), [&output](absl::string_view m) { output.Write(m); });
   size_t next = 0;
-  std::string line;
   int number = 0;
-  while (std::getline(in, line)) {
+  for (const std::string& line : lines) {
     ++number;
     const std::string where = absl::StrCat(GetParam(), ".jsonl:", number);
     if (absl::StartsWith(line, ">& ")) {
@@ -169,6 +179,55 @@ INSTANTIATE_TEST_SUITE_P(Mcp, Transcript, ::testing::ValuesIn(TranscriptNames())
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// The last page has no nextCursor (a transcript's subset match cannot say
+// a key is absent); the pages together list every tool once, in order.
+TEST(ToolsList, PagesCoverEveryToolAndTheLastHasNoCursor) {
+  for (size_t page_size : {1u, 2u, 4u, 5u, 100u}) {
+    std::vector<std::string> out;
+    ServerInfo info{"t", "0", "", 0, page_size};
+    Server server(info, TestTools(), [&out](absl::string_view m) { out.emplace_back(m); });
+    std::vector<std::string> names;
+    Json cursor;
+    for (int request = 1; request < 20; ++request) {
+      Json message = {{"jsonrpc", "2.0"}, {"id", request}, {"method", "tools/list"}};
+      if (!cursor.is_null()) message["params"] = {{"cursor", cursor}};
+      server.HandleMessage(message.dump());
+      const Json reply = Json::parse(out.back());
+      ASSERT_TRUE(reply.contains("result")) << reply.dump();
+      EXPECT_LE(reply["result"]["tools"].size(), page_size);
+      for (const Json& t : reply["result"]["tools"]) names.push_back(t["name"].get<std::string>());
+      if (!reply["result"].contains("nextCursor")) break;
+      cursor = reply["result"]["nextCursor"];
+      ASSERT_TRUE(cursor.is_string()) << reply.dump();
+    }
+    std::vector<std::string> all;
+    const ToolRegistry tools = TestTools();
+    for (const Tool& t : tools.tools()) all.push_back(t.name);
+    EXPECT_EQ(names, all) << "page size " << page_size;
+  }
+}
+
+// serverInfo.description is a 2025-11-25 field: sent at that revision, not
+// at the older ones a client may ask for.
+TEST(Initialize, DescriptionOnlyAtTheRevisionThatHasIt) {
+  for (const char* version : kProtocolVersions) {
+    std::vector<std::string> out;
+    ServerInfo info{"t", "0", "", 0};
+    info.description = "what it does";
+    Server server(info, TestTools(), [&out](absl::string_view m) { out.emplace_back(m); });
+    server.HandleMessage(Json{{"jsonrpc", "2.0"},
+                              {"id", 1},
+                              {"method", "initialize"},
+                              {"params", {{"protocolVersion", version}, {"capabilities", Json::object()},
+                                          {"clientInfo", {{"name", "c"}, {"version", "1"}}}}}}
+                             .dump());
+    ASSERT_EQ(out.size(), 1u);
+    const Json server_info = Json::parse(out[0])["result"]["serverInfo"];
+    EXPECT_EQ(server_info.contains("description"), std::string(version) == "2025-11-25") << version << ": " << out[0];
+    if (server_info.contains("description")) EXPECT_EQ(server_info["description"], "what it does");
+  }
+}
 
 TEST(Transcripts, AreThere) { EXPECT_GE(TranscriptNames().size(), 8u); }
 
