@@ -267,7 +267,7 @@ void Server::QueueCall(const Json& id, const Json& params) {
   }
   running_[call.key] = call.cancelled;
   queue_.push_back(std::move(call));
-  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+  if (!caller_threads_ && !worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
   cv_.notify_all();
 }
 
@@ -292,6 +292,23 @@ void Server::WorkerLoop() {
   for (;;) {
     cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, nothing left
+    DrainQueue(lock);
+  }
+}
+
+void Server::RunCallsOnCallerThreads() {
+  std::lock_guard<std::mutex> lock(mu_);
+  caller_threads_ = true;
+}
+
+void Server::RunQueuedCalls() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (busy_) return;  // that thread runs what is queued, this call's included
+  DrainQueue(lock);
+}
+
+void Server::DrainQueue(std::unique_lock<std::mutex>& lock) {
+  while (!queue_.empty()) {
     PendingCall call = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
@@ -301,9 +318,9 @@ void Server::WorkerLoop() {
     RunCall(call);
     lock.lock();
     running_.erase(call.key);
-    busy_ = false;
-    cv_.notify_all();
   }
+  busy_ = false;
+  cv_.notify_all();
 }
 
 void Server::RunCall(PendingCall& call) {
@@ -346,6 +363,7 @@ void Server::Shutdown() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  RunQueuedCalls();  // with caller threads: anything they left (nothing, as ServeLines runs)
 }
 
 void Server::WaitIdle() {

@@ -5,9 +5,11 @@
 // knows nothing of clada's engine: the tools do (proj/src/mcp_adapter.h).
 //
 // Threads: HandleMessage runs on the reading thread and answers everything
-// but tools/call there; each tools/call is queued for one worker thread,
-// so calls run one at a time, in the order they came, while ping and
-// tools/list still answer. Responses are written under one mutex.
+// but tools/call there; each tools/call is queued for one worker thread
+// (or, after RunCallsOnCallerThreads, for whichever reading thread calls
+// RunQueuedCalls), so calls run one at a time, in the order they came,
+// while ping and tools/list still answer. Responses are written under one
+// mutex.
 //
 // Example:
 //   ToolRegistry tools;
@@ -125,6 +127,13 @@ class Server {
   void Shutdown();
   // Returns once no call is queued or running (tests).
   void WaitIdle();
+  // From now on no worker thread runs the calls: the threads that feed
+  // HandleMessage call RunQueuedCalls after each message (ServeLines).
+  void RunCallsOnCallerThreads();
+  // Runs the queued calls on this thread, in order, until none is left,
+  // unless another thread is running them already (then returns at once:
+  // that thread runs the ones queued meanwhile).
+  void RunQueuedCalls();
   // The level logging/setLevel last set ("info" at first).
   std::string log_level() const;
   // Sends notifications/message when `level` is at or above log_level().
@@ -147,6 +156,8 @@ class Server {
   void QueueCall(const Json& id, const Json& params);
   void OnCancelled(const Json& params);
   void WorkerLoop();
+  // Runs the queued calls until none is left; `lock` holds mu_.
+  void DrainQueue(std::unique_lock<std::mutex>& lock);
   void RunCall(PendingCall& call);
 
   ServerInfo info_;
@@ -162,8 +173,9 @@ class Server {
   std::string log_level_ = "info";
   std::deque<PendingCall> queue_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;  // key -> flag, queued or running
-  bool busy_ = false;
+  bool busy_ = false;  // a thread is running the queued calls
   bool stopping_ = false;
+  bool caller_threads_ = false;  // RunCallsOnCallerThreads: no worker
   std::thread worker_;
 };
 

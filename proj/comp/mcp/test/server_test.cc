@@ -287,6 +287,45 @@ TEST(ServeLines, AnswersEachLineAndRejectsOversizedOnes) {
   EXPECT_EQ(all[2], R"({"jsonrpc":"2.0","id":2,"result":{}})");
 }
 
+// ServeLines runs a call on the thread that read it; the other thread
+// reads on, so a ping is answered and a cancellation reaches the running
+// call (`wait` runs until it is cancelled; a cancelled call gets no
+// response). Lines are handled in order: initialize before the call.
+TEST(ServeLines, APingAndACancelReachTheServerWhileACallRuns) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string input = absl::StrJoin(
+      {R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+       R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"first"}}})",
+       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}})",
+       R"({"jsonrpc":"2.0","id":3,"method":"ping"})",
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})",
+       R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}})"},
+      "\n");
+  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::close(fds[1]);
+  Output output;
+  Server server({"s", "1", "", 0}, TestTools(), [&output](absl::string_view m) { output.Write(m); });
+  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
+  ::close(fds[0]);
+  std::vector<int64_t> ids;
+  for (const std::string& m : output.All()) {
+    const Json j = Json::parse(m);
+    ASSERT_TRUE(j.contains("result")) << m;
+    ids.push_back(j["id"].get<int64_t>());
+  }
+  // 0 first; 3 while 2 waits (before 4, which runs once 2 is cancelled);
+  // 2 cancelled, no response; the calls answered in order (1 before 4).
+  const std::string all = absl::StrJoin(output.All(), "\n");
+  ASSERT_EQ(ids.size(), 4u) << all;
+  EXPECT_EQ(ids[0], 0) << all;
+  EXPECT_EQ(ids[3], 4) << all;
+  std::vector<int64_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<int64_t>{0, 1, 3, 4})) << all;
+}
+
 TEST(FdWriter, WritesOneLineAMessageAndStopsWhenTheReaderIsGone) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
