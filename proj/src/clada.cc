@@ -1037,15 +1037,18 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       absl::StatusOr<core::Action> made = actions.deferred.Make(static_cast<size_t>(item->deferred));
       if (made.ok()) PlanAction(*made, ctx.paths, plan);
     }
-    absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
-        git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), std::move(plan));
-    if (!begun.ok()) {
-      return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
+    const bool reads_only = plan.paths.empty() && !plan.has_exec;  // BeginBatch's read-only batch
+    if (!(reads_only && options.read_only_skips_git)) {
+      absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
+          git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), std::move(plan));
+      if (!begun.ok()) {
+        return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
+      }
+      tx = *std::move(begun);
+      result.git.active = tx->active();
+      result.git.snapshot_commit = tx->snapshot_commit();
+      result.git.notes = tx->notes();
     }
-    tx = *std::move(begun);
-    result.git.active = tx->active();
-    result.git.snapshot_commit = tx->snapshot_commit();
-    result.git.notes = tx->notes();
   }
 
   // Outputs are cut to what will be reported as each action finishes, so

@@ -172,6 +172,13 @@ struct CladaOptions {
   // notifications/cancelled. Unset: none.
   std::function<void(absl::string_view stream, absl::string_view text)> on_exec_output;
   const std::atomic<bool>* cancel = nullptr;
+  // A batch that only reads (no write action with a path, no exec: what
+  // git_tx::BeginBatch treats as read-only, committing nothing, not even a
+  // snapshot) does not open git at all: no repository, no interrupted-batch
+  // recovery, no git note in the result. It still holds the run lock.
+  // `clada mcp` sets it: a read commits nothing either way, and opening the
+  // repository took most of a read's time.
+  bool read_only_skips_git = false;
 };
 
 class Clada {

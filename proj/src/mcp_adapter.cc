@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -119,18 +120,27 @@ struct CallContext {
   bool client_roots = false;
 };
 
-absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, const mcp::ToolCall& call) {
+// What every call's CladaOptions start from, built once: a Settings holds
+// the source of every setting in a map, and building a default one and
+// copying the server's over it took a tenth of a file_read call.
+std::shared_ptr<const CladaOptions> BaseCladaOptions(const McpServerOptions& options) {
+  auto base = std::make_shared<CladaOptions>();
+  base->working_root = options.root;
+  base->settings = options.settings;
+  base->settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
+  base->dry_run = options.dry_run;
+  base->full_outputs = true;
+  base->read_only_skips_git = true;  // a read commits nothing; opening git was most of its time
+  return base;
+}
+
+absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, const CladaOptions& base,
+                                            const mcp::ToolCall& call) {
   absl::StatusOr<std::vector<std::string>> roots = EffectiveRoots(options, call.client_roots);
   if (!roots.ok()) return roots.status();
-  CallContext c;
-  c.roots = *roots;
-  c.client_roots = call.client_roots.has_value() && !call.client_roots->empty();
+  CallContext c{base, *std::move(roots), call.client_roots.has_value() && !call.client_roots->empty()};
   c.clada.working_root = c.roots[0];
-  c.clada.settings = options.settings;
   c.clada.settings.allow.assign(c.roots.begin() + 1, c.roots.end());
-  c.clada.settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
-  c.clada.dry_run = options.dry_run;
-  c.clada.full_outputs = true;
   // exec's output as progress notifications; cancellation kills its process group.
   c.clada.cancel = call.cancelled;
   if (call.progress) {
@@ -227,7 +237,8 @@ absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Js
   return core::ResolvePath(ctx->paths, args["path"].get<std::string>());
 }
 
-void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
+void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<const CladaOptions>& base,
+                   mcp::ToolRegistry& tools) {
   const core::Json read_only = {{"readOnlyHint", true}, {"destructiveHint", false}, {"openWorldHint", false}};
 
   mcp::Tool apply;
@@ -251,7 +262,7 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
                                      {"executedActions", {{"type", "integer"}}},
                                      {"results", {{"type", "array"}}}}},
                                    {"required", {"success"}}};
-  apply.call = [options](const mcp::ToolCall& call) {
+  apply.call = [options, base](const mcp::ToolCall& call) {
     const core::Json& args = call.arguments;
     if (!args.contains("text") || !args["text"].is_string()) {
       return ErrorResult("invalid arguments for apply_answer: text (a string) is required");
@@ -266,12 +277,12 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
                                         "' (apply_answer takes text, dry_run)"));
       }
     }
-    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
     std::string text = args["text"].get<std::string>();
     if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
-    ExecutionResult result = Clada(c->clada).Execute(text);
+    ExecutionResult result = Clada(std::move(c->clada)).Execute(text);
     const std::string report = FormatTextReport(result, options.settings.report_budget_bytes);
     mcp::ToolResult out = mcp::ToolResult::Text(report, !result.success);
     out.structured_content = ExecutionResultToJson(result);
@@ -303,8 +314,8 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
                                     {"truncated", {{"type", "boolean"}}}}},
                                   {"required", {"path", "tree", "entries", "truncated"}}};
   tree.annotations = read_only;
-  tree.call = [options](const mcp::ToolCall& call) {
-    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+  tree.call = [options, base](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     absl::StatusOr<std::string> dir = ResolveToolPath(*c, call.arguments);
     if (!dir.ok()) return ErrorResult(absl::StrCat("dir_tree: ", dir.status().message()));
@@ -352,8 +363,8 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
                                     {"links", {{"type", "integer"}}}}},
                                   {"required", {"path", "type", "size"}}};
   info.annotations = read_only;
-  info.call = [options](const mcp::ToolCall& call) {
-    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+  info.call = [options, base](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
     if (!path.ok()) return ErrorResult(absl::StrCat("file_info: ", path.status().message()));
@@ -389,8 +400,8 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
                                      {"source", {{"type", "string"}, {"enum", {"client", "server"}}}}}},
                                    {"required", {"working_root", "roots", "source"}}};
   roots.annotations = read_only;
-  roots.call = [options](const mcp::ToolCall& call) {
-    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+  roots.call = [options, base](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     core::Json data = {{"working_root", c->roots[0]},
                        {"roots", c->roots},
@@ -414,8 +425,8 @@ void AddExtraTools(const McpServerOptions& options, mcp::ToolRegistry& tools) {
                         {"required", {"path"}},
                         {"additionalProperties", false}};
   media.annotations = read_only;
-  media.call = [options](const mcp::ToolCall& call) {
-    absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+  media.call = [options, base](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
     if (!path.ok()) return ErrorResult(absl::StrCat("file_read_media: ", path.status().message()));
@@ -600,6 +611,7 @@ absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& 
 
 mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
   mcp::ToolRegistry tools;
+  const std::shared_ptr<const CladaOptions> base = BaseCladaOptions(options);
   for (const ActionDefinition& def : sham_action_parser::LoadedSchema().actions) {
     if (!def.IsLlmAccessible()) continue;
     mcp::Tool tool;
@@ -614,12 +626,12 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
     }
     const bool structured = tool.output_schema.has_value();
     const ActionDefinition* d = &def;
-    tool.call = [options, d, structured](const mcp::ToolCall& call) {
+    tool.call = [options, base, d, structured](const mcp::ToolCall& call) {
       if (call.cancelled != nullptr && call.cancelled->load()) return ErrorResult("cancelled before it ran");
       core::Json params;
       std::string problem = ArgumentsToParams(*d, call.arguments, &params);
       if (!problem.empty()) return ErrorResult(problem);
-      absl::StatusOr<CallContext> c = MakeCallContext(options, call);
+      absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
       if (!c.ok()) return ErrorResult(std::string(c.status().message()));
       core::Action action;
       action.name = d->name;
@@ -627,12 +639,12 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
       action.metadata.block_id = "mcp";
       std::vector<core::Action> actions;
       actions.push_back(std::move(action));
-      ExecutionResult result = Clada(c->clada).ExecuteActions(std::move(actions), "mcp");
+      ExecutionResult result = Clada(std::move(c->clada)).ExecuteActions(std::move(actions), "mcp");
       return ActionToolResult(result, structured, options.settings.report_budget_bytes);
     };
     tools.Add(std::move(tool));
   }
-  AddExtraTools(options, tools);
+  AddExtraTools(options, base, tools);
   return tools;
 }
 
@@ -649,6 +661,9 @@ int RunMcpServer(const McpServerOptions& options, int in_fd, int out_fd, std::os
     }
   }
   mcp::ServerInfo info{"clada", kVersion, kInstructions, 5000};
+  info.description =
+      "clada's file, search and exec actions as tools, under its path policy; each call that changes files is "
+      "one git commit that `clada undo` takes back.";
   int code = 0;
   {
     mcp::Server server(info, MakeCladaTools(options), mcp::FdWriter(protocol_fd));

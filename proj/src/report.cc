@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <deque>
 #include <set>
@@ -522,8 +523,16 @@ std::string EscapeControlCharacters(absl::string_view text) {
     return c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
            static_cast<unsigned char>(text[i + 1]) <= 0x9F;
   };
+  // Most bytes need no look at their neighbour: printable ASCII, '\n',
+  // '\t', and every byte over 0x7F but 0xC2 (the lead byte of the C1
+  // controls). A file's text is scanned a table lookup a byte.
+  static constexpr auto kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0; c < 256; ++c) plain[c] = (c >= 0x20 && c != 0x7F && c != 0xC2) || c == '\n' || c == '\t';
+    return plain;
+  }();
   size_t i = 0;
-  while (i < text.size() && !needs(i)) ++i;
+  while (i < text.size() && (kPlain[static_cast<unsigned char>(text[i])] || !needs(i))) ++i;
   if (i == text.size()) return std::string(text);
   std::string out(text.substr(0, i));
   for (; i < text.size(); ++i) {

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/test/test_util.h"
 
@@ -226,6 +227,33 @@ TEST_F(McpCall, EachCallIsOneGitBatch) {
   const std::string subjects = ReadAll(log);
   EXPECT_EQ(std::count(subjects.begin(), subjects.end(), '\n'), 3) << subjects;
   EXPECT_TRUE(absl::StartsWith(subjects, "AI: write two.txt")) << subjects;
+}
+
+// A call that only reads commits nothing (as a read-only `clada run`), so
+// it does not open git: it reads during a merge in progress, which a write
+// is refused for. It still takes the run lock.
+TEST_F(McpCall, ReadsTakeTheRunLockButNotGit) {
+  options_.settings.git = git_tx::GitOptions::Mode::kRequire;
+  options_.settings.lock_timeout_ms = 50;
+  tools_ = MakeCladaTools(options_);
+  const std::string git = absl::StrCat("cd '", root_, "' && git -c user.name=t -c user.email=t@t ");
+  ASSERT_EQ(std::system(absl::StrCat(git, "init -q && echo r > r.txt && ", git, "add r.txt && ", git,
+                                     "commit -q -m init && git rev-parse HEAD > .git/MERGE_HEAD")
+                            .c_str()),
+            0);
+  mcp::ToolResult read = Call("file_read", {{"path", "r.txt"}});
+  EXPECT_FALSE(read.is_error) << Text(read);
+  EXPECT_EQ((*read.structured_content)["content"], "r\n");
+  mcp::ToolResult write = Call("file_write", {{"path", "w.txt"}, {"content", "w"}});
+  EXPECT_TRUE(write.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(write), "refusing to run")) << Text(write);
+  EXPECT_EQ(ReadAll(root_ + "/w.txt"), "");
+
+  absl::StatusOr<git_tx::RunLock> held = git_tx::RunLock::Acquire(root_, absl::Seconds(1));
+  ASSERT_TRUE(held.ok()) << held.status();
+  mcp::ToolResult waited = Call("file_read", {{"path", "r.txt"}});
+  EXPECT_TRUE(waited.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(waited), "another clada run is working on")) << Text(waited);
 }
 
 }  // namespace

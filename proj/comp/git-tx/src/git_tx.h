@@ -197,11 +197,12 @@ class RunLock {
   const std::string& path() const { return path_; }
 
  private:
-  RunLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  RunLock(int fd, std::string path, int pid_fd = -1) : fd_(fd), path_(std::move(path)), pid_fd_(pid_fd) {}
   void Release();
 
   int fd_ = -1;
   std::string path_;
+  int pid_fd_ = -1;  // the pid file, open from Acquire to Release; -1: none
 };
 
 // Runs a user command on the work tree containing `working_root`:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -96,6 +97,25 @@ TEST(RunLock, SecondAcquireWaitsForTheTimeoutThenFailsClearly) {
                    "); waited 100ms")))
       << second.status();
   EXPECT_TRUE(absl::StrContains(second.status().message(), "--lock-timeout"));
+}
+
+// The pid file names the holder while the lock is held and no one after
+// (blanked in place, not removed); a longer file left by something else is
+// cut, so no stale text follows the pid.
+TEST(RunLock, PidFileNamesTheHolderOnlyWhileHeld) {
+  std::string root = MakeTempDir();
+  ASSERT_TRUE(core::CreateDirectories(root + "/.clada").ok());
+  ASSERT_TRUE(core::WriteFileAtomic(root + "/.clada/lock", std::string(100, '9') + "\n").ok());
+  {
+    absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(1));
+    ASSERT_TRUE(lock.ok()) << lock.status();
+    absl::StatusOr<std::string> held = core::ReadFileToString(root + "/.clada/lock");
+    ASSERT_TRUE(held.ok()) << held.status();
+    EXPECT_EQ(absl::StripAsciiWhitespace(*held), absl::StrCat(::getpid()));
+  }
+  absl::StatusOr<std::string> released = core::ReadFileToString(root + "/.clada/lock");
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(absl::StripAsciiWhitespace(*released), "");
 }
 
 // Issue 17 #14: an answer's exec can `rm -r .clada` (or replace the lock

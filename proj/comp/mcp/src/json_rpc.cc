@@ -1,5 +1,8 @@
 #include "proj/comp/mcp/src/json_rpc.h"
 
+#include <array>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <utility>
 
@@ -12,7 +15,153 @@ namespace {
 // An id a request may carry: a string or an integer (MCP forbids null).
 bool IsValidId(const Json& id) { return id.is_string() || id.is_number_integer(); }
 
+// nlohmann's own compact dump, invalid UTF-8 replaced.
+void AppendDumped(const Json& value, std::string* out) {
+  out->append(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+// The length of the well-formed UTF-8 sequence starting at s[i] (a byte
+// over 0x7F), or 0: the Unicode definition nlohmann's decoder follows (no
+// overlong forms, no surrogates, nothing over U+10FFFF).
+size_t Utf8SequenceLength(const std::string& s, size_t i) {
+  const auto at = [&s](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0; };
+  const unsigned char c = at(i);
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  size_t length;
+  if (c >= 0xC2 && c <= 0xDF) {
+    length = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    length = 3;
+    if (c == 0xE0) low = 0xA0;
+    if (c == 0xED) high = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4;
+    if (c == 0xF0) low = 0x90;
+    if (c == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (at(i + 1) < low || at(i + 1) > high) return 0;
+  for (size_t k = 2; k < length; ++k) {
+    if (at(i + k) < 0x80 || at(i + k) > 0xBF) return 0;
+  }
+  return length;
+}
+
+// A JSON string as nlohmann's dump writes it: runs of bytes that need no
+// escape are copied whole (valid UTF-8 is written as is). A string with
+// invalid UTF-8 goes to nlohmann, which replaces it (U+FFFD).
+void AppendString(const std::string& s, std::string* out) {
+  const size_t start = out->size();
+  out->push_back('"');
+  size_t run = 0;  // start of the bytes not appended yet
+  // The bytes written as they are: printable ASCII but '"' and '\\'.
+  static constexpr auto kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+    return plain;
+  }();
+  const size_t n = s.size();
+  for (size_t i = 0; i < n; ++i) {
+    // Eight bytes at a time while none of them is special (below 0x20,
+    // '"', '\\' or over 0x7F): the usual "has a zero / a smaller byte" tests.
+    constexpr uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
+    for (uint64_t w; i + 8 <= n; i += 8) {
+      std::memcpy(&w, s.data() + i, 8);
+      const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+      const uint64_t special = ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
+                               ((backslash - kOnes) & ~backslash) | w;
+      if ((special & kHigh) != 0) break;
+    }
+    while (i < n && kPlain[static_cast<unsigned char>(s[i])]) ++i;
+    if (i == n) break;
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t length = Utf8SequenceLength(s, i);
+      if (length == 0) {
+        out->resize(start);
+        AppendDumped(Json(s), out);
+        return;
+      }
+      i += length - 1;
+      continue;
+    }
+    out->append(s, run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        out->append(escape, sizeof escape);
+      }
+    }
+  }
+  out->append(s, run, std::string::npos);
+  out->push_back('"');
+}
+
 }  // namespace
+
+void AppendJson(const Json& value, std::string* out) {
+  switch (value.type()) {
+    case Json::value_t::object: {
+      out->push_back('{');
+      bool first = true;
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendString(it.key(), out);
+        out->push_back(':');
+        AppendJson(it.value(), out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case Json::value_t::array: {
+      out->push_back('[');
+      bool first = true;
+      for (const Json& element : value) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendJson(element, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case Json::value_t::string:
+      AppendString(value.get_ref<const std::string&>(), out);
+      return;
+    default:  // numbers, booleans, null
+      AppendDumped(value, out);
+  }
+}
+
+std::string DumpJson(const Json& value) {
+  std::string out;
+  AppendJson(value, &out);
+  return out;
+}
 
 Dispatcher::Dispatcher(WriteFunction write) : write_(std::move(write)) {}
 
@@ -28,23 +177,29 @@ void Dispatcher::AddNotificationHandler(const std::string& method, NotificationH
   notifications_[method] = std::move(handler);
 }
 
-void Dispatcher::Write(const Json& message) {
-  // Invalid UTF-8 from a file or a process is replaced, never thrown on.
-  const std::string text = message.dump(-1, ' ', false, Json::error_handler_t::replace);
+void Dispatcher::Write(const Json& message) { WriteText(DumpJson(message)); }
+
+void Dispatcher::WriteText(const std::string& text) {
   std::lock_guard<std::mutex> lock(write_mu_);
   write_(text);
 }
 
 void Dispatcher::Respond(const Json& id, const Reply& reply) {
-  Json message = {{"jsonrpc", "2.0"}, {"id", id}};
+  // Written straight from the reply, not copied into a message first: a
+  // result can hold a whole file, twice (text and structuredContent).
+  std::string text = R"({"jsonrpc":"2.0","id":)";
+  AppendJson(id, &text);
   if (reply.ok) {
-    message["result"] = reply.result;
+    text.append(R"(,"result":)");
+    AppendJson(reply.result, &text);
   } else {
     Json error = {{"code", reply.code}, {"message", reply.message}};
     if (!reply.data.is_null()) error["data"] = reply.data;
-    message["error"] = std::move(error);
+    text.append(R"(,"error":)");
+    AppendJson(error, &text);
   }
-  Write(message);
+  text.push_back('}');
+  WriteText(text);
 }
 
 void Dispatcher::RespondWithoutId(int code, std::string message) {

@@ -54,6 +54,14 @@ struct Reply {
   }
 };
 
+// `value` as one line of compact JSON, exactly as
+// value.dump(-1, ' ', false, Json::error_handler_t::replace) writes it
+// (invalid UTF-8 replaced by U+FFFD), appended to `out`. About five times
+// faster on ASCII text (a tool result holding a file): it escapes runs of
+// bytes, not one code point at a time.
+void AppendJson(const Json& value, std::string* out);
+std::string DumpJson(const Json& value);
+
 class Dispatcher {
  public:
   // Receives each outgoing message as one line of JSON (no newline in it;
@@ -96,6 +104,7 @@ class Dispatcher {
 
  private:
   void Write(const Json& message);
+  void WriteText(const std::string& text);
   void HandleResponse(const Json& message);
 
   WriteFunction write_;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
@@ -13,6 +14,10 @@ namespace clada::mcp {
 namespace {
 
 constexpr const char* kLogLevels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+
+// What every tools/list cursor starts with; the index of the page's first
+// tool follows.
+constexpr absl::string_view kCursorPrefix = "tools-from-";
 
 int LevelRank(absl::string_view level) {
   for (int i = 0; i < 8; ++i) {
@@ -38,9 +43,10 @@ Json ToolToJson(const Tool& tool) {
   return j;
 }
 
-Json ResultToJson(const ToolResult& r) {
-  Json j = {{"content", r.content}};
-  if (r.structured_content.has_value()) j["structuredContent"] = *r.structured_content;
+Json ResultToJson(ToolResult r) {
+  Json j = Json::object();
+  j["content"] = std::move(r.content);
+  if (r.structured_content.has_value()) j["structuredContent"] = *std::move(r.structured_content);
   if (r.is_error) j["isError"] = true;
   return j;
 }
@@ -100,11 +106,7 @@ Server::Server(ServerInfo info, ToolRegistry tools, Dispatcher::WriteFunction wr
     log_level_ = params["level"].get<std::string>();
     return Reply::Ok(Json::object());
   });
-  dispatcher_.AddRequestHandler("tools/list", [this](const Json&) {
-    Json list = Json::array();
-    for (const Tool& t : tools_.tools()) list.push_back(ToolToJson(t));
-    return Reply::Ok({{"tools", std::move(list)}});
-  });
+  dispatcher_.AddRequestHandler("tools/list", [this](const Json& params) { return ListTools(params); });
   dispatcher_.AddDeferredHandler("tools/call", [this](const Json& id, const Json& params) { QueueCall(id, params); });
   dispatcher_.AddNotificationHandler("notifications/initialized", [this](const Json&) { OnInitialized(); });
   dispatcher_.AddNotificationHandler("notifications/roots/list_changed", [this](const Json&) { RequestRoots(); });
@@ -143,7 +145,40 @@ Reply Server::Initialize(const Json& params) {
   Json result = {{"protocolVersion", version},
                  {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", Json::object()}}},
                  {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
+  // 2025-11-25 added a description to Implementation, as context during
+  // initialization; older revisions' clients are sent what they know.
+  if (!info_.description.empty() && version == "2025-11-25") {
+    result["serverInfo"]["description"] = info_.description;
+  }
   if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
+  return Reply::Ok(std::move(result));
+}
+
+// Pagination (spec 2025-11-25, utilities/pagination): a page of at most
+// tools_page_size tools, and nextCursor when more follow. The cursor is
+// opaque to the client; here it names where the next page starts, which
+// stays true because the tool list never changes (listChanged: false).
+Reply Server::ListTools(const Json& params) const {
+  const std::vector<Tool>& all = tools_.tools();
+  size_t start = 0;
+  if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+    const Json& cursor = params["cursor"];
+    absl::string_view text = cursor.is_string() ? absl::string_view(cursor.get_ref<const std::string&>()) : "";
+    uint64_t at = 0;
+    if (!absl::ConsumePrefix(&text, kCursorPrefix) || !absl::SimpleAtoi(text, &at) ||
+        absl::StrCat(at) != text || at == 0 || at >= all.size()) {
+      return Reply::Error(kInvalidParams,
+                          absl::StrCat("Invalid params: ", cursor.dump(), " is not a cursor this server gave; send "
+                                       "tools/list without a cursor for the first page, then each nextCursor"));
+    }
+    start = static_cast<size_t>(at);
+  }
+  const size_t page = std::max<size_t>(info_.tools_page_size, 1);
+  const size_t end = std::min(all.size(), start + page);
+  Json list = Json::array();
+  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(all[i]));
+  Json result = {{"tools", std::move(list)}};
+  if (end < all.size()) result["nextCursor"] = absl::StrCat(kCursorPrefix, end);
   return Reply::Ok(std::move(result));
 }
 
@@ -232,7 +267,7 @@ void Server::QueueCall(const Json& id, const Json& params) {
   }
   running_[call.key] = call.cancelled;
   queue_.push_back(std::move(call));
-  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+  if (!caller_threads_ && !worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
   cv_.notify_all();
 }
 
@@ -257,6 +292,23 @@ void Server::WorkerLoop() {
   for (;;) {
     cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, nothing left
+    DrainQueue(lock);
+  }
+}
+
+void Server::RunCallsOnCallerThreads() {
+  std::lock_guard<std::mutex> lock(mu_);
+  caller_threads_ = true;
+}
+
+void Server::RunQueuedCalls() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (busy_) return;  // that thread runs what is queued, this call's included
+  DrainQueue(lock);
+}
+
+void Server::DrainQueue(std::unique_lock<std::mutex>& lock) {
+  while (!queue_.empty()) {
     PendingCall call = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
@@ -266,9 +318,9 @@ void Server::WorkerLoop() {
     RunCall(call);
     lock.lock();
     running_.erase(call.key);
-    busy_ = false;
-    cv_.notify_all();
   }
+  busy_ = false;
+  cv_.notify_all();
 }
 
 void Server::RunCall(PendingCall& call) {
@@ -311,6 +363,7 @@ void Server::Shutdown() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  RunQueuedCalls();  // with caller threads: anything they left (nothing, as ServeLines runs)
 }
 
 void Server::WaitIdle() {

@@ -5,9 +5,11 @@
 // knows nothing of clada's engine: the tools do (proj/src/mcp_adapter.h).
 //
 // Threads: HandleMessage runs on the reading thread and answers everything
-// but tools/call there; each tools/call is queued for one worker thread,
-// so calls run one at a time, in the order they came, while ping and
-// tools/list still answer. Responses are written under one mutex.
+// but tools/call there; each tools/call is queued for one worker thread
+// (or, after RunCallsOnCallerThreads, for whichever reading thread calls
+// RunQueuedCalls), so calls run one at a time, in the order they came,
+// while ping and tools/list still answer. Responses are written under one
+// mutex.
 //
 // Example:
 //   ToolRegistry tools;
@@ -97,6 +99,13 @@ struct ServerInfo {
   // How long a tools/call waits for the client's answer to roots/list
   // before running with the server's own roots.
   int roots_wait_ms = 5000;
+  // How many tools one tools/list page holds; more are listed on further
+  // pages (nextCursor). Large enough by default that every clada tool fits
+  // on the first page, for clients that never ask for a second.
+  size_t tools_page_size = 100;
+  // serverInfo.description ("" for none), sent to clients at 2025-11-25,
+  // the revision that added it (Implementation.description).
+  std::string description;
 };
 
 class Server {
@@ -118,6 +127,13 @@ class Server {
   void Shutdown();
   // Returns once no call is queued or running (tests).
   void WaitIdle();
+  // From now on no worker thread runs the calls: the threads that feed
+  // HandleMessage call RunQueuedCalls after each message (ServeLines).
+  void RunCallsOnCallerThreads();
+  // Runs the queued calls on this thread, in order, until none is left,
+  // unless another thread is running them already (then returns at once:
+  // that thread runs the ones queued meanwhile).
+  void RunQueuedCalls();
   // The level logging/setLevel last set ("info" at first).
   std::string log_level() const;
   // Sends notifications/message when `level` is at or above log_level().
@@ -134,11 +150,14 @@ class Server {
   };
 
   Reply Initialize(const Json& params);
+  Reply ListTools(const Json& params) const;
   void OnInitialized();
   void RequestRoots();
   void QueueCall(const Json& id, const Json& params);
   void OnCancelled(const Json& params);
   void WorkerLoop();
+  // Runs the queued calls until none is left; `lock` holds mu_.
+  void DrainQueue(std::unique_lock<std::mutex>& lock);
   void RunCall(PendingCall& call);
 
   ServerInfo info_;
@@ -154,8 +173,9 @@ class Server {
   std::string log_level_ = "info";
   std::deque<PendingCall> queue_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;  // key -> flag, queued or running
-  bool busy_ = false;
+  bool busy_ = false;  // a thread is running the queued calls
   bool stopping_ = false;
+  bool caller_threads_ = false;  // RunCallsOnCallerThreads: no worker
   std::thread worker_;
 };
 

@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 
 namespace clada::mcp {
@@ -30,63 +33,152 @@ Dispatcher::WriteFunction FdWriter(int fd) {
   };
 }
 
-absl::Status ReadLines(int fd, size_t max_line_bytes, const std::function<void(absl::string_view)>& on_line,
-                       const std::function<void(size_t)>& on_too_long) {
-  std::string line;
-  bool skipping = false;  // inside a line already over the limit
-  size_t skipped = 0;
-  char buf[1 << 16];
-  auto deliver = [&](absl::string_view piece, bool ends) {
-    if (!skipping && line.size() + piece.size() > max_line_bytes) {
-      skipping = true;
-      skipped = line.size();
-      line.clear();
-      line.shrink_to_fit();
-    }
-    if (skipping) {
-      skipped += piece.size();
-    } else {
-      line.append(piece.data(), piece.size());
-    }
-    if (!ends) return;
-    if (skipping) {
-      on_too_long(skipped);
-    } else {
-      absl::string_view text = line;
-      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-      on_line(text);
-    }
-    line.clear();
-    skipping = false;
-    skipped = 0;
+namespace {
+
+// Pulls lines from a file descriptor one at a time (ReadLines' framing), so
+// that whichever thread holds it reads the next line.
+class LineReader {
+ public:
+  enum class Kind { kLine, kTooLong, kEnd };
+  struct Item {
+    Kind kind = Kind::kEnd;
+    std::string text;  // kLine: the line, without "\n" or a trailing "\r"
+    size_t size = 0;   // kTooLong: its length so far
   };
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::InternalError(absl::StrCat("reading the input: ", ::strerror(errno)));
-    if (n == 0) break;
-    absl::string_view chunk(buf, static_cast<size_t>(n));
-    while (!chunk.empty()) {
-      const size_t nl = chunk.find('\n');
-      if (nl == absl::string_view::npos) {
-        deliver(chunk, false);
-        break;
+
+  LineReader(int fd, size_t max_line_bytes) : fd_(fd), max_(max_line_bytes) {}
+
+  // The next line, a line over the limit, or the end of input. Errors:
+  // Internal when read(2) fails with anything but EINTR.
+  absl::StatusOr<Item> Next() {
+    for (;;) {
+      while (start_ < buf_.size()) {
+        absl::string_view chunk(buf_.data() + start_, buf_.size() - start_);
+        const size_t nl = chunk.find('\n');
+        const bool ends = nl != absl::string_view::npos;
+        const absl::string_view piece = chunk.substr(0, ends ? nl : chunk.size());
+        start_ += piece.size() + (ends ? 1 : 0);
+        Append(piece);
+        if (ends) return Deliver();
       }
-      deliver(chunk.substr(0, nl), true);
-      chunk.remove_prefix(nl + 1);
+      buf_.clear();
+      start_ = 0;
+      if (ended_) {
+        if (!line_.empty() || skipping_) return Deliver();
+        return Item{};
+      }
+      buf_.resize(1 << 16);
+      ssize_t n;
+      do {
+        n = ::read(fd_, buf_.data(), buf_.size());
+      } while (n < 0 && errno == EINTR);
+      if (n < 0) {
+        buf_.clear();
+        return absl::InternalError(absl::StrCat("reading the input: ", ::strerror(errno)));
+      }
+      buf_.resize(static_cast<size_t>(n));
+      if (n == 0) ended_ = true;
     }
   }
-  if (!line.empty() || skipping) deliver("", true);
-  return absl::OkStatus();
+
+ private:
+  void Append(absl::string_view piece) {
+    if (!skipping_ && line_.size() + piece.size() > max_) {
+      skipping_ = true;
+      skipped_ = line_.size();
+      line_.clear();
+      line_.shrink_to_fit();
+    }
+    if (skipping_) {
+      skipped_ += piece.size();
+    } else {
+      line_.append(piece.data(), piece.size());
+    }
+  }
+
+  Item Deliver() {
+    Item item;
+    if (skipping_) {
+      item.kind = Kind::kTooLong;
+      item.size = skipped_;
+    } else {
+      item.kind = Kind::kLine;
+      if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+      item.text = std::move(line_);
+    }
+    line_.clear();
+    skipping_ = false;
+    skipped_ = 0;
+    return item;
+  }
+
+  int fd_;
+  size_t max_;
+  std::string buf_;    // what read(2) gave, from start_ on not yet split
+  size_t start_ = 0;
+  bool ended_ = false;
+  std::string line_;   // the line so far
+  bool skipping_ = false;  // inside a line already over the limit
+  size_t skipped_ = 0;
+};
+
+}  // namespace
+
+absl::Status ReadLines(int fd, size_t max_line_bytes, const std::function<void(absl::string_view)>& on_line,
+                       const std::function<void(size_t)>& on_too_long) {
+  LineReader reader(fd, max_line_bytes);
+  for (;;) {
+    absl::StatusOr<LineReader::Item> item = reader.Next();
+    if (!item.ok()) return item.status();
+    switch (item->kind) {
+      case LineReader::Kind::kEnd:
+        return absl::OkStatus();
+      case LineReader::Kind::kTooLong:
+        on_too_long(item->size);
+        break;
+      case LineReader::Kind::kLine:
+        on_line(item->text);
+        break;
+    }
+  }
 }
 
 absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server) {
-  absl::Status status = ReadLines(
-      fd, max_line_bytes, [&server](absl::string_view line) { server.HandleMessage(line); },
-      [&server, max_line_bytes](size_t size) {
-        server.RejectMessage(absl::StrCat("a message of ", size, " bytes or more is over the limit of ",
-                                          max_line_bytes, " bytes (max_input)"));
-      });
+  // Two threads take turns at reading. The one that reads a line handles
+  // it (in input order: the next line waits until it is handled), then lets
+  // the other read while it runs the tools/calls queued, if no thread is
+  // running them already. So a call starts on the thread that read it, with
+  // no hand-off to a worker, while the other thread still answers ping and
+  // notifications/cancelled.
+  server.RunCallsOnCallerThreads();
+  LineReader reader(fd, max_line_bytes);
+  std::mutex reading;
+  bool ended = false;
+  absl::Status status;
+  auto serve = [&] {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(reading);
+        if (ended) return;
+        absl::StatusOr<LineReader::Item> item = reader.Next();
+        if (!item.ok() || item->kind == LineReader::Kind::kEnd) {
+          ended = true;
+          if (!item.ok()) status = item.status();
+          return;
+        }
+        if (item->kind == LineReader::Kind::kTooLong) {
+          server.RejectMessage(absl::StrCat("a message of ", item->size, " bytes or more is over the limit of ",
+                                            max_line_bytes, " bytes (max_input)"));
+        } else {
+          server.HandleMessage(item->text);
+        }
+      }
+      server.RunQueuedCalls();
+    }
+  };
+  std::thread other(serve);
+  serve();
+  other.join();
   server.Shutdown();
   return status;
 }

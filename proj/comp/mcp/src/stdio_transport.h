@@ -31,8 +31,11 @@ Dispatcher::WriteFunction FdWriter(int fd);
 absl::Status ReadLines(int fd, size_t max_line_bytes, const std::function<void(absl::string_view)>& on_line,
                        const std::function<void(size_t)>& on_too_long);
 
-// Feeds `server` every line from `fd`, then shuts it down (every call received
-// runs and is answered before it returns). Returns what ReadLines returned.
+// Feeds `server` every line from `fd`, in order, then shuts it down (every
+// call received runs and is answered before it returns). Two threads take
+// turns at reading: a tools/call runs on the thread that read it while the
+// other reads on (Server::RunCallsOnCallerThreads). Returns what ReadLines
+// would return.
 absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server);
 
 }  // namespace clada::mcp

@@ -2,7 +2,8 @@
 // Server with test tools, with no process: `> ` lines are fed to
 // HandleMessage (then the test waits until no call runs), `>& ` lines are
 // fed without waiting, and each `< ` line must match the next message the
-// server writes (a JSON subset). Nothing may be written beyond them.
+// server writes (a JSON subset). Nothing may be written beyond them. A
+// `#! tools_page_size N` line sets the server's tools/list page size.
 // Also: ReadLines' framing, FileUriToPath.
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,7 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
@@ -131,13 +135,20 @@ class Transcript : public ::testing::TestWithParam<std::string> {};
 TEST_P(Transcript, ServerWritesWhatItSays) {
   std::ifstream in(absl::StrCat(kDataDir, "/", GetParam(), ".jsonl"));
   ASSERT_TRUE(in) << GetParam();
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
   Output output;
   ServerInfo info{"test-server", "0.1", "", 2000};
+  info.description = "Test tools";
+  // `#! tools_page_size N`: the server's tools/list page size.
+  for (const std::string& line : lines) {
+    absl::string_view option = line;
+    if (absl::ConsumePrefix(&option, "#! tools_page_size ")) ASSERT_TRUE(absl::SimpleAtoi(option, &info.tools_page_size)) << line;
+  }
   Server server(info, TestTools(), [&output](absl::string_view m) { output.Write(m); });
   size_t next = 0;
-  std::string line;
   int number = 0;
-  while (std::getline(in, line)) {
+  for (const std::string& line : lines) {
     ++number;
     const std::string where = absl::StrCat(GetParam(), ".jsonl:", number);
     if (absl::StartsWith(line, ">& ")) {
@@ -168,6 +179,55 @@ INSTANTIATE_TEST_SUITE_P(Mcp, Transcript, ::testing::ValuesIn(TranscriptNames())
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// The last page has no nextCursor (a transcript's subset match cannot say
+// a key is absent); the pages together list every tool once, in order.
+TEST(ToolsList, PagesCoverEveryToolAndTheLastHasNoCursor) {
+  for (size_t page_size : {1u, 2u, 4u, 5u, 100u}) {
+    std::vector<std::string> out;
+    ServerInfo info{"t", "0", "", 0, page_size};
+    Server server(info, TestTools(), [&out](absl::string_view m) { out.emplace_back(m); });
+    std::vector<std::string> names;
+    Json cursor;
+    for (int request = 1; request < 20; ++request) {
+      Json message = {{"jsonrpc", "2.0"}, {"id", request}, {"method", "tools/list"}};
+      if (!cursor.is_null()) message["params"] = {{"cursor", cursor}};
+      server.HandleMessage(message.dump());
+      const Json reply = Json::parse(out.back());
+      ASSERT_TRUE(reply.contains("result")) << reply.dump();
+      EXPECT_LE(reply["result"]["tools"].size(), page_size);
+      for (const Json& t : reply["result"]["tools"]) names.push_back(t["name"].get<std::string>());
+      if (!reply["result"].contains("nextCursor")) break;
+      cursor = reply["result"]["nextCursor"];
+      ASSERT_TRUE(cursor.is_string()) << reply.dump();
+    }
+    std::vector<std::string> all;
+    const ToolRegistry tools = TestTools();
+    for (const Tool& t : tools.tools()) all.push_back(t.name);
+    EXPECT_EQ(names, all) << "page size " << page_size;
+  }
+}
+
+// serverInfo.description is a 2025-11-25 field: sent at that revision, not
+// at the older ones a client may ask for.
+TEST(Initialize, DescriptionOnlyAtTheRevisionThatHasIt) {
+  for (const char* version : kProtocolVersions) {
+    std::vector<std::string> out;
+    ServerInfo info{"t", "0", "", 0};
+    info.description = "what it does";
+    Server server(info, TestTools(), [&out](absl::string_view m) { out.emplace_back(m); });
+    server.HandleMessage(Json{{"jsonrpc", "2.0"},
+                              {"id", 1},
+                              {"method", "initialize"},
+                              {"params", {{"protocolVersion", version}, {"capabilities", Json::object()},
+                                          {"clientInfo", {{"name", "c"}, {"version", "1"}}}}}}
+                             .dump());
+    ASSERT_EQ(out.size(), 1u);
+    const Json server_info = Json::parse(out[0])["result"]["serverInfo"];
+    EXPECT_EQ(server_info.contains("description"), std::string(version) == "2025-11-25") << version << ": " << out[0];
+    if (server_info.contains("description")) EXPECT_EQ(server_info["description"], "what it does");
+  }
+}
 
 TEST(Transcripts, AreThere) { EXPECT_GE(TranscriptNames().size(), 8u); }
 
@@ -227,6 +287,45 @@ TEST(ServeLines, AnswersEachLineAndRejectsOversizedOnes) {
   EXPECT_EQ(all[2], R"({"jsonrpc":"2.0","id":2,"result":{}})");
 }
 
+// ServeLines runs a call on the thread that read it; the other thread
+// reads on, so a ping is answered and a cancellation reaches the running
+// call (`wait` runs until it is cancelled; a cancelled call gets no
+// response). Lines are handled in order: initialize before the call.
+TEST(ServeLines, APingAndACancelReachTheServerWhileACallRuns) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string input = absl::StrJoin(
+      {R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+       R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"first"}}})",
+       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}})",
+       R"({"jsonrpc":"2.0","id":3,"method":"ping"})",
+       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})",
+       R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}})"},
+      "\n");
+  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::close(fds[1]);
+  Output output;
+  Server server({"s", "1", "", 0}, TestTools(), [&output](absl::string_view m) { output.Write(m); });
+  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
+  ::close(fds[0]);
+  std::vector<int64_t> ids;
+  for (const std::string& m : output.All()) {
+    const Json j = Json::parse(m);
+    ASSERT_TRUE(j.contains("result")) << m;
+    ids.push_back(j["id"].get<int64_t>());
+  }
+  // 0 first; 3 while 2 waits (before 4, which runs once 2 is cancelled);
+  // 2 cancelled, no response; the calls answered in order (1 before 4).
+  const std::string all = absl::StrJoin(output.All(), "\n");
+  ASSERT_EQ(ids.size(), 4u) << all;
+  EXPECT_EQ(ids[0], 0) << all;
+  EXPECT_EQ(ids[3], 4) << all;
+  std::vector<int64_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<int64_t>{0, 1, 3, 4})) << all;
+}
+
 TEST(FdWriter, WritesOneLineAMessageAndStopsWhenTheReaderIsGone) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
@@ -249,6 +348,53 @@ TEST(Dispatcher, InvalidUtf8InAResultIsReplacedNotThrown) {
   d.DispatchMessage(R"({"jsonrpc":"2.0","id":1,"method":"bad"})");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0], "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"a\xEF\xBF\xBD" "b\"}}");
+}
+
+std::string NlohmannDump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// AppendJson writes what nlohmann's dump writes, byte for byte: every
+// one- and two-byte string, every well-formed and ill-formed UTF-8 lead
+// and continuation of up to four bytes, and documents mixing them.
+TEST(AppendJson, WritesExactlyWhatNlohmannDumpWrites) {
+  std::vector<std::string> strings = {"", "plain", "tab\there", "quote\" back\\slash", "\x7f", "\x01\x1f",
+                                      "caf\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80 smile", "\xED\xA0\x80",
+                                      "\xF4\x90\x80\x80", "\xC0\xAF", "\xE0\x80\xAF", "end\xE2\x82"};
+  for (int a = 0; a < 256; ++a) {
+    strings.push_back(std::string(1, static_cast<char>(a)));
+    for (int b = 0; b < 256; ++b) strings.push_back({static_cast<char>(a), static_cast<char>(b)});
+  }
+  for (int lead : {0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5}) {
+    for (int b = 0x70; b < 0xC8; ++b) {
+      for (int c : {0x41, 0x7F, 0x80, 0xBF, 0xC0}) {
+        for (int d : {0x41, 0x80, 0xBF, 0xC0}) {
+          strings.push_back({'x', static_cast<char>(lead), static_cast<char>(b), static_cast<char>(c),
+                             static_cast<char>(d), 'y'});
+        }
+      }
+    }
+  }
+  // Each byte at each place of a string longer than the eight bytes
+  // AppendJson looks at at once.
+  for (int c = 0; c < 256; ++c) {
+    for (size_t at = 0; at < 19; ++at) {
+      std::string text(19, 'a');
+      text[at] = static_cast<char>(c);
+      strings.push_back(text);
+    }
+  }
+  for (const std::string& text : strings) {
+    const Json value(text);
+    ASSERT_EQ(DumpJson(value), NlohmannDump(value)) << absl::CHexEscape(text);
+    const Json keyed = {{text, text}};
+    ASSERT_EQ(DumpJson(keyed), NlohmannDump(keyed)) << absl::CHexEscape(text);
+  }
+  const Json document = {{"jsonrpc", "2.0"},
+                         {"id", -7},
+                         {"n", {1.5, 1e300, -0.0, 3, 18446744073709551615u, true, false, nullptr}},
+                         {"empty", {{"o", Json::object()}, {"a", Json::array()}}},
+                         {"text", "line 1\nline \xC3\xA9 2\r\n\x7f"},
+                         {"nested", {{{"k", {"v", {{"deep", "\x02"}}}}}}}};
+  EXPECT_EQ(DumpJson(document), NlohmannDump(document));
 }
 
 TEST(Dispatcher, AHandlerThatThrowsIsAnInternalError) {

@@ -71,6 +71,7 @@ async function connect(args, options = {}) {
 // --- handshake and tools/list
 const { client, errors } = await connect(['--root', root]);
 check(client.getServerVersion()?.name === 'clada', 'initialize: serverInfo names clada');
+check(/clada undo/.test(client.getServerVersion()?.description ?? ''), 'initialize: serverInfo.description (2025-11-25)');
 check(client.getServerCapabilities()?.tools?.listChanged === false, 'capabilities: tools, listChanged false');
 check(client.getServerCapabilities()?.logging !== undefined, 'capabilities: logging');
 await client.ping();
@@ -78,7 +79,19 @@ check(true, 'ping');
 
 const schema = JSON.parse(execFileSync(bin, ['schema'], { encoding: 'utf8' }));
 const llmActions = Object.entries(schema.tools).filter(([, t]) => t.accessibility.includes('llm')).map(([n]) => n);
-const { tools } = await client.listTools();
+const listed = await client.listTools();
+const { tools } = listed;
+// Pagination (2025-11-25): every tool on the first page, so a client that
+// never follows nextCursor sees them all; a cursor the server did not give
+// is -32602 (the paginated path itself: server_test, tools_list_pages.jsonl).
+check(listed.nextCursor === undefined, 'tools/list: one page, no nextCursor');
+let cursorCode = 0;
+try {
+  await client.listTools({ cursor: 'not-a-cursor' });
+} catch (e) {
+  cursorCode = e.code;
+}
+check(cursorCode === -32602, 'tools/list with an invalid cursor: -32602', String(cursorCode));
 const names = new Set(tools.map((t) => t.name));
 const missing = llmActions.filter((n) => !names.has(n));
 check(missing.length === 0, `tools/list: every schema action the LLM has (${llmActions.length})`, missing.join(', '));
