@@ -56,7 +56,15 @@ SplitText SplitLines(absl::string_view content) {
   size_t first[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
   size_t start = 0;
   const size_t n = content.size();
-  out.lines.reserve(std::count(content.begin(), content.end(), '\n') + 1);
+  // Counted with memchr: std::count looks at every byte one at a time, and
+  // was most of the cost of splitting a large file.
+  size_t breaks = 0;
+  for (size_t at = 0; at < n; ++breaks) {
+    const void* nl = std::memchr(content.data() + at, '\n', n - at);
+    if (nl == nullptr) break;
+    at = static_cast<size_t>(static_cast<const char*>(nl) - content.data()) + 1;
+  }
+  out.lines.reserve(breaks + 1);
   // Most files have no '\r': their lines are found with memchr, a few
   // times faster than looking at every byte.
   const bool has_cr = std::memchr(content.data(), '\r', n) != nullptr;
