@@ -571,6 +571,7 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
                                           "` (write exactly that line)"));
   }
   size_t last;  // last line of the span
+  patch.ended = explicit_end;
   if (explicit_end) {
     last = j;
     if (!env.end_canonical) {
@@ -627,6 +628,7 @@ Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume) {
     if (c.marker == Marker::kEnd) {
       last = k;
       ++k;
+      patch.ended = true;
       break;
     }
     if (c.marker == Marker::kBegin) break;

@@ -56,6 +56,11 @@ struct Patch {
   std::vector<FileOp> ops;            // the well-formed operations, in order
   std::vector<ParseError> errors;     // each malformed operation (skipped) or envelope error
   std::vector<std::string> warnings;  // envelope mistakes that were accepted
+  // Whether its `*** End Patch` line was read (false: the envelope was
+  // taken to end at a fence, a heredoc's end, the next `*** Begin Patch`,
+  // a line that is no patch line or the end of the text; an answer still
+  // being written may hold the rest).
+  bool ended = false;
 };
 
 // Every envelope in `text`, in order, parsed. A malformed operation is an

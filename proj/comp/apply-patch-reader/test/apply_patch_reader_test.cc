@@ -97,6 +97,8 @@ TEST_P(ReaderCases, Reads) {
     EXPECT_EQ(std::count(spanned.begin(), spanned.end(), '\n') + (spanned.empty() || spanned.back() == '\n' ? 0 : 1),
               got.span.last_line - got.span.first_line + 1);
     EXPECT_EQ(FindPatches(text)[p].begin, got.span.begin);
+    // Ended by its `*** End Patch` unless the case says it is not.
+    EXPECT_EQ(got.ended, e.value("ended", true)) << "patch " << p + 1;
 
     const json& ops = e.at("ops");
     ASSERT_EQ(got.ops.size(), ops.size()) << "patch " << p + 1;

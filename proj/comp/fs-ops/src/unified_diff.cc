@@ -1,6 +1,7 @@
 #include "proj/comp/fs-ops/src/unified_diff.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -13,11 +14,13 @@ namespace {
 // The lines of `text`, each with its "\n" (the last one may lack it).
 std::vector<absl::string_view> SplitLines(absl::string_view text) {
   std::vector<absl::string_view> lines;
+  lines.reserve(static_cast<size_t>(CountTextLines(text)));
+  const char* data = text.data();
   size_t begin = 0;
   while (begin < text.size()) {
-    size_t nl = text.find('\n', begin);
-    size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(begin, end - begin));
+    const void* nl = std::memchr(data + begin, '\n', text.size() - begin);
+    const size_t end = nl == nullptr ? text.size() : static_cast<size_t>(static_cast<const char*>(nl) - data) + 1;
+    lines.emplace_back(data + begin, end - begin);
     begin = end;
   }
   return lines;
@@ -228,11 +231,69 @@ std::vector<Aligner::Range> AnchoredRanges(const std::vector<int>& a, const std:
   return ranges;
 }
 
+// Lines that must agree after a difference for the two texts to be taken
+// as back in step, and how far ahead in each text that point is looked for.
+constexpr int kSyncLines = 3;
+constexpr int kSyncWindow = 64;
+
+// The ranges where old[o0, o1) and new[n0, n1) differ, found without
+// hashing a line: the texts are walked in step while their lines are
+// equal; at a difference, the nearest point (fewest lines skipped in both)
+// within kSyncWindow lines of each where kSyncLines lines (or the rest of
+// both texts) agree again ends the range. An edit of a large file touches
+// a few places, so this costs about one comparison a line, where ids for
+// the anchors hash every line of both texts. False when some difference
+// does not end within the window (a rewrite, a moved block): the caller
+// then anchors on unique lines. Ranges are relative to o0 and n0.
+bool SteppedRanges(const std::vector<absl::string_view>& old_lines, size_t o0, size_t o1,
+                   const std::vector<absl::string_view>& new_lines, size_t n0, size_t n1,
+                   std::vector<Aligner::Range>* ranges) {
+  auto in_step = [&](size_t i, size_t j) {
+    for (int k = 0; k < kSyncLines; ++k, ++i, ++j) {
+      if (i == o1 || j == n1) return i == o1 && j == n1;
+      if (old_lines[i] != new_lines[j]) return false;
+    }
+    return true;
+  };
+  size_t i = o0, j = n0;
+  while (i < o1 || j < n1) {
+    if (i < o1 && j < n1 && old_lines[i] == new_lines[j]) {
+      ++i, ++j;
+      continue;
+    }
+    bool found = false;
+    size_t si = 0, sj = 0;
+    for (int skip = 1; skip <= 2 * kSyncWindow && !found; ++skip) {
+      for (int di = std::max(0, skip - kSyncWindow); di <= std::min(skip, kSyncWindow); ++di) {
+        si = i + di;
+        sj = j + (skip - di);
+        if (si > o1 || sj > n1) continue;
+        if (in_step(si, sj)) {
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) return false;
+    ranges->push_back({{static_cast<int>(i - o0), static_cast<int>(si - o0)},
+                       {static_cast<int>(j - n0), static_cast<int>(sj - n0)}});
+    i = si;
+    j = sj;
+  }
+  return true;
+}
+
 }  // namespace
 
 int64_t CountTextLines(absl::string_view text) {
-  return static_cast<int64_t>(std::count(text.begin(), text.end(), '\n')) +
-         (!text.empty() && text.back() != '\n' ? 1 : 0);
+  // memchr, not std::count: it skips the bytes between line breaks many at a time.
+  int64_t breaks = 0;
+  for (size_t at = 0; at < text.size(); ++breaks) {
+    const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
+    if (nl == nullptr) break;
+    at = static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+  }
+  return breaks + (!text.empty() && text.back() != '\n' ? 1 : 0);
 }
 
 UnifiedDiff DiffTexts(absl::string_view before, absl::string_view after, absl::string_view label,
@@ -255,13 +316,26 @@ UnifiedDiff DiffTexts(absl::string_view before, absl::string_view after, absl::s
     return ids.emplace(line, static_cast<int>(ids.size())).first->second;
   };
   std::vector<int> a, b;
-  a.reserve(n - head - tail);
-  b.reserve(m - head - tail);
-  for (size_t i = head; i < n - tail; ++i) a.push_back(id_of(old_lines[i]));
-  for (size_t j = head; j < m - tail; ++j) b.push_back(id_of(new_lines[j]));
-  Aligner aligner(a, b, options.max_work);
   std::vector<Aligner::Range> parts;
-  if (a.size() + b.size() > kAnchorLines) parts = AnchoredRanges(a, b, static_cast<int>(ids.size()));
+  const bool large = (n - head - tail) + (m - head - tail) > kAnchorLines;
+  if (large && SteppedRanges(old_lines, head, n - tail, new_lines, head, m - tail, &parts)) {
+    // Only the lines of the differing ranges get ids: the aligner reads no other.
+    a.assign(n - head - tail, -1);
+    b.assign(m - head - tail, -1);
+    for (const Aligner::Range& r : parts) {
+      for (int i = r.first.first; i < r.first.second; ++i) a[i] = id_of(old_lines[head + i]);
+      for (int j = r.second.first; j < r.second.second; ++j) b[j] = id_of(new_lines[head + j]);
+    }
+    if (parts.empty()) parts.push_back({{0, 0}, {0, 0}});  // nothing to align (Align's default is everything)
+  } else {
+    parts.clear();
+    a.reserve(n - head - tail);
+    b.reserve(m - head - tail);
+    for (size_t i = head; i < n - tail; ++i) a.push_back(id_of(old_lines[i]));
+    for (size_t j = head; j < m - tail; ++j) b.push_back(id_of(new_lines[j]));
+    if (large) parts = AnchoredRanges(a, b, static_cast<int>(ids.size()));
+  }
+  Aligner aligner(a, b, options.max_work);
   if (!aligner.Align(std::move(parts))) {
     diff.computed = false;
     return diff;

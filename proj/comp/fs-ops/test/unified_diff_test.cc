@@ -185,6 +185,46 @@ TEST(DiffAnchored, LargeTextsWithRepeatedLinesApply) {
   }
 }
 
+// Over 4,096 lines, differences are first looked for by walking both texts
+// in step; one that does not end within a short look-ahead (a block moved
+// far, a long rewrite) sends the whole alignment to the unique-line anchors.
+// Either way the diff turns the old text into the new, with GNU diff's
+// counts where lines are unique.
+TEST(DiffAnchored, BlockMovedFarAndLongRewriteStillApply) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 6000; ++i) lines.push_back(absl::StrCat("line ", i));
+  std::vector<std::string> moved(lines.begin(), lines.begin() + 1000);
+  moved.insert(moved.end(), lines.begin() + 1100, lines.begin() + 5000);
+  moved.insert(moved.end(), lines.begin() + 1000, lines.begin() + 1100);
+  moved.insert(moved.end(), lines.begin() + 5000, lines.end());
+  std::vector<std::string> rewritten = lines;
+  for (int i = 3000; i < 3200; ++i) rewritten[i] = absl::StrCat("other ", i);
+  rewritten[10] = "changed 10";  // a small edit beside it: aligned by the anchors too
+  for (const auto& edited : {moved, rewritten}) {
+    const std::string before = Join(lines, true), after = Join(edited, true);
+    UnifiedDiff ours = DiffTexts(before, after, "f.txt");
+    ASSERT_TRUE(ours.computed);
+    EXPECT_EQ(Patched(before, ours.text), after);
+    const std::string gnu = GnuDiff(before, after, "-U2");
+    EXPECT_EQ(ours.text, gnu);
+  }
+}
+
+// Changes every 100 lines of a large file (what an answer's many-hunk edit
+// does) are found by the stepped walk: GNU diff's bytes.
+TEST(DiffAnchored, ManyScatteredReplacementsMatchGnuDiff) {
+  std::vector<std::string> lines, edited;
+  for (int i = 0; i < 20000; ++i) {
+    lines.push_back(absl::StrCat("line ", i % 7 == 0 ? std::string("}") : absl::StrCat(i)));
+    edited.push_back(i % 100 == 50 ? absl::StrCat("changed ", i) : lines.back());
+    if (i % 1000 == 500) edited.push_back("inserted");
+  }
+  const std::string before = Join(lines, true), after = Join(edited, true);
+  UnifiedDiff ours = DiffTexts(before, after, "f.txt");
+  ASSERT_TRUE(ours.computed);
+  EXPECT_EQ(ours.text, GnuDiff(before, after, "-U2"));
+}
+
 // ------------------------------------------------------------- bounded work
 
 TEST(DiffWork, RewriteOverTheBoundIsNotDiffed) {

@@ -238,6 +238,17 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
   const std::vector<FileLine>& file = split.lines;
   const int n = static_cast<int>(file.size());
   HunkPlacer placer(file);
+  {
+    // Every line a hunk will be searched by: the index tables those alone.
+    std::vector<std::string> expected;
+    for (const Hunk& h : hunks) {
+      for (const PatchLine& l : h.lines) {
+        if (l.kind != PatchLine::kAdd) expected.push_back(l.text);
+      }
+      expected.insert(expected.end(), h.anchors.begin(), h.anchors.end());
+    }
+    placer.matcher().Expect(expected);
+  }
   Applied applied;
   // Hunk lines after any trailing-empty-line drop; stable addresses.
   std::vector<std::vector<PatchLine>> used(hunks.size());

@@ -149,3 +149,32 @@ TEST(HunkApply, AmbiguousListIsCapped) {
 
 }  // namespace
 }  // namespace clada::hunk_apply
+
+namespace clada::hunk_apply::internal {
+namespace {
+
+// Declared lines only narrow what the index tables: every search finds what
+// it finds without them, a line not declared included (the index is then
+// built whole), and so does one declared after the index was built.
+TEST(Matcher, ExpectedLinesNeverChangeWhatIsFound) {
+  const SplitText split = SplitLines("a\nb\n  a\nc\na\nb\n");
+  Matcher plain(split.lines);
+  Matcher narrowed(split.lines);
+  narrowed.Expect({"a", "b"});
+  const std::vector<std::vector<std::string>> patterns = {{"a", "b"}, {"a"}, {"c"}, {"a", "c"}, {"zzz"}};
+  for (Tier tier : {Tier::kExact, Tier::kSurroundingWhitespace}) {
+    for (const auto& p : patterns) {
+      EXPECT_EQ(narrowed.FindAll(p, tier, 0, narrowed.size(), 10), plain.FindAll(p, tier, 0, plain.size(), 10))
+          << p[0] << " at tier " << static_cast<int>(tier);
+    }
+  }
+  Matcher late(split.lines);
+  late.Expect({"b"});
+  EXPECT_EQ(late.FindAll({"b"}, Tier::kExact, 0, late.size(), 10), (std::vector<int>{1, 5}));
+  late.Expect({"c"});
+  EXPECT_EQ(late.FindAll({"c"}, Tier::kExact, 0, late.size(), 10), (std::vector<int>{3}));
+  EXPECT_EQ(late.FindAll({"a"}, Tier::kSurroundingWhitespace, 0, late.size(), 10), (std::vector<int>{0, 2, 4}));
+}
+
+}  // namespace
+}  // namespace clada::hunk_apply::internal

@@ -125,6 +125,13 @@ struct ScannedBlock {
 // lines; a SHAM block, CML element or SEARCH/REPLACE block that starts
 // inside one is its content. One is closed when its last line is the END
 // marker.
+//
+// Codex apply_patch envelopes (id "patch", each whole envelope) and unified
+// diffs (id "diff", one block per file) are read last, as a run reads them:
+// one starting inside any other dialect's block is its content, and a diff
+// inside an envelope is the envelope's. An envelope without `*** End
+// Patch`, and a diff whose last hunk lacks lines its header counts, are not
+// closed.
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl = {});
 
 // `text` without its results sections (the lines ScanBlocks skips).

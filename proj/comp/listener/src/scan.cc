@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "proj/comp/aider-reader/src/aider_reader.h"
+#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/listener/src/internal/lines.h"
@@ -20,6 +21,7 @@
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
+#include "proj/comp/udiff-reader/src/udiff_reader.h"
 
 namespace clada::listener {
 namespace internal {
@@ -345,6 +347,89 @@ std::vector<ScannedBlock> ReplacerBlocks(absl::string_view text, const ScanResul
   return out;
 }
 
+// Whether `line` is on one of `blocks`' lines (its first line included).
+bool OnBlock(int line, const std::vector<ScannedBlock>& blocks) {
+  for (const ScannedBlock& b : blocks) {
+    if (line >= b.start_line && line <= b.end_line) return true;
+  }
+  return false;
+}
+
+// Codex apply_patch envelopes, as a run reads them (apply_patch_reader):
+// not in results sections, not starting on a SHAM, CML or CSL block's
+// lines (`sham`, `cml`), an Aider block's (`sr`) or a replacer block's
+// (`rep`). A block is the whole envelope, from its first line (the heredoc
+// opener when there is one) to `*** End Patch` (or the heredoc's end): a
+// run reads the envelope, not its operations one by one. A stray operation
+// header (no `*** Begin Patch`) is a block too, so that its error is
+// reported. One without its `*** End Patch` is not closed (the rest may
+// still be arriving).
+std::vector<ScannedBlock> PatchBlocks(absl::string_view text, const ScanResult& scan,
+                                      const std::vector<cml_parser::LineRange>& sham,
+                                      const std::vector<cml_parser::SourceSpan>& cml,
+                                      const std::vector<ScannedBlock>& sr, const std::vector<ScannedBlock>& rep) {
+  std::vector<ScannedBlock> out;
+  if (text.find("***") == absl::string_view::npos) return out;
+  const std::vector<Line> lines = SplitLines(text);
+  const std::string read = BlankResults(lines, scan, text.size());
+  for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(read)) {
+    const int first = p.span.first_line;
+    if (OnOtherBlock(first, sham, cml) || OnBlock(first, sr) || OnBlock(first, rep)) continue;
+    AddBlock("patch", lines, first, p.span.last_line, p.ended, out);
+  }
+  return out;
+}
+
+// Whether a file's diff has every line its last hunk's header counts (a
+// hunk without counts, `@@ ... @@`, cannot say: it is taken as whole).
+bool DiffComplete(const udiff_reader::FilePatch& f) {
+  if (f.hunks.empty()) return true;
+  const udiff_reader::DiffHunk& h = f.hunks.back();
+  if (h.old_count < 0 || h.new_count < 0) return true;
+  int old_lines = 0, new_lines = 0;
+  for (const udiff_reader::DiffLine& l : h.lines) {
+    if (l.kind != '+') ++old_lines;
+    if (l.kind != '-') ++new_lines;
+  }
+  return old_lines >= h.old_count && new_lines >= h.new_count;
+}
+
+// Unified diffs, as a run reads them (udiff_reader): one block per file,
+// from its header (`diff --git`, or `--- `) to its last hunk line; not in
+// results sections, not starting on a SHAM, CML or CSL block's lines, an
+// Aider block's, an apply_patch envelope's (`patches`) or a replacer
+// block's. A file section the reader refuses (binary, no hunk, no path) is
+// a block too, so that its error is reported. A diff has no end marker: a
+// file whose last hunk has fewer lines than its header counts, or that has
+// no hunk yet, is not closed (the rest may still be arriving).
+std::vector<ScannedBlock> DiffBlocks(absl::string_view text, const ScanResult& scan,
+                                     const std::vector<cml_parser::LineRange>& sham,
+                                     const std::vector<cml_parser::SourceSpan>& cml,
+                                     const std::vector<ScannedBlock>& sr, const std::vector<ScannedBlock>& rep,
+                                     const std::vector<ScannedBlock>& patches) {
+  std::vector<ScannedBlock> out;
+  if (text.find("--- ") == absl::string_view::npos && text.find("diff --git ") == absl::string_view::npos) return out;
+  const std::vector<Line> lines = SplitLines(text);
+  const std::string read = BlankResults(lines, scan, text.size());
+  auto content_of_other = [&](int line) {
+    return OnOtherBlock(line, sham, cml) || OnBlock(line, sr) || OnBlock(line, patches) || OnBlock(line, rep);
+  };
+  const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(read);
+  for (const udiff_reader::FilePatch& f : diffs.files) {
+    if (!content_of_other(f.span.first_line)) {
+      AddBlock("diff", lines, f.span.first_line, f.span.last_line, DiffComplete(f), out);
+    }
+  }
+  for (const udiff_reader::ParseError& e : diffs.errors) {
+    if (!content_of_other(e.line)) {
+      AddBlock("diff", lines, e.span.first_line, e.span.last_line, e.code != "missing_hunks", out);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; });
+  return out;
+}
+
 }  // namespace
 
 }  // namespace internal
@@ -404,7 +489,6 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
   cml_and_csl.insert(cml_and_csl.end(), csl_spans.begin(), csl_spans.end());
   std::vector<ScannedBlock> sr = internal::SearchReplaceBlocks(text, scan, skip, cml_and_csl);
   std::vector<ScannedBlock> rep = internal::ReplacerBlocks(text, scan, skip, cml_and_csl);
-  if (spans.empty() && sr.empty() && csl_spans.empty() && rep.empty()) return std::move(scan.blocks);
   // Inside a replacer block (an example in an OVERWRITE), any other block is
   // its content; a replacer block inside a SEARCH/REPLACE block is its text.
   rep.erase(std::remove_if(rep.begin(), rep.end(),
@@ -415,6 +499,18 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
                              return false;
                            }),
             rep.end());
+  // apply_patch envelopes and unified diffs come after every other dialect:
+  // inside any other block (a SHAM heredoc, a REPLACE, an OVERWRITE) they
+  // are its content, and a diff inside an envelope is the envelope's.
+  std::vector<ScannedBlock> sr_run;  // the Aider blocks a run reads (not inside a replacer block)
+  for (const ScannedBlock& b : sr) {
+    if (!internal::OnBlock(b.start_line, rep)) sr_run.push_back(b);
+  }
+  std::vector<ScannedBlock> patches = internal::PatchBlocks(text, scan, skip, cml_and_csl, sr_run, rep);
+  std::vector<ScannedBlock> diffs = internal::DiffBlocks(text, scan, skip, cml_and_csl, sr_run, rep, patches);
+  if (spans.empty() && sr.empty() && csl_spans.empty() && rep.empty() && patches.empty() && diffs.empty()) {
+    return std::move(scan.blocks);
+  }
   auto inside_rep = [&rep](int line) {
     for (const ScannedBlock& r : rep) {
       if (line > r.start_line && line <= r.end_line) return true;
@@ -436,6 +532,8 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
     if (!inside_rep(b.start_line)) out.push_back(std::move(b));
   }
   for (ScannedBlock& b : rep) out.push_back(std::move(b));
+  for (ScannedBlock& b : patches) out.push_back(std::move(b));
+  for (ScannedBlock& b : diffs) out.push_back(std::move(b));
   const std::string csl_end = absl::StrCat(csl.start, "END", csl.end);
   for (const csl_parser::SourceSpan& sp : csl_spans) {
     if (inside_rep(sp.first_line)) continue;

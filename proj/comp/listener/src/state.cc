@@ -14,10 +14,11 @@ constexpr int kStateVersion = 1;
 // Which blocks the listener that wrote the state could see: 1 (or absent)
 // the strict grammar's SHAM blocks only; 2 also chat noise tolerated,
 // quoted blocks and CML; 3 also Aider's SEARCH/REPLACE blocks; 4 also CSL
-// operations; 5 also the seeds' replacer blocks. Blocks an older listener could not
+// operations; 5 also the seeds' replacer blocks; 6 also Codex apply_patch
+// envelopes and unified diffs. Blocks an older listener could not
 // see were neither run nor set aside, so the files it knew start afresh:
 // their next start is a first start, which sets aside, never runs.
-constexpr int kBlockReaders = 5;
+constexpr int kBlockReaders = 6;
 constexpr int64_t kMaxStateBytes = 64 * 1024 * 1024;
 
 std::string StatePath(const std::string& state_dir) { return absl::StrCat(state_dir, "/", kStateFileName); }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
@@ -36,15 +37,19 @@ SplitText SplitLines(absl::string_view content);
 // `line`; tier 3 may need `storage` (then the view points into it).
 absl::string_view KeyFor(absl::string_view line, Tier tier, std::string* storage);
 
-// Keys and posting lists of every file line at one tier.
+// Keys of every file line at one tier, and posting lists: of every key, or
+// (`only` given) of those keys alone.
 class TierIndex {
  public:
-  TierIndex(const std::vector<FileLine>& lines, Tier tier);
+  TierIndex(const std::vector<FileLine>& lines, Tier tier, const absl::flat_hash_set<std::string>* only = nullptr);
   absl::string_view key(int i) const { return keys_[i]; }
-  // Sorted positions of the lines whose key is `key`; empty when none.
+  // Sorted positions of the lines whose key is `key`; empty when none. A
+  // partial index knows only the keys it was given (Matcher checks).
   absl::Span<const int> Postings(absl::string_view key) const;
+  bool complete() const { return complete_; }
 
  private:
+  bool complete_ = true;
   std::vector<std::string> owned_;
   std::vector<absl::string_view> keys_;
   // Postings of key group g: positions_[starts_[g] .. starts_[g + 1]).
@@ -58,6 +63,16 @@ class Matcher {
  public:
   explicit Matcher(const std::vector<FileLine>& lines) : lines_(lines) {}
   int size() const { return static_cast<int>(lines_.size()); }
+  // Declares lines that will be searched for (the hunks' old and anchor
+  // lines). An index then keeps posting lists for their keys only: in a
+  // large file most lines are named by no hunk, and tabling every line's
+  // key was most of the cost of applying a many-hunk patch. A search for a
+  // key not declared builds the whole index, so the results never depend
+  // on what was declared.
+  void Expect(const std::vector<std::string>& lines);
+  // The index at `tier`, with posting lists for at least `keys`.
+  const TierIndex& Index(Tier tier, absl::Span<const absl::string_view> keys);
+  // The whole index at `tier`.
   const TierIndex& Index(Tier tier);
 
   // Start positions s, ascending, with lo <= s and s + pattern.size() <= hi
@@ -69,6 +84,9 @@ class Matcher {
  private:
   const std::vector<FileLine>& lines_;
   std::array<std::unique_ptr<TierIndex>, kTierCount> index_;
+  std::vector<std::string> expected_;
+  // Per tier, the keys of expected_ (computed when that tier is first indexed).
+  std::array<std::unique_ptr<absl::flat_hash_set<std::string>>, kTierCount> expected_keys_;
 };
 
 }  // namespace clada::hunk_apply::internal
