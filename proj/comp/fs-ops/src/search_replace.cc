@@ -332,14 +332,22 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
 
 absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::string_view search,
                                               absl::string_view replace, absl::string_view label) {
-  absl::StatusOr<EditResult> exact = ReplaceUnique(content, search, replace, label);
-  if (exact.ok() || !absl::IsNotFound(exact.status())) return exact;
+  // ReplaceUnique decides an empty or unchanged edit, a SEARCH found as
+  // written (once, or several times: an error), and an edit already applied
+  // (the SEARCH absent, the REPLACE there once), as for every edit. Tested
+  // here first so that a tolerated match does not pay for the exact miss's
+  // diagnosis.
+  if (search.empty() || !RequireChange(search, replace).ok()) return ReplaceUnique(content, search, replace, label);
   BreakNormalizedText t(content);
   const std::string search_n = NormalizeBreaks(search);
   const std::string replace_n = NormalizeBreaks(replace);
+  if (!FindAllText(t.norm(), search_n).empty() ||
+      (!replace_n.empty() && FindAllText(t.norm(), replace_n).size() == 1)) {
+    return ReplaceUnique(content, search, replace, label);
+  }
   if (std::optional<absl::StatusOr<EditResult>> r = TryIndentation(t, search_n, replace_n, label)) return *r;
   if (std::optional<absl::StatusOr<EditResult>> r = TryDots(t, search_n, replace_n, label)) return *r;
-  return exact;
+  return ReplaceUnique(content, search, replace, label);  // not found: its miss diagnosis
 }
 
 }  // namespace clada::fs_ops::internal
