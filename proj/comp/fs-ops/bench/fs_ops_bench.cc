@@ -13,7 +13,7 @@
 //                        checks, search, diagnosis)
 //   GrepTree             grep over the generated tree (if present)
 //   SearchBlock100kLines/T  a SEARCH/REPLACE block's replace on a
-//                        100,000-line Python file (3.6 MB), in memory, the
+//                        100,000-line Python file (2.5 MB), in memory, the
 //                        SEARCH (3 lines near the end) matching at tier T:
 //                        0 exact, 1 indentation, 2 `...`, 3 nowhere
 //   Diff200kLines/N      the unified diff of a 200,000-line file (3.4 MB)
