@@ -323,7 +323,8 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
       "tolerated match (`...`): the SEARCH is not in '", label, "' as written; it matched with its ", s_dots,
       s_dots == 1 ? " `...` line" : " `...` lines", " standing for unchanged code",
       kept.empty() ? std::string(" (no line between the parts)")
-                   : absl::StrCat(" (", JoinNumbers(kept), " of the file, kept as they are)"),
+                   : absl::StrCat(" (", JoinNumbers(kept), " of the file, kept as ",
+                                  kept.size() == 1 && absl::StartsWith(kept[0], "line ") ? "it is)" : "they are)"),
       ", and each part was replaced by the REPLACE's part at the same place"));
   return absl::StatusOr<EditResult>(std::move(out));
 }
