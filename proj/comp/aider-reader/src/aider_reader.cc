@@ -354,6 +354,9 @@ core::Action ToAction(const Edit& written) {
     a.params["path"] = edit.path;
     a.params["old_text"] = edit.search;
     a.params["new_text"] = edit.replace;
+    // fs-ops then matches with Aider's tolerances after an exact miss and
+    // finds a file by its unique name when the path does not exist.
+    a.search_replace = true;
   }
   a.metadata.block_id = absl::StrCat("sr-", edit.number);
   a.metadata.start_line = edit.span.first_line;

@@ -41,6 +41,12 @@ def greet(name):
   lines to be unique, and no more than needed. If it matches nowhere or in
   several places, the block fails, the file is unchanged, and the report
   shows where similar lines are; send a corrected block.
+- A SEARCH that differs from the file only by one uniform difference in
+  indentation still matches (the REPLACE is re-indented the same way), as
+  does one whose unchanged middle lines are replaced by a line `...` when
+  the REPLACE has a `...` at the same place; the report warns that the
+  match was not exact. It must still match one place only. Prefer exact
+  copies.
 - Several edits to one file: one block per change, in the order the
   changes appear in the file. A block with no path line uses the path of
   the block before it.

@@ -48,6 +48,12 @@ struct Action {
   // than as an exact string (a quoted value): their text ends with a newline
   // and an append of such content starts on a line of its own.
   std::vector<std::string> line_params;
+  // The edit was written as an Aider SEARCH/REPLACE block. Only aider-reader
+  // sets it (no schema parameter does, so no SHAM, CML, CSL or MCP edit can
+  // ask for it): fs-ops' file_replace_text then tries Aider's matching
+  // tolerances after an exact miss, each still requiring one match, and
+  // resolves a path that does not exist to the one file of that name.
+  bool search_replace = false;
 
   bool IsLineParam(const std::string& name) const {
     for (const std::string& p : line_params) {

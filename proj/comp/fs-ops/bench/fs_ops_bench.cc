@@ -12,6 +12,10 @@
 //   ReplaceTextMiss2MB   a whole file_replace_text miss on 2 MB (read,
 //                        checks, search, diagnosis)
 //   GrepTree             grep over the generated tree (if present)
+//   SearchBlock100kLines/T  a SEARCH/REPLACE block's replace on a
+//                        100,000-line Python file (2.5 MB), in memory, the
+//                        SEARCH (3 lines near the end) matching at tier T:
+//                        0 exact, 1 indentation, 2 `...`, 3 nowhere
 //   Diff200kLines/N      the unified diff of a 200,000-line file (3.4 MB)
 //                        with every Nth line changed (0: one line), in
 //                        memory; past the work bound it gives up
@@ -26,6 +30,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/file_io.h"
@@ -33,6 +38,7 @@
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/fs-ops/src/unified_diff.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
+#include "proj/comp/fs-ops/src/search_replace.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 
 extern char** environ;  // the environment passed on to cp
@@ -205,6 +211,40 @@ void ReplaceTextMiss2MB(benchmark::State& state) {
   }
 }
 BENCHMARK(ReplaceTextMiss2MB)->Unit(benchmark::kMillisecond);
+
+void SearchBlock100kLines(benchmark::State& state) {
+  std::string text;
+  for (int i = 0; i < 50000; ++i) {
+    absl::StrAppend(&text, "    def handler_", i, "(self):\n        return ", i, "\n");
+  }
+  std::string search, replace;
+  switch (state.range(0)) {
+    case 0:
+      search = "    def handler_49000(self):\n        return 49000\n";
+      state.SetLabel("exact");
+      break;
+    case 1:
+      search = "def handler_49000(self):\n    return 49000\n";
+      state.SetLabel("indentation");
+      break;
+    case 2:
+      search = "    def handler_49000(self):\n...\n    def handler_49002(self):\n";
+      state.SetLabel("dots");
+      break;
+    default:
+      search = "def handler_49000(self):\n    return 1\n";
+      state.SetLabel("nowhere");
+      break;
+  }
+  replace = search;
+  replace.replace(replace.find("49000"), 5, "x");
+  for (auto _ : state) {
+    absl::StatusOr<internal::EditResult> r = internal::ReplaceSearchBlock(text, search, replace, "f.py");
+    if (r.ok() != (state.range(0) != 3)) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(SearchBlock100kLines)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 void GrepTree(benchmark::State& state) {
   std::string root = BenchDir() + "/tree";

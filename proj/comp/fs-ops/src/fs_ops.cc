@@ -34,6 +34,7 @@
 #include "proj/comp/fs-ops/src/glob_pattern.h"
 #include "proj/comp/fs-ops/src/line_range.h"
 #include "proj/comp/fs-ops/src/placeholder.h"
+#include "proj/comp/fs-ops/src/search_replace.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/tree_search.h"
 #include "proj/comp/fs-ops/src/unified_diff.h"
@@ -58,6 +59,8 @@ class Call {
   FileStore& store() const { return store_; }
   const std::string& name() const { return action_.name; }
   bool IsLineParam(const char* key) const { return action_.IsLineParam(key); }
+  // Written as an Aider SEARCH/REPLACE block (core::Action::search_replace).
+  bool search_replace() const { return action_.search_replace; }
 
   absl::StatusOr<std::string> Str(const char* key) const {
     ASSIGN_OR_RETURN(std::optional<std::string> v, OptStr(key));
@@ -310,6 +313,86 @@ std::string DidYouMean(const Call& call, const std::string& missing) {
                                        : absl::StrCat(absl::StrJoin(shown.begin(), shown.end() - 1, ", "), " or ",
                                                       shown.back());
   return absl::StrCat(" (did you mean ", list, "?)");
+}
+
+// The regular files named `name` under the working root, breadth first
+// within the bound of NearbyPaths' walk (the same entries skipped, and every
+// denied name), at most `max` of them. `*complete` is false when the bound
+// stopped the walk before its end.
+std::vector<std::string> FilesNamed(const Call& call, absl::string_view name, size_t max, bool* complete) {
+  std::vector<std::string> found;
+  *complete = true;
+  std::deque<std::pair<std::string, int>> queue = {{call.ctx().paths.working_root, 0}};
+  int read = 0;
+  while (!queue.empty() && found.size() < max) {
+    auto [d, depth] = queue.front();
+    queue.pop_front();
+    std::vector<DirEntry> entries;
+    if (call.store().List(d, &entries) != 0) continue;
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const DirEntry& e : entries) {
+      if (++read > kSuggestionEntries) {
+        *complete = false;
+        return found;
+      }
+      if (SkippedInSearch(e.name) || core::IsDeniedName(e.name)) continue;
+      std::string p = d == "/" ? absl::StrCat("/", e.name) : absl::StrCat(d, "/", e.name);
+      if (e.is_dir) {
+        if (depth < 8) {
+          queue.push_back({std::move(p), depth + 1});
+        } else {
+          *complete = false;
+        }
+        continue;
+      }
+      struct stat st;
+      if (e.name == name && call.store().Lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+        found.push_back(std::move(p));
+        if (found.size() >= max) break;
+      }
+    }
+  }
+  if (!queue.empty()) *complete = false;
+  return found;
+}
+
+// The file a SEARCH/REPLACE block edits (core::Action::search_replace): its
+// path; or, when nothing is there, the one regular file of that file name
+// under the working root, with a warning naming both paths (an LLM often
+// writes a path short or from the wrong folder). Several files of that
+// name: an error naming them. None: the path, for RequireFile's error.
+// Only for blocks: elsewhere a missing path is an error with "did you mean".
+absl::StatusOr<std::string> BlockPath(const Call& call, const std::string& param, std::vector<std::string>* warnings) {
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  if (!call.search_replace()) return path;
+  struct stat st;
+  const int err = call.store().Stat(path, &st);
+  if (err != ENOENT && err != ENOTDIR) return path;
+  const std::string name = path.substr(path.rfind('/') + 1);
+  constexpr size_t kMaxNamed = 10;
+  bool complete = true;
+  std::vector<std::string> found = FilesNamed(call, name, kMaxNamed, &complete);
+  if (found.empty()) return path;
+  const std::string asked = call.Display(path);
+  if (found.size() == 1 && complete) {
+    ASSIGN_OR_RETURN(std::string resolved, call.Resolve(found[0]));
+    warnings->push_back(absl::StrCat("the path '", param, "' does not exist; '", call.Display(resolved),
+                                     "' is the one file named '", name,
+                                     "' in the project, so the block edited it. Write its full path next time"));
+    return resolved;
+  }
+  std::vector<std::string> shown;
+  for (const std::string& p : found) shown.push_back(absl::StrCat("'", call.Display(p), "'"));
+  if (found.size() == 1) {
+    return absl::NotFoundError(absl::StrCat(
+        "file '", asked, "' does not exist; ", shown[0], " has its name, but the search for other files named '", name,
+        "' stopped after ", kSuggestionEntries,
+        " entries, so it may not be the only one; nothing was changed. Write the block's path in full"));
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "file '", asked, "' does not exist, and ", found.size() >= kMaxNamed ? "at least " : "", found.size(),
+      " files are named '", name, "': ", internal::JoinNumbers(shown),
+      "; nothing was changed. Write the block's path in full, as the one it means"));
 }
 
 // Stats `path` (following links) for actions that need an existing file.
@@ -627,38 +710,60 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
 
 // ------------------------------------------------------------ replace family
 
+using TextEdit = std::function<absl::StatusOr<EditResult>(absl::string_view body, absl::string_view label)>;
+
 // Reads, edits with `edit`, writes; the shared shape of the replace actions.
-absl::StatusOr<ActionOutcome> EditFile(
-    const Call& call, const std::string& param,
-    const std::function<absl::StatusOr<EditResult>(absl::string_view body, absl::string_view label)>& edit) {
-  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+// `path` is resolved; `warnings` go with a success.
+absl::StatusOr<ActionOutcome> EditFileAt(const Call& call, const std::string& path, const TextEdit& edit,
+                                         std::vector<std::string> warnings = {}) {
   ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
   ASSIGN_OR_RETURN(EditResult r, edit(f.body, call.Display(path)));
   Json data = {{"path", call.Display(path)}, {"replacements_made", r.replacements}};
   if (r.already_applied) {
     data["already_applied"] = true;
     ActionOutcome out = ActionOutcome::Ok(std::move(data));
+    out.warnings = std::move(warnings);
     out.warnings.push_back(
         "the file already holds the result of this edit (new_text is there, and the text to replace is absent or only "
         "inside it), so nothing was changed");
     return out;
   }
   if (r.lines.size() == 1) data["line"] = r.lines[0];
-  if (r.replacements == 0) return ActionOutcome::Ok(std::move(data));  // count = 0 and none found
+  if (r.replacements == 0) {  // count = 0 and none found
+    ActionOutcome out = ActionOutcome::Ok(std::move(data));
+    out.warnings = std::move(warnings);
+    return out;
+  }
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
   DescribeChange(call.Display(path), f.body, r.content, data);
   ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
-  out.warnings = std::move(r.warnings);
+  out.warnings = std::move(warnings);
+  for (std::string& w : r.warnings) out.warnings.push_back(std::move(w));
   return out;
 }
 
+absl::StatusOr<ActionOutcome> EditFile(const Call& call, const std::string& param, const TextEdit& edit) {
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  return EditFileAt(call, path, edit);
+}
+
+// A SEARCH/REPLACE block (search_replace) finds its file by its name when
+// its path does not exist, and its text with Aider's tolerances after an
+// exact miss (internal::ReplaceSearchBlock); every other edit is exact.
 absl::StatusOr<ActionOutcome> FileReplaceText(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string old_text, call.Str("old_text"));
   ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
-  return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-    return internal::ReplaceUnique(body, old_text, new_text, label);
-  });
+  std::vector<std::string> warnings;
+  ASSIGN_OR_RETURN(std::string path, BlockPath(call, param, &warnings));
+  const bool tolerant = call.search_replace();
+  return EditFileAt(
+      call, path,
+      [&](absl::string_view body, absl::string_view label) {
+        return tolerant ? internal::ReplaceSearchBlock(body, old_text, new_text, label)
+                        : internal::ReplaceUnique(body, old_text, new_text, label);
+      },
+      std::move(warnings));
 }
 
 absl::StatusOr<ActionOutcome> FileReplaceAllText(const Call& call) {

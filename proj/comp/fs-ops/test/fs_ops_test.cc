@@ -409,6 +409,7 @@ TEST_P(CasesMd, Runs) {
     a.name = raw_action.at("name").get<std::string>();
     a.params = raw_action.at("params");
     if (raw_action.contains("line_params")) a.line_params = raw_action["line_params"].get<std::vector<std::string>>();
+    a.search_replace = raw_action.value("search_replace", false);
     parsed.actions.push_back(a);
   }
   // Heredoc parameters as the action parser marks them (`sham lines=...`

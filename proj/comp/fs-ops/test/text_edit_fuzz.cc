@@ -1,6 +1,6 @@
 // libFuzzer target for the pure text edits behind fs-ops: exact replace,
-// replace-all with a count, range replace, line ranges, numbering and the
-// miss diagnosis.
+// replace-all with a count, range replace, line ranges, numbering, the
+// miss diagnosis and a SEARCH/REPLACE block's tolerant replace.
 //
 //   bazel build --config=fuzz //proj/comp/fs-ops:text_edit_fuzz
 //   tools/fuzz.sh 60 //proj/comp/fs-ops:text_edit_fuzz
@@ -8,7 +8,8 @@
 // Besides crashes and sanitizer reports it checks what the edits promise on
 // text without carriage returns (where no line-ending adaptation applies):
 // a unique replace splices exactly one occurrence, and a failed edit never
-// comes with changed content.
+// comes with changed content; the tolerant replace agrees with the exact
+// one wherever the exact one decides, and edits one place when it succeeds.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include "proj/comp/fs-ops/src/line_range.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
+#include "proj/comp/fs-ops/src/search_replace.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 
 namespace {
@@ -34,7 +36,7 @@ bool HasCr(const std::string& s) { return s.find('\r') != std::string::npos; }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  const int op = in.ConsumeIntegralInRange<int>(0, 5);
+  const int op = in.ConsumeIntegralInRange<int>(0, 6);
   const std::string old_text = in.ConsumeRandomLengthString(64);
   const std::string new_text = in.ConsumeRandomLengthString(64);
   const std::string spec = in.ConsumeRandomLengthString(16);
@@ -82,6 +84,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 4: {
       (void)DiagnoseMiss(content, old_text, "old_text");
+      break;
+    }
+    case 5: {
+      auto exact = ReplaceUnique(content, old_text, new_text, "f");
+      auto r = ReplaceSearchBlock(content, old_text, new_text, "f");
+      if (exact.ok()) {
+        Check(r.ok() && r->content == exact->content);
+      } else if (exact.status().code() != absl::StatusCode::kNotFound) {
+        Check(!r.ok() && r.status() == exact.status());
+      }
+      if (r.ok() && !r->already_applied) Check(r->replacements == 1);
       break;
     }
     default: {
