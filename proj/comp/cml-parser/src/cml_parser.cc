@@ -393,7 +393,12 @@ class BlockReader {
  public:
   BlockReader(absl::string_view text, const Found& found, int index, int* next_task, pugi::xml_document& doc,
               std::string& buffer)
-      : doc_(doc), buffer_(buffer), text_(text), found_(found), next_task_(next_task), lines_(text, found.span.begin, found.span.first_line) {
+      : doc_(doc),
+        buffer_(buffer),
+        text_(text),
+        found_(found),
+        next_task_(next_task),
+        lines_(text, found.span.begin, found.span.first_line) {
     block_.index = index;
     block_.is_tasks_block = found.name == "tasks";
     block_.span = found.span;
@@ -838,8 +843,8 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
   CmlParseResult result;
   int next_task = 0;
   int index = 0;
+  std::string buffer;  // each block's text, which `doc` parses in place: declared first, freed last
   pugi::xml_document doc;
-  std::string buffer;
   const std::vector<Found> found = FindAll(text, skip);
   result.blocks.reserve(found.size());
   for (const Found& f : found) {
