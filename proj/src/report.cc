@@ -66,8 +66,9 @@ std::string LeftOutLine(const core::Json& d, const char* key, size_t printed) {
 // Actions whose output is what they changed in a file.
 bool IsWriteAction(absl::string_view action) {
   static const auto* const kNames = new std::set<std::string, std::less<>>{
-      "file_write",      "file_append",          "file_replace_text", "file_replace_all_text",
-      "file_replace_lines", "file_replace_text_range", "files_replace_all_text"};
+      "file_write",         "file_append",          "file_replace_text",      "file_replace_all_text",
+      "file_replace_lines", "file_replace_text_range", "files_replace_all_text", "file_apply_patch",
+      "file_apply_diff"};
   return kNames->count(action) > 0;
 }
 
