@@ -23,11 +23,6 @@ std::string ParentOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
-bool Below(absl::string_view path, absl::string_view dir) {
-  if (dir == "/") return path.size() > 1 && path[0] == '/';
-  return path.size() > dir.size() && absl::StartsWith(path, dir) && path[dir.size()] == '/';
-}
-
 constexpr int kMaxHops = 40;
 
 }  // namespace
