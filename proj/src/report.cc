@@ -833,6 +833,10 @@ core::Json ActionResultToJson(const ActionResult& r) {
   return a;
 }
 
+namespace {
+core::Json ResultJson(const ExecutionResult& result, const std::string* results_mark, const std::string* errors_mark);
+}  // namespace
+
 std::string DocumentArrayElement(const core::Json& element) {
   return absl::StrReplaceAll(
       absl::StrCat("    ", element.dump(2, ' ', false, core::Json::error_handler_t::replace)), {{"\n", "\n    "}});
@@ -865,11 +869,10 @@ core::Json ParseErrorToJson(const sham_action_parser::ActionParseError& error, a
 }
 
 void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) {
-  core::Json j = ExecutionResultToJson(result);
   const bool results_out = result.spilled.file != nullptr;
   const bool errors_out = result.left_out_skipped.file != nullptr;
   if (!results_out && !errors_out) {
-    out << j.dump(2);
+    out << ExecutionResultToJson(result).dump(2);
     return;
   }
   // The document with placeholders for the arrays written out, which are
@@ -878,9 +881,8 @@ void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) 
   // escaped), so the first occurrence of each placeholder is the one.
   const std::string results_mark = "\x01clada: the spilled results\x01";
   const std::string errors_mark = "\x01clada: the spilled parse errors\x01";
-  if (results_out) j["results"] = results_mark;
-  if (errors_out) j["parseErrors"] = errors_mark;
-  const std::string text = j.dump(2);
+  const std::string text =
+      ResultJson(result, results_out ? &results_mark : nullptr, errors_out ? &errors_mark : nullptr).dump(2);
   size_t from = 0;
   auto print_until = [&](absl::string_view key, const std::string& mark) {
     const std::string needle = absl::StrCat("\"", key, "\": ", core::Json(mark).dump());
@@ -929,15 +931,26 @@ void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) 
   out << text.substr(from);
 }
 
-core::Json ExecutionResultToJson(const ExecutionResult& result) {
+core::Json ExecutionResultToJson(const ExecutionResult& result) { return ResultJson(result, nullptr, nullptr); }
+
+namespace {
+
+// ExecutionResultToJson, with `results_mark` and `errors_mark` (when given)
+// in place of the "results" and "parseErrors" arrays, which are then not
+// built (WriteExecutionResultJson prints them).
+core::Json ResultJson(const ExecutionResult& result, const std::string* results_mark, const std::string* errors_mark) {
   core::Json j;
   j["success"] = result.success;
   j["totalBlocks"] = result.total_blocks;
   j["executedActions"] = result.executed_actions;
   if (result.dry_run) j["dryRun"] = true;
-  core::Json results = core::Json::array();
-  for (const ActionResult& r : result.results) results.push_back(ActionResultToJson(r));
-  j["results"] = std::move(results);
+  if (results_mark != nullptr) {
+    j["results"] = *results_mark;
+  } else {
+    core::Json results = core::Json::array();
+    for (const ActionResult& r : result.results) results.push_back(ActionResultToJson(r));
+    j["results"] = std::move(results);
+  }
   if (result.left_out.count > 0) {
     j["leftOutResults"] = {{"after", result.left_out.after},
                            {"count", result.left_out.count},
@@ -947,12 +960,16 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
     j["leftOutSkippedBlocks"] = {{"after", result.left_out_skipped.after}, {"count", result.left_out_skipped.blocks}};
   }
 
-  core::Json errors = core::Json::array();
-  for (size_t i = 0; i < result.parse_errors.size(); ++i) {
-    errors.push_back(ParseErrorToJson(result.parse_errors[i],
-                                      i < result.parse_error_dialects.size() ? result.parse_error_dialects[i] : "sham"));
+  if (errors_mark != nullptr) {
+    j["parseErrors"] = *errors_mark;
+  } else {
+    core::Json errors = core::Json::array();
+    for (size_t i = 0; i < result.parse_errors.size(); ++i) {
+      errors.push_back(ParseErrorToJson(
+          result.parse_errors[i], i < result.parse_error_dialects.size() ? result.parse_error_dialects[i] : "sham"));
+    }
+    j["parseErrors"] = std::move(errors);
   }
-  j["parseErrors"] = std::move(errors);
   if (!result.warnings.empty()) j["warnings"] = result.warnings;
   core::Json git;
   git["active"] = result.git.active;
@@ -964,6 +981,8 @@ core::Json ExecutionResultToJson(const ExecutionResult& result) {
   if (result.fatal_error) j["fatalError"] = *result.fatal_error;
   return j;
 }
+
+}  // namespace
 
 std::string FormatSummaryLine(const ExecutionResult& result) {
   int ok = result.left_out.succeeded + result.spilled.succeeded,

@@ -461,6 +461,28 @@ TEST(Execute, ManyRefusedBlocksKeepWhatTheTextReportShows) {
   }
 }
 
+// `answer` run as --json in a new root holding a.txt (`a_txt`), its results
+// spilled or not (CladaOptions::spill_results), and the document printed.
+struct JsonRun {
+  ExecutionResult result;
+  std::string document;
+};
+JsonRun RunAsJson(const std::string& answer, const std::string& a_txt, bool spill) {
+  const std::string root = MakeTempDir();
+  WriteFile(root + "/a.txt", a_txt);
+  CladaOptions options;
+  options.working_root = root;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  options.full_outputs = true;
+  options.spill_results = spill;
+  JsonRun run;
+  run.result = Clada(options).Execute(answer);
+  std::ostringstream out;
+  WriteExecutionResultJson(run.result, out);
+  run.document = out.str();
+  return run;
+}
+
 // Issue 17 #9: a --json run of 600,000 small blocks peaked at 1.97 GB: it
 // kept every result, then built the whole document. With spill_results
 // each result is written to a temporary file as it finishes, and
@@ -490,22 +512,14 @@ TEST(Execute, SpilledJsonResultsPrintTheSameDocument) {
   std::string documents[2];
   std::string summaries[2];
   for (int spill = 0; spill < 2; ++spill) {
-    const std::string root = MakeTempDir();
-    WriteFile(root + "/a.txt", "alpha\nbeta \"quoted\"\n");
-    CladaOptions options;
-    options.working_root = root;
-    options.settings.git = git_tx::GitOptions::Mode::kOff;
-    options.full_outputs = true;
-    options.spill_results = spill == 1;
-    ExecutionResult result = Clada(options).Execute(answer);
+    JsonRun run = RunAsJson(answer, "alpha\nbeta \"quoted\"\n", spill == 1);
+    const ExecutionResult& result = run.result;
     if (spill == 1) {
       EXPECT_TRUE(result.results.empty());
       EXPECT_EQ(result.spilled.count, 30);
       EXPECT_EQ(result.spilled.succeeded, 20);
     }
-    std::ostringstream out;
-    WriteExecutionResultJson(result, out);
-    documents[spill] = out.str();
+    documents[spill] = run.document;
     summaries[spill] = std::regex_replace(FormatSummaryLine(result), std::regex(R"(\(\d+ ms\))"), "");
     EXPECT_FALSE(result.success);
   }
@@ -534,23 +548,15 @@ TEST(Execute, SpilledJsonParseErrorsPrintTheSameDocument) {
   }
   std::string documents[2];
   for (int spill = 0; spill < 2; ++spill) {
-    const std::string root = MakeTempDir();
-    WriteFile(root + "/a.txt", "alpha\n");
-    CladaOptions options;
-    options.working_root = root;
-    options.settings.git = git_tx::GitOptions::Mode::kOff;
-    options.full_outputs = true;
-    options.spill_results = spill == 1;
-    ExecutionResult result = Clada(options).Execute(answer);
+    JsonRun run = RunAsJson(answer, "alpha\n", spill == 1);
+    const ExecutionResult& result = run.result;
     EXPECT_EQ(CountSkippedBlocks(result), kBlocks - 3);
     EXPECT_EQ(result.results.size() + static_cast<size_t>(result.spilled.count), 3u);
     if (spill == 1) {
       EXPECT_LT(result.parse_errors.size(), static_cast<size_t>(kBlocks) - 100);
       EXPECT_GT(result.left_out_skipped.spans.size(), 100u);
     }
-    std::ostringstream out;
-    WriteExecutionResultJson(result, out);
-    documents[spill] = out.str();
+    documents[spill] = run.document;
   }
   EXPECT_EQ(documents[1], documents[0]);
   EXPECT_TRUE(nlohmann::ordered_json::accept(documents[1]));
