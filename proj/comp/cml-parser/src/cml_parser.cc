@@ -15,11 +15,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/newlines.h"
 #include "pugixml.hpp"
-
-#if defined(__SSE2__) && defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 namespace clada::cml_parser {
 namespace {
@@ -46,31 +43,6 @@ absl::string_view OpenerAt(absl::string_view text, size_t pos) {
   return "";
 }
 
-// Number of '\n' in [p, p + n). Every byte of an answer with CML is counted
-// once to number the blocks' lines and once more inside the blocks to number
-// their tasks; std::count goes a byte at a time and was a quarter of the
-// parse (5 MB benchmark), this goes sixteen.
-size_t CountNewlines(const char* p, size_t n) {
-  size_t count = 0;
-#if defined(__SSE2__) && defined(__x86_64__)
-  const __m128i nl = _mm_set1_epi8('\n');
-  while (n >= 16) {
-    // Per-byte counters (0xFF per match, subtracted), summed before any of
-    // them can pass 255.
-    const size_t rounds = std::min<size_t>(n / 16, 255);
-    __m128i acc = _mm_setzero_si128();
-    for (size_t r = 0; r < rounds; ++r, p += 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
-    }
-    const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
-    count += static_cast<size_t>(_mm_cvtsi128_si64(sums)) + static_cast<size_t>(_mm_extract_epi16(sums, 4));
-    n -= rounds * 16;
-  }
-#endif
-  return count + static_cast<size_t>(std::count(p, p + n, '\n'));
-}
-
 // Counts lines incrementally for offsets that only grow.
 class LineCounter {
  public:
@@ -88,7 +60,7 @@ class LineCounter {
     if (offset < pos_) Reset();
     if (offset < pos_) offset = pos_;
     const char* base = text_.data();
-    const size_t added = CountNewlines(base + pos_, offset - pos_);
+    const size_t added = core::CountNewlines(base + pos_, offset - pos_);
     if (added > 0) {
       line_ += static_cast<int>(added);
       const void* nl = memrchr(base + pos_, '\n', offset - pos_);
@@ -207,7 +179,7 @@ std::vector<Found> FindAll(absl::string_view text, const std::vector<LineRange>&
   std::vector<std::pair<size_t, size_t>> skip;
   if (!skip_lines.empty()) {
     std::vector<size_t> starts;
-    starts.reserve(CountNewlines(text.data(), text.size()) + 1);
+    starts.reserve(core::CountNewlines(text.data(), text.size()) + 1);
     starts.push_back(0);
     for (size_t i = 0; i < text.size(); ++i) {
       if (text[i] == '\n') starts.push_back(i + 1);

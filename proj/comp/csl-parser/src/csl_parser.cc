@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/newlines.h"
 
 namespace clada::csl_parser {
 namespace {
@@ -119,29 +120,6 @@ absl::string_view WithoutFinalBreak(absl::string_view s) {
   if (absl::EndsWith(s, "\r\n")) return s.substr(0, s.size() - 2);
   if (absl::EndsWith(s, "\n")) return s.substr(0, s.size() - 1);
   return s;
-}
-
-// Line breaks in [p, p + n), 16 bytes at a time.
-int CountNewlines(const char* p, size_t n) {
-  int count = 0;
-  size_t i = 0;
-#ifdef __SSE2__
-  // Each match subtracts -1 from a byte lane; the lanes are summed (SAD)
-  // before any can overflow.
-  const __m128i nl = _mm_set1_epi8('\n');
-  const __m128i zero = _mm_setzero_si128();
-  while (i + 16 <= n) {
-    __m128i lanes = zero;
-    for (int k = 0; k < 255 && i + 16 <= n; ++k, i += 16) {
-      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(chunk, nl));
-    }
-    const __m128i sums = _mm_sad_epu8(lanes, zero);
-    count += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
-  }
-#endif
-  for (; i < n; ++i) count += p[i] == '\n';
-  return count;
 }
 
 // `a` and `b` hold `n` equal bytes. Delimiters are a few bytes, compared
@@ -284,9 +262,9 @@ class Reader {
   // for, forward or back, so reading the answer counts each byte about once.
   int LineOf(size_t pos) {
     if (pos >= line_pos_) {
-      line_ += CountNewlines(text_.data() + line_pos_, pos - line_pos_);
+      line_ += static_cast<int>(core::CountNewlines(text_.data() + line_pos_, pos - line_pos_));
     } else {
-      line_ -= CountNewlines(text_.data() + pos, line_pos_ - pos);
+      line_ -= static_cast<int>(core::CountNewlines(text_.data() + pos, line_pos_ - pos));
     }
     line_pos_ = pos;
     return line_;

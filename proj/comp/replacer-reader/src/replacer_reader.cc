@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/newlines.h"
 
 namespace clada::replacer_reader {
 namespace {
@@ -65,22 +66,6 @@ std::optional<Kind> KindOf(absl::string_view name) {
   return std::nullopt;
 }
 
-// The line breaks in [p, end), eight bytes at a time: a byte of `x` is
-// zero exactly where the word holds '\n', and each zero byte sets one high bit.
-size_t CountLines(const char* p, const char* end) {
-  constexpr uint64_t kBreaks = 0x0A0A0A0A0A0A0A0AULL, kLow7 = 0x7F7F7F7F7F7F7F7FULL;
-  size_t n = 0;
-  for (; end - p >= 8; p += 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    const uint64_t x = word ^ kBreaks;
-    const uint64_t zero = ~(((x & kLow7) + kLow7) | x | kLow7);
-    n += static_cast<size_t>(__builtin_popcountll(zero));
-  }
-  for (; p < end; ++p) n += *p == '\n';
-  return n;
-}
-
 // Every marker line of `text`, in order, and the number of the text's last
 // line. Only a `<` at the start of a line is looked at, found by memchr, so
 // prose and code between markers cost one pass of memchr and line counting.
@@ -120,12 +105,12 @@ std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
       pos = nl == nullptr ? size : static_cast<size_t>(static_cast<const char*>(nl) - base) + 1;
       continue;
     }
-    line += static_cast<int>(CountLines(base + counted, base + at));
+    line += static_cast<int>(core::CountNewlines(base + counted, at - counted));
     counted = at;
     out.push_back(Marker{kind, at, end, line});
     pos = end;
   }
-  line += static_cast<int>(CountLines(base + counted, base + size));
+  line += static_cast<int>(core::CountNewlines(base + counted, size - counted));
   // The last line: a final line break ends it, it starts none.
   *last_line = size == 0 ? 0 : base[size - 1] == '\n' ? line - 1 : line;
   return out;
