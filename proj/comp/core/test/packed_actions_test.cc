@@ -1,0 +1,119 @@
+#include "proj/comp/core/src/packed_actions.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace clada::core {
+namespace {
+
+// Equal values of equal types, recursively (nlohmann's == calls 5 and 5u equal).
+bool SameJson(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    auto ib = b.begin();
+    for (auto ia = a.begin(); ia != a.end(); ++ia, ++ib) {
+      if (ia.key() != ib.key() || !SameJson(ia.value(), ib.value())) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!SameJson(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+void ExpectSameAction(const Action& a, const Action& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_TRUE(SameJson(a.params, b.params)) << a.params.dump() << " vs " << b.params.dump();
+  EXPECT_EQ(a.params.dump(), b.params.dump());
+  EXPECT_EQ(a.metadata.block_id, b.metadata.block_id);
+  EXPECT_EQ(a.metadata.start_line, b.metadata.start_line);
+  EXPECT_EQ(a.metadata.end_line, b.metadata.end_line);
+  EXPECT_EQ(a.metadata.explanation, b.metadata.explanation);
+  EXPECT_EQ(a.warnings, b.warnings);
+  EXPECT_EQ(a.line_params, b.line_params);
+  EXPECT_EQ(a.search_replace, b.search_replace);
+}
+
+Action Sample(int i) {
+  Action a;
+  a.name = i % 2 ? "file_replace_text" : "exec";
+  a.params["path"] = "src/app-" + std::to_string(i) + ".js";
+  a.params["old_text"] = std::string("line one\nline two\r\n\0tail", 24);
+  a.params["count"] = i;                                // signed
+  a.params["limit"] = static_cast<uint64_t>(i) * 3u;    // unsigned
+  a.params["big"] = INT64_MIN + i;
+  a.params["ratio"] = 0.1 * i;
+  a.params["flag"] = i % 3 == 0;
+  a.params["none"] = nullptr;
+  a.params["list"] = Json::array({"a", 1, Json::object({{"z", 1}, {"a", 2}}), Json::array()});
+  a.params["zeta_before_alpha"] = Json::object({{"zeta", "ü ✓"}, {"alpha", ""}});
+  a.metadata.block_id = "task-" + std::to_string(i);
+  a.metadata.start_line = i;
+  a.metadata.end_line = i + 7;
+  a.metadata.explanation = i % 4 ? "" : "because";
+  if (i % 5 == 0) a.warnings = {"ignored key 'x'", ""};
+  if (i % 2) a.line_params = {"old_text"};
+  a.search_replace = i % 7 == 0;
+  return a;
+}
+
+TEST(PackedActions, GivesBackEachActionAsItWasWithItsTypesAndOrder) {
+  PackedActions packed;
+  for (int i = 0; i < 2000; ++i) EXPECT_EQ(packed.Add(Sample(i)), static_cast<size_t>(i));
+  ASSERT_EQ(packed.size(), 2000u);
+  for (int i = 0; i < 2000; ++i) {
+    ExpectSameAction(packed.Get(i), Sample(i));
+    EXPECT_EQ(packed.Name(i), Sample(i).name);
+  }
+}
+
+TEST(PackedActions, AnEmptyActionAndNegativeLines) {
+  PackedActions packed;
+  Action empty;
+  Action negative;
+  negative.metadata.start_line = -3;
+  negative.params = Json::array();  // not an object: still given back as it was
+  packed.Add(empty);
+  packed.Add(negative);
+  ExpectSameAction(packed.Get(0), empty);
+  ExpectSameAction(packed.Get(1), negative);
+}
+
+TEST(PackedActions, ActionsLargerThanAChunkAndManyChunks) {
+  PackedActions packed;
+  Action big;
+  big.name = "file_write";
+  big.params["content"] = std::string(3 << 20, 'x');  // three chunks' worth
+  packed.Add(Sample(1));
+  packed.Add(big);
+  for (int i = 0; i < 40000; ++i) packed.Add(Sample(i));  // several 1 MiB chunks
+  ExpectSameAction(packed.Get(0), Sample(1));
+  ExpectSameAction(packed.Get(1), big);
+  for (int i = 0; i < 40000; i += 997) ExpectSameAction(packed.Get(2 + i), Sample(i));
+  ExpectSameAction(packed.Get(40001), Sample(39999));
+}
+
+TEST(PackedActions, ASmallTaskTakesFewBytes) {
+  PackedActions packed;
+  for (int i = 0; i < 100000; ++i) {
+    Action a;
+    a.name = "file_delete";
+    a.params["path"] = "no" + std::to_string(i);
+    a.metadata.block_id = "task-" + std::to_string(i + 1);
+    a.metadata.start_line = a.metadata.end_line = i + 1;
+    packed.Add(a);
+  }
+  // About 50 bytes of packing and 8 of index each, chunks rounding up.
+  EXPECT_LT(packed.bytes(), 100000u * 64);
+}
+
+}  // namespace
+}  // namespace clada::core
