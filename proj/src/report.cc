@@ -1015,6 +1015,10 @@ std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parse
   return {lines, bytes};
 }
 
+// How much more than the results section's head ResultKeeper's head may
+// hold while outputs still fit the budget.
+constexpr int64_t kHeadEntriesFactor = 8;
+
 ResultKeeper::ResultKeeper(int64_t budget_bytes)
     : budget_(std::max<int64_t>(budget_bytes, 0)), keep_(ResultsKeepBytes(budget_bytes)) {}
 
@@ -1048,7 +1052,11 @@ void ResultKeeper::Add(ActionResult r) {
   const std::string entry = EscapeControlCharacters(ResultEntry(r));
   const int64_t output_bytes = static_cast<int64_t>(ShownOutput(r).size());
   // The head: what the section's head and the outputs section can show.
-  if (tail_.empty() && (head_entry_bytes_ < keep_ || head_output_bytes_ <= budget_)) {
+  // Past the section's head, only for the outputs, and only while it holds
+  // a few times what the section shows: a batch whose results have no
+  // output would otherwise keep every one.
+  if (tail_.empty() &&
+      (head_entry_bytes_ < keep_ || (head_output_bytes_ <= budget_ && head_entry_bytes_ < kHeadEntriesFactor * keep_))) {
     head_entry_bytes_ += static_cast<int64_t>(entry.size());
     head_output_bytes_ += output_bytes;
     head_.push_back(std::move(r));

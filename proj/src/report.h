@@ -88,7 +88,9 @@ class OutputBudget {
 // Collects a batch's results as they finish (Clada::Execute for a text
 // report), keeping what FormatReport(result, budget_bytes) shows: every
 // result until their results-section entries fill the head FormatReport
-// keeps and their outputs more than the whole budget; then the last ones,
+// keeps and either their outputs take more than the whole budget or their
+// entries eight times that head (results without outputs are not all
+// kept, waiting for outputs that never come); then the last ones,
 // whose entries fill the tail it keeps. The results between are counted
 // into ExecutionResult::left_out (succeeded, their entries' lines and
 // bytes, their outputs and the first ten ids), so the report is the one

@@ -388,6 +388,32 @@ TEST(ReportBudget, ResultKeeperKeepsHeadAndTailWithExactCounts) {
   EXPECT_EQ(whole.left_out.count, 0);
 }
 
+// Issue 17 #9: results without an output (300,000 CML deletes of missing
+// files) were all kept in the head, which waited for the outputs to fill
+// the budget: 150 MB of results for a report of 25 KB. The head now stops
+// too once it holds a few times what the section shows.
+TEST(ReportBudget, ResultKeeperBoundsResultsWithoutOutputs) {
+  ExecutionResult all, kept;
+  ResultKeeper keeper(100 * 1024);
+  for (int i = 0; i < 100000; ++i) {
+    ActionResult r;
+    r.seq = i + 1;
+    r.block_id = absl::StrCat("task-", i + 1);
+    r.action = "file_delete";
+    r.dialect = "cml";
+    r.params = {{"path", absl::StrCat("no", i)}};
+    r.error = absl::StrCat("file_delete: 'no", i, "' does not exist, so there is nothing to delete");
+    all.results.push_back(r);
+    keeper.Add(std::move(r));
+  }
+  std::move(keeper).MoveInto(kept);
+  EXPECT_LT(kept.results.size(), 10000u);
+  EXPECT_EQ(kept.results.size() + static_cast<size_t>(kept.left_out.count), 100000u);
+  EXPECT_EQ(kept.results.back().block_id, "task-100000");
+  EXPECT_EQ(FormatReport(kept, 100 * 1024), FormatReport(all, 100 * 1024));
+  EXPECT_EQ(FormatSummaryLine(kept), FormatSummaryLine(all));
+}
+
 // The same through a run: thousands of blocks keep a bounded number of
 // results for the text report, every one of them for --json.
 TEST(Execute, ManyBlocksKeepWhatTheTextReportShows) {
