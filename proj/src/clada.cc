@@ -30,6 +30,7 @@
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
+#include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/fs-ops/src/file_store.h"
@@ -140,62 +141,125 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
   }
 }
 
-// The actions of an answer: SHAM's (or ExecuteActions') as they were made
-// (the vector moved in whole, never copied: a million small blocks would
-// hold them twice), the other readers' one by one (a deque: their
-// addresses stay put while it grows).
-struct ActionStore {
-  std::vector<core::Action> whole;
-  std::deque<core::Action> others;
-  // SHAM's valid blocks in a run (Execute): each made into its action when
-  // it runs, so a million blocks never hold a million actions.
-  sham_action_parser::DeferredActions deferred;
+// A reader's name ("sham", "cml", or ExecuteActions' caller's), in one
+// byte: an answer of a million blocks holds a million items.
+class Dialect {
+ public:
+  Dialect() = default;
+  Dialect(absl::string_view name) : index_(IndexOf(name)) {}  // NOLINT: a name is a dialect
+  Dialect(const char* name) : index_(IndexOf(name)) {}         // NOLINT
+  operator absl::string_view() const { return Names()[index_]; }  // NOLINT
+  explicit operator std::string() const { return Names()[index_]; }
+  bool operator==(absl::string_view name) const { return absl::string_view(*this) == name; }
+  bool operator!=(absl::string_view name) const { return !(*this == name); }
 
-  core::Action* Add(core::Action a) {
-    others.push_back(std::move(a));
-    return &others.back();
+ private:
+  // Every name seen, index 0 the empty one; kept for the program's life.
+  static std::deque<std::string>& Names() {
+    static auto* const names = new std::deque<std::string>{""};
+    return *names;
   }
+  static uint8_t IndexOf(absl::string_view name) {
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    std::deque<std::string>& names = Names();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == name) return static_cast<uint8_t>(i);
+    }
+    if (names.size() > 255) return 0;  // never: clada has eight readers
+    names.emplace_back(name);
+    return static_cast<uint8_t>(names.size() - 1);
+  }
+  uint8_t index_ = 0;
 };
 
 // One thing the answer asks for, in document order: an action to run, or a
 // CML task that could not be read (it fails its group where it stands).
-// Small (64 bytes): an answer of a million blocks holds a million of them.
+// Small (28 bytes): an answer of a million blocks holds a million of them.
 struct AnswerItem {
-  // In the answer's ActionStore; null when invalid or deferred.
-  core::Action* action = nullptr;
-  int deferred = -1;  // else: its entry in ActionStore::deferred
-  // A reader's name: a string literal, or DialectName's for another.
-  absl::string_view dialect;
-  int group_key = 0;       // the same for every item of one group
-  int task_number = 0;     // CML
-  int line = 0;
+  // Where its action is in the answer's ActionStore (none when invalid).
+  enum class Source : uint8_t { kNone, kWhole, kDeferred, kPacked };
+  int32_t index = -1;
+  int32_t group_key = 0;    // the same for every item of one group
+  int32_t task_number = 0;  // CML
+  int32_t line = 0;
+  // Not run, and why (an operation of a CSL TASKS block that has an invalid
+  // one): its entry in ActionStore::skip_reasons, shared by the operations
+  // of that block; -1 for none.
+  int32_t skip_reason = -1;
+  Source source = Source::kNone;
+  Dialect dialect;
   bool fail_fast = false;  // a CML <tasks> block, a CSL TASKS block
   bool atomic = false;     // a CSL TASKS block: any invalid operation and none runs
   bool invalid = false;
-  // Not run, and why (an operation of a CSL TASKS block that has an invalid
-  // one): shared by the operations of that block.
-  std::shared_ptr<const std::string> skip_reason;
+};
+static_assert(sizeof(AnswerItem) <= 28, "an answer of a million blocks holds a million items");
+
+// The actions of an answer. SHAM's (or ExecuteActions') as they were made
+// (the vector moved in whole, never copied: a million small blocks would
+// hold them twice); in a run, SHAM's valid blocks as where they are; every
+// other reader's packed (core::PackedActions: 300,000 one-line CML tasks
+// would otherwise hold 300,000 actions of a kilobyte each).
+struct ActionStore {
+  std::vector<core::Action> whole;
+  sham_action_parser::DeferredActions deferred;
+  core::PackedActions packed;
+  std::vector<std::string> skip_reasons;
+
+  // Packs `a` for `item`.
+  void Add(const core::Action& a, AnswerItem& item) {
+    item.index = static_cast<int32_t>(packed.Add(a));
+    item.source = AnswerItem::Source::kPacked;
+  }
+  // The action as it was read, when it was kept whole (null otherwise).
+  core::Action* Whole(const AnswerItem& item) {
+    return item.source == AnswerItem::Source::kWhole ? &whole[static_cast<size_t>(item.index)] : nullptr;
+  }
+  // The action of `item` (a copy when it was kept whole).
+  absl::StatusOr<core::Action> Make(const AnswerItem& item) const {
+    switch (item.source) {
+      case AnswerItem::Source::kWhole:
+        return whole[static_cast<size_t>(item.index)];
+      case AnswerItem::Source::kDeferred:
+        return deferred.Make(static_cast<size_t>(item.index));
+      case AnswerItem::Source::kPacked:
+        return packed.Get(static_cast<size_t>(item.index));
+      case AnswerItem::Source::kNone:
+        break;
+    }
+    return absl::InternalError("the item has no action (it was invalid)");
+  }
+  // The schema's definition of its action (null for an unknown name or none).
+  const sham_action_parser::ActionDefinition* Definition(const AnswerItem& item) const {
+    switch (item.source) {
+      case AnswerItem::Source::kWhole:
+        return sham_action_parser::FindAction(whole[static_cast<size_t>(item.index)].name);
+      case AnswerItem::Source::kDeferred:
+        return deferred.entries[static_cast<size_t>(item.index)].definition;
+      case AnswerItem::Source::kPacked:
+        return sham_action_parser::FindAction(packed.Name(static_cast<size_t>(item.index)));
+      case AnswerItem::Source::kNone:
+        break;
+    }
+    return nullptr;
+  }
+  const std::string* SkipReason(const AnswerItem& item) const {
+    return item.skip_reason < 0 ? nullptr : &skip_reasons[static_cast<size_t>(item.skip_reason)];
+  }
 };
 
-// `name` as a view that lives as long as the program: the readers' names
-// are literals; another (ExecuteActions' caller's) is kept once.
-absl::string_view DialectName(absl::string_view name) {
-  static auto* const kKept = new std::set<std::string, std::less<>>();
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = kKept->find(name);
-  if (it == kKept->end()) it = kKept->emplace(name).first;
-  return *it;
-}
+// `name` as a dialect (ExecuteActions' caller's).
+Dialect DialectName(absl::string_view name) { return Dialect(name); }
 
 // The policy of an item's group, as --json names it.
 const char* GroupPolicy(const AnswerItem& item) {
   return item.atomic ? "atomic_validation" : item.fail_fast ? "fail_fast" : "independent";
 }
 
-// How a failure is named in "not run: ... failed": CML's "task 3", CSL's label.
-std::string FailureName(const AnswerItem& item) {
-  return item.dialect == "csl" && item.action != nullptr ? item.action->metadata.block_id : absl::StrCat("task ", item.task_number);
+// How a failure is named in "not run: ... failed": CML's "task 3", CSL's
+// label (`label`: the action's block id; empty for an invalid item).
+std::string FailureName(const AnswerItem& item, absl::string_view label) {
+  return item.dialect == "csl" && !label.empty() ? std::string(label) : absl::StrCat("task ", item.task_number);
 }
 
 struct ReadAnswerResult {
@@ -301,7 +365,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     const int lines = static_cast<int>(std::count(e.block_content.begin(), e.block_content.end(), '\n'));
     sham_lines.push_back({e.block_start_line, e.block_start_line + lines});
   }
-  cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines);
+  cml_parser::ParseOptions cml_options;
+  cml_options.pack_actions = keeping.defer_actions;
+  cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines, cml_options);
   csl_parser::CslParseResult csl;
   std::vector<csl_parser::LineRange> csl_skip;
   for (const cml_parser::LineRange& r : sham_lines) csl_skip.push_back({r.first, r.last});
@@ -320,7 +386,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     if (!csl.blocks.empty() && !cml.blocks.empty()) {
       std::vector<cml_parser::LineRange> cml_skip = sham_lines;
       for (const csl_parser::CslBlock& b : csl.blocks) cml_skip.push_back({b.span.first_line, b.span.last_line});
-      cml = cml_parser::ParseCml(text, cml_skip);
+      cml = cml_parser::ParseCml(text, cml_skip, cml_options);
     }
   }
   LineSpans csl_spans;
@@ -365,7 +431,8 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   int dropped = 0;
   int key = 0;
   out.items.reserve(sham.actions.size() + sham.deferred.size());
-  for (core::Action& a : sham.actions) {
+  for (size_t i = 0; i < sham.actions.size(); ++i) {
+    const core::Action& a = sham.actions[i];
     if ((!cml.blocks.empty() && inside_cml(a.metadata.start_line)) || inside_csl(a.metadata.start_line) ||
         inside_rep(a.metadata.start_line)) {
       ++dropped;
@@ -373,7 +440,8 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     AnswerItem item;
     item.line = a.metadata.start_line;
-    item.action = &a;
+    item.index = static_cast<int32_t>(i);
+    item.source = AnswerItem::Source::kWhole;
     item.dialect = "sham";
     item.group_key = key++;
     out.items.push_back(std::move(item));
@@ -387,7 +455,8 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     AnswerItem item;
     item.line = line;
-    item.deferred = static_cast<int>(i);
+    item.index = static_cast<int32_t>(i);
+    item.source = AnswerItem::Source::kDeferred;
     item.dialect = "sham";
     item.group_key = key++;
     out.items.push_back(std::move(item));
@@ -430,6 +499,13 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     dropped += drop_left_out(inside_rep);
   }
   int cml_dropped = 0;
+  // Reserved exactly: 300,000 tasks would otherwise grow the items twice
+  // over, and hold both copies while they move.
+  size_t cml_items = cml.packed.size();
+  for (const cml_parser::CmlBlock& b : cml.blocks) cml_items += b.tasks.size() + b.errors.size();
+  out.items.reserve(out.items.size() + cml_items);
+  // Packed CML tasks are the first packed actions: their indices hold.
+  out.actions.packed = std::move(cml.packed_actions);
   for (cml_parser::CmlBlock& b : cml.blocks) {
     if (inside_rep(b.span.first_line)) {
       ++cml_dropped;
@@ -439,11 +515,22 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     for (cml_parser::Task& t : b.tasks) {
       AnswerItem item;
       item.line = t.line;
-      item.action = out.actions.Add(std::move(t.action));
+      out.actions.Add(t.action, item);
       item.dialect = "cml";
       item.group_key = group;
       item.fail_fast = b.is_tasks_block;
       item.task_number = t.number;
+      out.items.push_back(std::move(item));
+    }
+    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
+      AnswerItem item;
+      item.line = cml.packed[i].line;
+      item.index = static_cast<int32_t>(i);
+      item.source = AnswerItem::Source::kPacked;
+      item.dialect = "cml";
+      item.group_key = group;
+      item.fail_fast = b.is_tasks_block;
+      item.task_number = cml.packed[i].number;
       out.items.push_back(std::move(item));
     }
     for (const cml_parser::CmlError& e : b.errors) {
@@ -460,6 +547,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
   }
+  std::vector<cml_parser::PackedTask>().swap(cml.packed);
   // CSL: each standalone operation a group of its own; a TASKS block one
   // atomic_validation group (an invalid operation and none of them runs; at
   // run time the first failure skips the rest).
@@ -470,10 +558,11 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       continue;
     }
     const int group = key++;
-    std::shared_ptr<const std::string> skip_reason;
+    int32_t skip_reason = -1;
     if (b.is_tasks && !b.errors.empty()) {
       const csl_parser::CslError& first = b.errors.front();
-      skip_reason = std::make_shared<const std::string>(
+      skip_reason = static_cast<int32_t>(out.actions.skip_reasons.size());
+      out.actions.skip_reasons.push_back(
           absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors.size(),
                        b.errors.size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
                        first.line, ": ", first.code, "), and a TASKS block runs all or nothing"));
@@ -481,7 +570,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     for (csl_parser::Operation& op : b.operations) {
       AnswerItem item;
       item.line = op.span.first_line;
-      item.action = out.actions.Add(std::move(op.action));
+      out.actions.Add(op.action, item);
       item.dialect = "csl";
       item.group_key = group;
       item.fail_fast = b.is_tasks;
@@ -501,7 +590,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   for (const replacer_reader::Edit& e : rep.edits) {
     AnswerItem item;
     item.line = e.span.first_line;
-    item.action = out.actions.Add(replacer_reader::ToAction(e));
+    out.actions.Add(replacer_reader::ToAction(e), item);
     item.dialect = "replacer";
     item.group_key = key++;
     out.items.push_back(std::move(item));
@@ -526,7 +615,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     sr_spans.Add(e.span.first_line, e.span.last_line);
     AnswerItem item;
     item.line = e.span.first_line;
-    item.action = out.actions.Add(aider_reader::ToAction(e));
+    out.actions.Add(aider_reader::ToAction(e), item);
     item.dialect = "search_replace";
     item.group_key = key++;
     out.items.push_back(std::move(item));
@@ -563,7 +652,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         first = false;
         AnswerItem item;
         item.line = op.span.first_line;
-        item.action = out.actions.Add(std::move(a));
+        out.actions.Add(a, item);
         item.dialect = "apply_patch";
         item.group_key = group;
         item.fail_fast = two;
@@ -635,7 +724,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       a.metadata.end_line = f.span.last_line;
       AnswerItem item;
       item.line = f.span.first_line;
-      item.action = out.actions.Add(std::move(a));
+      out.actions.Add(a, item);
       item.dialect = "udiff";
       item.group_key = group;
       item.fail_fast = two;
@@ -849,7 +938,8 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       continue;
     }
     auto it = item.fail_fast ? invalid_in_group.find(item.group_key) : invalid_in_group.end();
-    std::string why = item.skip_reason != nullptr     ? *item.skip_reason
+    const std::string* skip = r.actions.SkipReason(item);
+    std::string why = skip != nullptr                 ? *skip
                       : it == invalid_in_group.end() ? ""
                                                      : absl::StrCat("not run: task ", it->second,
                                                                     " is invalid and its <tasks> block stops there");
@@ -863,9 +953,10 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
                       {"errorCount", r.errors.size()}};
     doc["actions"] = core::Json::array();
     for (const auto& [item, why] : listed) {
-      core::Json a = sham_action_parser::ActionToJson(*item->action);
-      a["dialect"] = item->dialect;
-      a["label"] = item->action->metadata.block_id;
+      const core::Action action = r.actions.Make(*item).value_or(core::Action());
+      core::Json a = sham_action_parser::ActionToJson(action);
+      a["dialect"] = absl::string_view(item->dialect);
+      a["label"] = action.metadata.block_id;
       a["groupPolicy"] = GroupPolicy(*item);
       if (!why.empty()) a["notRun"] = why;
       doc["actions"].push_back(std::move(a));
@@ -885,11 +976,11 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
     if (!listed.empty()) {
       out << "\nwould run:\n";
       for (const auto& [item, why] : listed) {
-        const std::string value = PrimaryParamValue(item->action->name, item->action->params);
-        out << "  " << item->action->metadata.block_id << " " << item->action->name << (value.empty() ? "" : " ")
-            << value << "\n";
+        const core::Action action = r.actions.Make(*item).value_or(core::Action());
+        const std::string value = PrimaryParamValue(action.name, action.params);
+        out << "  " << action.metadata.block_id << " " << action.name << (value.empty() ? "" : " ") << value << "\n";
         if (!why.empty()) out << "      " << why << "\n";
-        for (const std::string& w : item->action->warnings) out << "      warning: " << w << "\n";
+        for (const std::string& w : action.warnings) out << "      warning: " << w << "\n";
       }
     }
     if (!r.errors.empty()) {
@@ -987,10 +1078,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     if (!item.invalid) runnable.push_back(&item);
   }
   // The schema's definition of an item's action (null for an unknown name).
-  auto definition_of = [&actions](const AnswerItem& item) {
-    return item.action != nullptr ? sham_action_parser::FindAction(item.action->name)
-                                  : actions.deferred.entries[static_cast<size_t>(item.deferred)].definition;
-  };
+  auto definition_of = [&actions](const AnswerItem& item) { return actions.Definition(item); };
   // A text report shows the head and tail of a batch of many thousands of
   // actions: only those results are kept, the middle is counted (a CML or
   // CSL report, which shows every task, keeps them all).
@@ -1028,13 +1116,13 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     // for it only when it is one of those.
     git_tx::BatchPlan plan;
     for (const AnswerItem* item : runnable) {
-      if (item->action != nullptr) {
-        PlanAction(*item->action, ctx.paths, plan);
+      if (const core::Action* whole = actions.Whole(*item)) {
+        PlanAction(*whole, ctx.paths, plan);
         continue;
       }
       const sham_action_parser::ActionDefinition* def = definition_of(*item);
       if (def == nullptr || (def->type != "write" && def->executor != "exec")) continue;
-      absl::StatusOr<core::Action> made = actions.deferred.Make(static_cast<size_t>(item->deferred));
+      absl::StatusOr<core::Action> made = actions.Make(*item);
       if (made.ok()) PlanAction(*made, ctx.paths, plan);
     }
     const bool reads_only = plan.paths.empty() && !plan.has_exec;  // BeginBatch's read-only batch
@@ -1057,7 +1145,10 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   int outputs = 0, writes = 0;
   for (const AnswerItem* item : runnable) {
     const sham_action_parser::ActionDefinition* def = definition_of(*item);
-    const absl::string_view name = def != nullptr ? absl::string_view(def->name) : item->action->name;
+    const core::Action* whole = actions.Whole(*item);
+    const absl::string_view name = def != nullptr ? absl::string_view(def->name)
+                                   : whole != nullptr ? absl::string_view(whole->name)
+                                                      : absl::string_view();
     if (ShowsChange(name)) {
       ++writes;
     } else if (ProducesOutput(name)) {
@@ -1098,13 +1189,15 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     const int group = item.group_key;  // numbered in document order by ReadAnswer
     if (item.invalid) {
       // Reported with the parse errors; it stops the rest of its block.
-      if (item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
+      if (item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, ""));
       continue;
     }
-    // A deferred SHAM block becomes its action now, for as long as it runs.
+    // A deferred SHAM block or a packed CML task becomes its action now,
+    // for as long as it runs.
     core::Action made;
-    if (item.action == nullptr) {
-      absl::StatusOr<core::Action> read = actions.deferred.Make(static_cast<size_t>(item.deferred));
+    core::Action* const whole = actions.Whole(item);
+    if (whole == nullptr) {
+      absl::StatusOr<core::Action> read = actions.Make(item);
       if (!read.ok()) {
         ActionResult r;
         r.seq = ++seq;
@@ -1117,7 +1210,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       }
       made = *std::move(read);
     }
-    core::Action& action = item.action != nullptr ? *item.action : made;
+    core::Action& action = whole != nullptr ? *whole : made;
     ActionResult r;
     r.seq = ++seq;
     r.block_id = action.metadata.block_id;
@@ -1129,9 +1222,9 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.dialect = std::string(item.dialect);
     r.group = group;
     r.group_policy = GroupPolicy(item);
-    if (item.skip_reason != nullptr) {
+    if (const std::string* skip = actions.SkipReason(item)) {
       r.params = std::move(action.params);
-      r.error = *item.skip_reason;
+      r.error = *skip;
       r.data = core::Json{{"not_run", true}};
       keep_params(r);
       kept.Add(std::move(r));
@@ -1158,7 +1251,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       core::ExecContext dry_ctx = ctx;
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
-      if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
+      if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
       TypeCmlError(r);
       r.params = std::move(action.params);
       budget.Fit(r);
@@ -1190,7 +1283,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     // Moved, not copied: a parameter can be a 50 MB file body.
     r.params = std::move(action.params);
     r.success = outcome.success;
-    if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item));
+    if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
     r.error = std::move(outcome.error);
     r.data = std::move(outcome.data);
     TypeCmlError(r);
@@ -1333,7 +1426,8 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   for (core::Action& action : store.whole) {
     AnswerItem item;
     item.line = action.metadata.start_line;
-    item.action = &action;
+    item.index = static_cast<int32_t>(items.size());
+    item.source = AnswerItem::Source::kWhole;
     item.dialect = DialectName(dialect);
     item.group_key = static_cast<int>(items.size());
     items.push_back(std::move(item));

@@ -363,9 +363,11 @@ std::string ElementText(const pugi::xml_node& node, bool* has_child_element) {
 
 class BlockReader {
  public:
+  // `packed`: where ParseOptions::pack_actions puts the tasks (null: in the block).
   BlockReader(absl::string_view text, const Found& found, int index, int* next_task, pugi::xml_document& doc,
-              std::string& buffer)
-      : doc_(doc),
+              std::string& buffer, CmlParseResult* packed)
+      : packed_(packed),
+        doc_(doc),
         buffer_(buffer),
         text_(text),
         found_(found),
@@ -374,6 +376,7 @@ class BlockReader {
     block_.index = index;
     block_.is_tasks_block = found.name == "tasks";
     block_.span = found.span;
+    if (packed_ != nullptr) block_.packed_begin = block_.packed_end = packed_->packed.size();
   }
 
   CmlBlock Read() {
@@ -491,7 +494,7 @@ class BlockReader {
     }
     size_t elements = 0;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) elements += c.type() == pugi::node_element;
-    block_.tasks.reserve(elements);
+    if (packed_ == nullptr) block_.tasks.reserve(elements);
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
         if (!absl::StripAsciiWhitespace(c.value()).empty()) {
@@ -541,11 +544,13 @@ class BlockReader {
     ++block_.task_count;
     // Built in its place in the block: a Task moved in would allocate and
     // free one more empty params object per task.
-    Task& t = block_.tasks.emplace_back();
+    // Packed, the task is built in a scratch one, reset each time.
+    if (packed_ != nullptr) scratch_ = Task();
+    Task& t = packed_ != nullptr ? scratch_ : block_.tasks.emplace_back();
     TaskBuilder b{name, line, number, t.action};
     b.Build(node);
     if (!b.errors.empty()) {
-      block_.tasks.pop_back();
+      if (packed_ == nullptr) block_.tasks.pop_back();
       CmlError e;
       e.code = "invalid_task";
       e.line = line;
@@ -563,6 +568,11 @@ class BlockReader {
     t.action.metadata.start_line = line;
     t.action.metadata.end_line = line;
     t.action.warnings = std::move(b.warnings);
+    if (packed_ != nullptr) {
+      packed_->packed_actions.Add(t.action);
+      packed_->packed.push_back({number, line});
+      block_.packed_end = packed_->packed.size();
+    }
   }
 
   // What a value is, for an error message ("attribute 'path'", "<search>"):
@@ -761,6 +771,8 @@ class BlockReader {
     }
   };
 
+  CmlParseResult* packed_;
+  Task scratch_;
   pugi::xml_document& doc_;  // reused across blocks: its first page stays allocated
   std::string& buffer_;      // the block's text, which doc_ parses in place and points into
   absl::string_view text_;
@@ -811,7 +823,7 @@ std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRa
   return out;
 }
 
-CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip) {
+CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip, const ParseOptions& options) {
   CmlParseResult result;
   int next_task = 0;
   int index = 0;
@@ -820,7 +832,7 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
   const std::vector<Found> found = FindAll(text, skip);
   result.blocks.reserve(found.size());
   for (const Found& f : found) {
-    BlockReader reader(text, f, index++, &next_task, doc, buffer);
+    BlockReader reader(text, f, index++, &next_task, doc, buffer, options.pack_actions ? &result : nullptr);
     result.blocks.push_back(reader.Read());
   }
   result.total_tasks = next_task;

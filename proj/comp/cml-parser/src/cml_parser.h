@@ -15,6 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/source_span.h"
 
 namespace clada::cml_parser {
@@ -33,6 +34,14 @@ struct LineRange {
 // task's number (1-based, across the answer) and where it starts.
 struct Task {
   core::Action action;
+  int number = 0;
+  int line = 0;
+};
+
+// A task read with ParseOptions::pack_actions: its number and line; its
+// action is CmlParseResult::packed_actions.Get of its index in
+// CmlParseResult::packed.
+struct PackedTask {
   int number = 0;
   int line = 0;
 };
@@ -62,16 +71,31 @@ struct CmlBlock {
   std::vector<CmlError> errors;
   std::vector<std::string> warnings;
   int task_count = 0;  // tasks read plus tasks in error
+  // With ParseOptions::pack_actions, `tasks` is empty and the block's tasks
+  // are CmlParseResult::packed[packed_begin, packed_end).
+  size_t packed_begin = 0, packed_end = 0;
 };
 
 struct CmlParseResult {
   std::vector<CmlBlock> blocks;
   int total_tasks = 0;
+  // With ParseOptions::pack_actions: every block's tasks, in order, and
+  // their actions, packed as they are read (packed_actions.Get(i) is the
+  // action of packed[i], the one `tasks` would have held).
+  std::vector<PackedTask> packed;
+  core::PackedActions packed_actions;
+};
+
+struct ParseOptions {
+  // Each task's action is packed as soon as it is read, not kept: an answer
+  // of 300,000 one-line tasks then holds about 60 bytes a task, not 1.3 KB.
+  bool pack_actions = false;
 };
 
 // Finds and reads every CML block of `text`. Never fails and never throws:
 // each problem is a CmlError of its block; the other blocks are read.
-CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip = {});
+CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip = {},
+                        const ParseOptions& options = {});
 
 // Where the blocks are, without reading them (cheap; the same spans as ParseCml).
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip = {});

@@ -62,5 +62,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int counted = 0;
   for (const CmlBlock& b : r.blocks) counted += b.task_count;
   Check(counted == r.total_tasks);
+  // Packed as read (ParseOptions::pack_actions), the same tasks.
+  ParseOptions pack;
+  pack.pack_actions = true;
+  const CmlParseResult p = ParseCml(text, {}, pack);
+  Check(p.blocks.size() == r.blocks.size() && p.total_tasks == r.total_tasks);
+  Check(p.packed.size() == p.packed_actions.size());
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    const CmlBlock& b = r.blocks[i];
+    const CmlBlock& pb = p.blocks[i];
+    Check(pb.tasks.empty() && pb.packed_end - pb.packed_begin == b.tasks.size());
+    Check(pb.errors.size() == b.errors.size() && pb.warnings == b.warnings);
+    for (size_t k = 0; k < b.tasks.size(); ++k) {
+      const Task& t = b.tasks[k];
+      const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
+      Check(p.packed[pb.packed_begin + k].number == t.number && p.packed[pb.packed_begin + k].line == t.line);
+      Check(a.name == t.action.name && a.params.dump() == t.action.params.dump());
+      Check(a.metadata.block_id == t.action.metadata.block_id && a.warnings == t.action.warnings);
+      Check(a.metadata.start_line == t.action.metadata.start_line && a.line_params == t.action.line_params);
+    }
+  }
   return 0;
 }

@@ -86,6 +86,22 @@ Json ToJson(const CmlParseResult& r) {
   return out;
 }
 
+// `r` read with ParseOptions::pack_actions, its tasks unpacked into the
+// blocks as ParseCml without it would hold them.
+CmlParseResult Unpacked(CmlParseResult r) {
+  for (CmlBlock& b : r.blocks) {
+    EXPECT_TRUE(b.tasks.empty());
+    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
+      Task t;
+      t.number = r.packed[i].number;
+      t.line = r.packed[i].line;
+      t.action = r.packed_actions.Get(i);
+      b.tasks.push_back(std::move(t));
+    }
+  }
+  return r;
+}
+
 class CmlCases : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CmlCases, ReadsAsExpected) {
@@ -100,6 +116,10 @@ TEST_P(CmlCases, ReadsAsExpected) {
   ASSERT_FALSE(expected_text.empty()) << base << ".expected.json is missing";
   const Json expected = Json::parse(expected_text);
   EXPECT_EQ(got.dump(2), expected.dump(2));
+  // Packed as read, the tasks are the same.
+  ParseOptions pack;
+  pack.pack_actions = true;
+  EXPECT_EQ(ToJson(Unpacked(ParseCml(input, {}, pack))).dump(2), got.dump(2));
   // FindCml returns the same spans without reading them.
   const std::vector<SourceSpan> spans = FindCml(input);
   ASSERT_EQ(spans.size(), got["blocks"].size());
