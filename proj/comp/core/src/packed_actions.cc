@@ -203,6 +203,18 @@ size_t PackedActions::Add(const Action& action) {
   return where_.size() - 1;
 }
 
+size_t PackedActions::Append(PackedActions&& other) {
+  const size_t base = where_.size();
+  const uint64_t chunk_base = chunks_.size();
+  where_.reserve(where_.size() + other.where_.size());
+  for (uint64_t w : other.where_) where_.push_back(w + (chunk_base << kOffsetBits));
+  for (std::string& c : other.chunks_) chunks_.push_back(std::move(c));
+  // A chunk moved in may be full: the next Add starts a new one when needed.
+  other.chunks_.clear();
+  other.where_.clear();
+  return base;
+}
+
 Action PackedActions::Get(size_t index) const {
   const uint64_t w = where_[index];
   Reader r(chunks_[w >> kOffsetBits].data() + (w & ((uint64_t{1} << kOffsetBits) - 1)));

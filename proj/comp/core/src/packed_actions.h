@@ -28,6 +28,10 @@ class PackedActions {
  public:
   // Packs `action` (every field) and returns its index: 0, 1, 2, ...
   size_t Add(const Action& action);
+  // Moves `other`'s actions after these (their chunks moved, not copied):
+  // other's action i is then this one's base + i, where base is size()
+  // before the call (returned).
+  size_t Append(PackedActions&& other);
   // The action packed at `index` (< size()).
   Action Get(size_t index) const;
   // Its name, without unpacking the rest (valid while this lives).

@@ -101,6 +101,24 @@ TEST(PackedActions, ActionsLargerThanAChunkAndManyChunks) {
   ExpectSameAction(packed.Get(40001), Sample(39999));
 }
 
+TEST(PackedActions, AppendMovesAnotherAfterThese) {
+  PackedActions first, second;
+  for (int i = 0; i < 30000; ++i) first.Add(Sample(i));
+  for (int i = 0; i < 30000; ++i) second.Add(Sample(100000 + i));
+  EXPECT_EQ(first.Append(std::move(second)), 30000u);
+  EXPECT_TRUE(second.empty());
+  ASSERT_EQ(first.size(), 60000u);
+  first.Add(Sample(7));  // after a moved-in chunk
+  for (int i = 0; i < 30000; i += 991) {
+    ExpectSameAction(first.Get(i), Sample(i));
+    ExpectSameAction(first.Get(30000 + i), Sample(100000 + i));
+  }
+  ExpectSameAction(first.Get(60000), Sample(7));
+  PackedActions empty;
+  EXPECT_EQ(empty.Append(std::move(first)), 0u);
+  ExpectSameAction(empty.Get(59999), Sample(129999));
+}
+
 TEST(PackedActions, ASmallTaskTakesFewBytes) {
   PackedActions packed;
   for (int i = 0; i < 100000; ++i) {
