@@ -222,8 +222,9 @@ std::string Numbered(absl::string_view prefix, int n) {
 
 class Reader {
  public:
-  Reader(absl::string_view text, const Delimiters& d, const std::vector<LineRange>& skip, bool build)
-      : text_(text), d_(d), build_(build) {
+  Reader(absl::string_view text, const Delimiters& d, const std::vector<LineRange>& skip, bool build,
+         bool pack = false)
+      : text_(text), d_(d), build_(build), pack_(build && pack) {
     for (const LineRange& r : skip) skip_.emplace_back(r.first, std::max(r.first, r.last));
     std::sort(skip_.begin(), skip_.end());
     for (const auto& [first, last] : skip_) furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
@@ -231,6 +232,7 @@ class Reader {
 
   CslParseResult Read() {
     CslParseResult out;
+    out_ = &out;
     if (d_.start.empty() || d_.end.empty()) return out;
     size_t pos = 0;
     Marker m;
@@ -238,6 +240,7 @@ class Reader {
       // Built in place, not built aside and moved in.
       CslBlock& b = out.blocks.emplace_back();
       b.number = static_cast<int>(out.blocks.size());
+      b.packed_begin = b.packed_end = out.packed.size();
       const std::string label = Numbered("task-", b.number);
       if (m.kind == Kind::kTasks) {
         pos = ReadTasks(m, label, &b);
@@ -360,7 +363,7 @@ class Reader {
     b->is_tasks = true;
     // Room for a few operations at once rather than growing 1, 2, 4 and
     // moving each action on the way.
-    if (build_) b->operations.reserve(4);
+    if (build_ && !pack_) b->operations.reserve(4);
     std::vector<std::string> ignored;
     std::string attr_error;
     std::optional<Attributes> attrs = ParseAttributes(open.attrs, &attr_error);
@@ -451,12 +454,14 @@ class Reader {
   // One WRITE, RUN, SEARCH or unknown operation from its marker; adds an
   // Operation or a CslError to `b` and returns where reading goes on.
   size_t ReadOperation(const Marker& open, const std::string& label, CslBlock* b) {
-    const size_t errors = b->errors.size(), operations = b->operations.size();
+    const size_t errors = b->errors.size(), operations = b->operations.size(), packed = b->packed_end;
     const size_t next = ReadOperationBody(open, label, b);
     if (b->errors.size() > errors) {
       last_span_ = b->errors.back().span;
     } else if (b->operations.size() > operations) {
       last_span_ = b->operations.back().span;
+    } else if (b->packed_end > packed) {
+      last_span_ = scratch_.span;
     }
     return next;
   }
@@ -692,7 +697,9 @@ class Reader {
       }
     }
 
-    Operation& op = b->operations.emplace_back();
+    // Packed, the operation is built in a scratch one, reset each time.
+    if (pack_) scratch_ = Operation();
+    Operation& op = pack_ ? scratch_ : b->operations.emplace_back();
     op.operation = std::string(name);
     op.label = label;
     op.span = Span(open.begin, next, open.line);
@@ -739,12 +746,20 @@ class Reader {
     a.metadata.start_line = open.line;
     a.metadata.end_line = end_line;
     a.warnings = std::move(warnings);
+    if (pack_) {
+      out_->packed_actions.Add(a);
+      out_->packed.push_back({op.span.first_line});
+      b->packed_end = out_->packed.size();
+    }
     return next;
   }
 
   absl::string_view text_;
   const Delimiters& d_;
   bool build_;
+  bool pack_;
+  CslParseResult* out_ = nullptr;  // what Read is filling
+  Operation scratch_;
   std::vector<std::pair<int, int>> skip_;
   std::vector<int> furthest_;
   size_t line_pos_ = 0;
@@ -754,8 +769,9 @@ class Reader {
 
 }  // namespace
 
-CslParseResult ParseCsl(absl::string_view text, const Delimiters& delimiters, const std::vector<LineRange>& skip) {
-  return Reader(text, delimiters, skip, true).Read();
+CslParseResult ParseCsl(absl::string_view text, const Delimiters& delimiters, const std::vector<LineRange>& skip,
+                        const ParseOptions& options) {
+  return Reader(text, delimiters, skip, true, options.pack_actions).Read();
 }
 
 std::vector<SourceSpan> FindCsl(absl::string_view text, const Delimiters& delimiters,

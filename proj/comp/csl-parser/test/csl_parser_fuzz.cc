@@ -80,5 +80,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(e.span.begin >= b.span.begin && e.span.end <= b.span.end);
     }
   }
+  // Packed as read (ParseOptions::pack_actions), the same operations.
+  ParseOptions pack;
+  pack.pack_actions = true;
+  const CslParseResult p = ParseCsl(text, d, {}, pack);
+  Check(p.blocks.size() == r.blocks.size() && p.packed.size() == p.packed_actions.size());
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    const CslBlock& b = r.blocks[i];
+    const CslBlock& pb = p.blocks[i];
+    Check(pb.operations.empty() && pb.packed_end - pb.packed_begin == b.operations.size());
+    Check(pb.errors.size() == b.errors.size() && pb.warnings == b.warnings);
+    Check(pb.span.begin == b.span.begin && pb.span.end == b.span.end && pb.span.last_line == b.span.last_line);
+    for (size_t k = 0; k < b.operations.size(); ++k) {
+      const Operation& op = b.operations[k];
+      const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
+      Check(p.packed[pb.packed_begin + k].line == op.span.first_line);
+      Check(a.name == op.action.name && a.params.dump() == op.action.params.dump());
+      Check(a.metadata.block_id == op.action.metadata.block_id && a.warnings == op.action.warnings);
+      Check(a.metadata.end_line == op.action.metadata.end_line && a.line_params == op.action.line_params);
+    }
+  }
   return 0;
 }

@@ -94,6 +94,32 @@ Json ToJson(const CslParseResult& r) {
   return out;
 }
 
+// `r` read with ParseOptions::pack_actions, its operations unpacked into
+// the blocks as ParseCsl without it would hold them (their last lines are
+// not kept: set to the first).
+CslParseResult Unpacked(CslParseResult r) {
+  for (CslBlock& b : r.blocks) {
+    EXPECT_TRUE(b.operations.empty());
+    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
+      Operation op;
+      op.action = r.packed_actions.Get(i);
+      op.label = op.action.metadata.block_id;
+      op.operation = OperationOf(op.action.name);
+      op.span.first_line = op.span.last_line = r.packed[i].line;
+      b.operations.push_back(std::move(op));
+    }
+  }
+  return r;
+}
+
+// The operations' last lines dropped (packed operations do not keep them).
+Json WithoutLastLines(Json j) {
+  for (Json& b : j["blocks"]) {
+    for (Json& op : b["operations"]) op["lines"] = {op["lines"][0]};
+  }
+  return j;
+}
+
 class CslCases : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CslCases, ReadsAsExpected) {
@@ -108,6 +134,11 @@ TEST_P(CslCases, ReadsAsExpected) {
   const std::string expected_text = ReadFile(base + ".expected.json");
   ASSERT_FALSE(expected_text.empty()) << base << ".expected.json is missing";
   EXPECT_EQ(got.dump(2), Json::parse(expected_text).dump(2));
+  // Packed as read, the operations are the same.
+  ParseOptions pack;
+  pack.pack_actions = true;
+  EXPECT_EQ(WithoutLastLines(ToJson(Unpacked(ParseCsl(input, delimiters, {}, pack)))).dump(2),
+            WithoutLastLines(got).dump(2));
   // FindCsl returns the same spans without building actions.
   const std::vector<SourceSpan> spans = FindCsl(input, delimiters);
   ASSERT_EQ(spans.size(), got["blocks"].size());
