@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/newlines.h"
 
 namespace clada::aider_reader {
 namespace {
@@ -18,25 +19,37 @@ struct Line {
   absl::string_view trimmed;  // without surrounding whitespace
 };
 
-std::vector<Line> SplitLines(absl::string_view text) {
-  std::vector<Line> lines;
-  // Reserved: a vector that doubles would hold 1.5 times an answer of
-  // millions of lines for a moment.
-  lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
-    Line l;
-    l.begin = pos;
-    l.end = end;
-    l.raw = text.substr(pos, end - pos);
-    l.trimmed = absl::StripAsciiWhitespace(l.raw);
-    lines.push_back(l);
-    pos = end;
+// The lines of a text, where each starts (8 bytes a line; a Line is made
+// when asked for): an answer of a million short lines is not tabled at 48
+// bytes a line.
+class Lines {
+ public:
+  explicit Lines(absl::string_view text) : text_(text) {
+    starts_.reserve(core::CountNewlines(text) + 2);
+    size_t pos = 0;
+    while (pos < text.size()) {
+      starts_.push_back(pos);
+      const size_t nl = text.find('\n', pos);
+      pos = nl == absl::string_view::npos ? text.size() : nl + 1;
+    }
+    starts_.push_back(text.size());
   }
-  return lines;
-}
+  size_t size() const { return starts_.size() - 1; }
+  Line operator[](size_t i) const {
+    Line l;
+    l.begin = starts_[i];
+    l.end = starts_[i + 1];
+    l.raw = text_.substr(l.begin, l.end - l.begin);
+    l.trimmed = absl::StripAsciiWhitespace(l.raw);
+    return l;
+  }
+
+ private:
+  absl::string_view text_;
+  std::vector<size_t> starts_;
+};
+
+Lines SplitLines(absl::string_view text) { return Lines(text); }
 
 // `c` repeated 5 to 9 times at the start of `s`; returns the count (0: not).
 size_t MarkerRun(absl::string_view s, char c) {
@@ -124,7 +137,7 @@ absl::string_view BaseName(absl::string_view p) {
   return slash == absl::string_view::npos ? p : p.substr(slash + 1);
 }
 
-SourceSpan Span(const std::vector<Line>& lines, size_t first, size_t last) {
+SourceSpan Span(const Lines& lines, size_t first, size_t last) {
   SourceSpan s;
   s.begin = lines[first].begin;
   s.end = lines[last].end;
@@ -133,7 +146,7 @@ SourceSpan Span(const std::vector<Line>& lines, size_t first, size_t last) {
   return s;
 }
 
-std::string Join(const std::vector<Line>& lines, size_t from, size_t to) {
+std::string Join(const Lines& lines, size_t from, size_t to) {
   std::string out;
   for (size_t k = from; k < to; ++k) out.append(lines[k].raw.data(), lines[k].raw.size());
   return out;
@@ -207,7 +220,7 @@ Blocks ReadBlocks(absl::string_view text) {
   // answer with neither has none, and its lines are not tabled (48 bytes a
   // line).
   if (!absl::StrContains(text, "<<<<<") && !absl::StrContains(text, "```")) return out;
-  const std::vector<Line> lines = SplitLines(text);
+  const Lines lines = SplitLines(text);
   const size_t n = lines.size();
   std::string current_path;
   int number = 0;

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/newlines.h"
 
 namespace clada::udiff_reader {
 namespace {
@@ -20,28 +21,41 @@ struct Line {
   absl::string_view head;  // text without a trailing `\r`, for headers
 };
 
-std::vector<Line> SplitLines(absl::string_view text) {
-  std::vector<Line> lines;
-  // Reserved: a vector that doubles would hold 1.5 times an answer of
-  // millions of lines for a moment.
-  lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+// The lines of a text, where each starts (8 bytes a line; a Line is made
+// when asked for): an answer of a million short lines is not tabled at 48
+// bytes a line.
+class Lines {
+ public:
+  explicit Lines(absl::string_view text) : text_(text) {
+    starts_.reserve(core::CountNewlines(text) + 2);
+    size_t pos = 0;
+    while (pos < text.size()) {
+      starts_.push_back(pos);
+      const size_t nl = text.find('\n', pos);
+      pos = nl == absl::string_view::npos ? text.size() : nl + 1;
+    }
+    starts_.push_back(text.size());
+  }
+  size_t size() const { return starts_.size() - 1; }
+  Line operator[](size_t i) const {
     Line l;
-    l.begin = pos;
-    l.end = end;
-    l.text = text.substr(pos, (nl == absl::string_view::npos ? text.size() : nl) - pos);
+    l.begin = starts_[i];
+    l.end = starts_[i + 1];
+    l.text = text_.substr(l.begin, l.end - l.begin);
+    absl::ConsumeSuffix(&l.text, "\n");
     l.head = l.text;
     absl::ConsumeSuffix(&l.head, "\r");
-    lines.push_back(l);
-    pos = end;
+    return l;
   }
-  return lines;
-}
 
-SourceSpan Span(const std::vector<Line>& lines, size_t first, size_t last) {
+ private:
+  absl::string_view text_;
+  std::vector<size_t> starts_;
+};
+
+Lines SplitLines(absl::string_view text) { return Lines(text); }
+
+SourceSpan Span(const Lines& lines, size_t first, size_t last) {
   SourceSpan s;
   s.begin = lines[first].begin;
   s.end = lines[last].end;
@@ -50,7 +64,7 @@ SourceSpan Span(const std::vector<Line>& lines, size_t first, size_t last) {
   return s;
 }
 
-bool IsFileStart(const std::vector<Line>& lines, size_t i) {
+bool IsFileStart(const Lines& lines, size_t i) {
   if (absl::StartsWith(lines[i].head, "diff --git ")) return true;
   return absl::StartsWith(lines[i].head, "--- ") && i + 1 < lines.size() && absl::StartsWith(lines[i + 1].head, "+++ ");
 }
@@ -124,7 +138,7 @@ bool ParseRange(absl::string_view head, DiffHunk* h) {
 }
 
 // Reads one hunk from its `@@` line; returns the index after it.
-size_t ReadHunk(const std::vector<Line>& lines, size_t at, DiffHunk* h, std::vector<std::string>* warnings) {
+size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::string>* warnings) {
   const size_t n = lines.size();
   h->source_line = static_cast<int>(at) + 1;
   const bool counted = ParseRange(lines[at].head, h);
@@ -205,7 +219,7 @@ Diffs ReadDiffs(absl::string_view text) {
       !absl::StrContains(text, "\ndiff --git ") && !absl::StrContains(text, "\n--- ")) {
     return out;
   }
-  const std::vector<Line> lines = SplitLines(text);
+  const Lines lines = SplitLines(text);
   const size_t n = lines.size();
   size_t i = 0;
   while (i < n) {
