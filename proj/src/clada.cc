@@ -382,7 +382,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     for (const cml_parser::CmlBlock& b : cml.blocks) {
       if (!found.HoldsBelowStart(b.span.first_line)) csl_skip.push_back({b.span.first_line, b.span.last_line});
     }
-    csl = csl_parser::ParseCsl(text, csl_delimiters, csl_skip);
+    csl_parser::ParseOptions csl_options;
+    csl_options.pack_actions = keeping.defer_actions;
+    csl = csl_parser::ParseCsl(text, csl_delimiters, csl_skip, csl_options);
     if (!csl.blocks.empty() && !cml.blocks.empty()) {
       std::vector<cml_parser::LineRange> cml_skip = sham_lines;
       for (const csl_parser::CslBlock& b : csl.blocks) cml_skip.push_back({b.span.first_line, b.span.last_line});
@@ -552,6 +554,10 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   // atomic_validation group (an invalid operation and none of them runs; at
   // run time the first failure skips the rest).
   int csl_dropped = 0;
+  size_t csl_items = csl.packed.size();
+  for (const csl_parser::CslBlock& b : csl.blocks) csl_items += b.operations.size();
+  out.items.reserve(out.items.size() + csl_items);
+  const size_t csl_base = out.actions.packed.Append(std::move(csl.packed_actions));
   for (csl_parser::CslBlock& b : csl.blocks) {
     if (inside_rep(b.span.first_line)) {
       ++csl_dropped;
@@ -578,6 +584,18 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       item.skip_reason = skip_reason;
       out.items.push_back(std::move(item));
     }
+    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
+      AnswerItem item;
+      item.line = csl.packed[i].line;
+      item.index = static_cast<int32_t>(csl_base + i);
+      item.source = AnswerItem::Source::kPacked;
+      item.dialect = "csl";
+      item.group_key = group;
+      item.fail_fast = b.is_tasks;
+      item.atomic = b.is_tasks;
+      item.skip_reason = skip_reason;
+      out.items.push_back(std::move(item));
+    }
     for (csl_parser::CslError& e : b.errors) {
       errors.push_back({ReaderError(e.label, e.code, std::move(e.message), e.line, text, e.span.begin, e.span.end,
                                     std::move(e.fix)),
@@ -587,7 +605,8 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   }
   // Replacer blocks: each an independent group, labelled rep-N.
   int rep_blocks = static_cast<int>(rep.edits.size() + rep.errors.size());
-  for (const replacer_reader::Edit& e : rep.edits) {
+  for (; !rep.edits.empty(); rep.edits.pop_front()) {
+    const replacer_reader::Edit& e = rep.edits.front();
     AnswerItem item;
     item.line = e.span.first_line;
     out.actions.Add(replacer_reader::ToAction(e), item);
@@ -610,7 +629,8 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   for (const csl_parser::CslBlock& b : csl.blocks) other_blocks.Add(b.span.first_line, b.span.last_line);
   auto on_other_block = [&other_blocks](int line) { return other_blocks.Holds(line); };
   LineSpans sr_spans;
-  for (const aider_reader::Edit& e : sr.edits) {
+  for (; !sr.edits.empty(); sr.edits.pop_front()) {
+    const aider_reader::Edit& e = sr.edits.front();
     if (on_other_block(e.span.first_line) || in_rep(e.span.first_line)) continue;
     sr_spans.Add(e.span.first_line, e.span.last_line);
     AnswerItem item;
@@ -702,6 +722,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
   }
   auto in_patch = [&patch_spans](int line) { return patch_spans.Holds(line); };
+  std::vector<apply_patch_reader::Patch>().swap(patches);
 
   // Unified diffs: each file's part a group of its own (a rename with
   // hunks: the move, then the hunks, fail_fast). Inside another dialect's
@@ -709,7 +730,10 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text);
   int diff_number = 0;
   int diff_blocks = 0;
-  for (const udiff_reader::FilePatch& f : diffs.files) {
+  // Each file let go once its actions are packed: a diff of 300,000 files
+  // is not held twice.
+  for (; !diffs.files.empty(); diffs.files.pop_front()) {
+    const udiff_reader::FilePatch& f = diffs.files.front();
     if (on_other_block(f.span.first_line) || in_sr(f.span.first_line) || in_patch(f.span.first_line) ||
         in_rep(f.span.first_line)) {
       continue;
