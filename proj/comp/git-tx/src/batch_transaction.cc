@@ -939,18 +939,31 @@ void PlainJournal(const std::string& root, const BatchPlan& plan,
         if (p.is_string()) paths.push_back(p.get<std::string>());
     }
     const bool exec = j.is_object() && j.value("has_exec", false);
+    // At most the first twenty paths: a batch of 300,000 writes would make
+    // a note of megabytes.
+    constexpr size_t kNamed = 20;
+    const size_t more = paths.size() > kNamed ? paths.size() - kNamed : 0;
+    if (more > 0) paths.resize(kNamed);
     notes->push_back(absl::StrCat(
         "the previous clada run was interrupted mid-batch (killed); without "
         "git nothing recorded it. It was about to change: ",
         paths.empty() ? "(no file paths)" : absl::StrJoin(paths, ", "),
+        more > 0 ? absl::StrCat(" and ", more, " more (listed in the journal it left, now removed)") : "",
         exec ? ", and it ran an exec" : ""));
     ::unlink(path.c_str());
   }
   if (!write) return;
-  nlohmann::json j = {{"paths", plan.paths}, {"has_exec", plan.has_exec},
-                      {"time", internal::IsoTimeNow()}};
+  // Written path by path: a JSON copy of 300,000 paths and its dump held
+  // at once were a batch's largest allocation.
+  std::string text = "{\"paths\":[";
+  for (size_t i = 0; i < plan.paths.size(); ++i) {
+    if (i > 0) text += ',';
+    text += nlohmann::json(plan.paths[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  absl::StrAppend(&text, "],\"has_exec\":", plan.has_exec ? "true" : "false",
+                  ",\"time\":", nlohmann::json(internal::IsoTimeNow()).dump(), "}\n");
   if (core::CreateStateDirectory(root + "/.clada").ok()) {
-    (void)core::WriteFileAtomic(path, j.dump() + "\n");
+    (void)core::WriteFileAtomic(path, text);
   }
 }
 
