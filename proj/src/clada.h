@@ -85,6 +85,38 @@ struct LeftOutResults {
   // ids of the first ten: the report names them as left out.
   int outputs = 0;
   std::vector<std::string> output_ids;
+  // The same for what the seeds' forms print (exec's streams, what a read
+  // read).
+  int stream_outputs = 0;
+  std::vector<std::string> stream_output_ids;
+
+  // What the seeds' report forms (cml_report.h, csl_report.h) need to keep
+  // their counts exact. Of the `count - succeeded` that did not succeed,
+  // how many were not run (data.not_run: an earlier task of their <tasks>
+  // or TASKS block failed); the others failed.
+  int not_run = 0;
+  // The groups (ActionResult::group) they span: how many, how many of those
+  // failed (a left-out result that did not succeed, or a parse error of the
+  // group: ResultKeeper::NoteParseErrorGroups), and how many have a parse
+  // error. The first and the last of them may also hold kept results (a
+  // <tasks> block of 300,000 tasks straddles both cuts): their own share of
+  // the left-out is counted apart.
+  int groups = 0;
+  int failed_groups = 0;
+  int groups_with_parse_errors = 0;
+  struct GroupShare {
+    int group = 0;
+    int count = 0;
+    int succeeded = 0;
+    int not_run = 0;
+  };
+  GroupShare first_group;
+  GroupShare last_group;  // the same group as first_group when groups == 1
+  // The start lines of the first and the last of them.
+  int first_line = 0;
+  int last_line = 0;
+  // The readers they came from (ActionResult::dialect), each once.
+  std::vector<std::string> dialects;
 };
 
 // The refused blocks of an answer of many thousands that a text report
