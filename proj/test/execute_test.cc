@@ -628,6 +628,25 @@ TEST(Execute, ACmlTasksBlockOfThousandsKeepsItsTrueCount) {
   EXPECT_EQ(full, FormatCmlReport(every));
 }
 
+// The answer of issue 17 #9's size: 300,000 CML tasks, in one <tasks>
+// block that stops at its first task (so that the test runs one), give a
+// report within the default budget that still counts every one.
+TEST(Execute, ThreeHundredThousandCmlTasksReportWithinTheBudget) {
+  const int kTasks = 300000;
+  std::string answer = "<tasks>\n";
+  for (int i = 0; i < kTasks; ++i) absl::StrAppend(&answer, "<remove path=\"no", i, "\"/>\n");
+  absl::StrAppend(&answer, "</tasks>\n");
+  const int64_t kBudget = Settings().report_budget_bytes;
+  auto [text, report] = RunForTextReport(MakeTempDir(), answer, kBudget);
+  EXPECT_TRUE(UsesCmlReport(text));
+  EXPECT_LT(text.results.size(), 10000u);  // what the report can show, not 300,000
+  EXPECT_LE(report.size(), static_cast<size_t>(kBudget));
+  EXPECT_NE(report.find(R"(<result blocks="1" tasks="300000" succeeded="0" failed="1" skipped="299999">)"),
+            std::string::npos);
+  EXPECT_NE(report.find(R"(  <block index="0" status="failed" tasks="300000">)"), std::string::npos);
+  EXPECT_NE(report.find("[task-300000] Skipped: not run: task 1 failed"), std::string::npos);
+}
+
 // The same for the CSL form: its summary line counts every operation.
 TEST(Execute, ManyCslOperationsKeepTheReportWithinItsBudget) {
   const std::string root = MakeTempDir();
