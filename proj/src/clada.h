@@ -166,8 +166,9 @@ struct ExecutionResult {
   std::vector<std::string> parse_error_dialects;
   // The group of each parse error (ActionResult::group), aligned likewise.
   std::vector<int> parse_error_groups;
-  // Which form the text report takes: "auto" (CML's when every block is
-  // CML), "clada" or "cml" (the --report setting).
+  // Which form the text report takes: "auto" (CML's or CSL's when every
+  // block is of that dialect), "clada", "cml" or "csl" (the --report
+  // setting).
   std::string report_form = "auto";
   // How much of each error the text report shows: "minimal", "full" or
   // "debug" (the error_detail setting).
