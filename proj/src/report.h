@@ -143,6 +143,9 @@ class ResultKeeper {
     int64_t entry_lines = 0;
     bool has_output = false;
   };
+  // Counts a result the keeper leaves out into left_out_.
+  void CountLeftOut(const Kept& k);
+
   int64_t budget_;
   int64_t keep_;
   std::vector<ActionResult> head_;
@@ -150,7 +153,6 @@ class ResultKeeper {
   int64_t head_output_bytes_ = 0;
   std::deque<Kept> tail_;
   int64_t tail_entry_bytes_ = 0;
-  void CountLeftOut(const Kept& k);
   LeftOutResults left_out_;
   std::vector<int> parse_error_groups_;  // sorted, each once
   bool group_failed_ = false;            // left_out_.last_group's
