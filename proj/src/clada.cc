@@ -1103,16 +1103,11 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   }
   // The schema's definition of an item's action (null for an unknown name).
   auto definition_of = [&actions](const AnswerItem& item) { return actions.Definition(item); };
-  // A text report shows the head and tail of a batch of many thousands of
-  // actions: only those results are kept, the middle is counted (a CML or
-  // CSL report, which shows every task, keeps them all).
-  bool seeds_report = settings.report == "cml" || settings.report == "csl";
-  if (settings.report == "auto" && !items.empty()) {
-    const absl::string_view first = items.front().dialect;
-    seeds_report = (first == "cml" || first == "csl") &&
-                   std::all_of(items.begin(), items.end(), [&first](const AnswerItem& i) { return i.dialect == first; });
-  }
-  ResultKeeper kept(options.full_outputs || seeds_report ? 0 : settings.report_budget_bytes);
+  // A text report (in every form) shows the head and tail of a batch of
+  // many thousands of actions: only those results are kept, the middle is
+  // counted.
+  ResultKeeper kept(options.full_outputs ? 0 : settings.report_budget_bytes);
+  kept.NoteParseErrorGroups(result.parse_error_groups);
   if (options.full_outputs && options.spill_results) {
     // An unnamed file (gone when closed); without one, the results are kept.
     std::shared_ptr<std::FILE> spill(std::tmpfile(), [](std::FILE* f) {

@@ -85,6 +85,38 @@ struct LeftOutResults {
   // ids of the first ten: the report names them as left out.
   int outputs = 0;
   std::vector<std::string> output_ids;
+  // The same for what the seeds' forms print (exec's streams, what a read
+  // read).
+  int stream_outputs = 0;
+  std::vector<std::string> stream_output_ids;
+
+  // What the seeds' report forms (cml_report.h, csl_report.h) need to keep
+  // their counts exact. Of the `count - succeeded` that did not succeed,
+  // how many were not run (data.not_run: an earlier task of their <tasks>
+  // or TASKS block failed); the others failed.
+  int not_run = 0;
+  // The groups (ActionResult::group) they span: how many, how many of those
+  // failed (a left-out result that did not succeed, or a parse error of the
+  // group: ResultKeeper::NoteParseErrorGroups), and how many have a parse
+  // error. The first and the last of them may also hold kept results (a
+  // <tasks> block of 300,000 tasks straddles both cuts): their own share of
+  // the left-out is counted apart.
+  int groups = 0;
+  int failed_groups = 0;
+  int groups_with_parse_errors = 0;
+  struct GroupShare {
+    int group = 0;
+    int count = 0;
+    int succeeded = 0;
+    int not_run = 0;
+  };
+  GroupShare first_group;
+  GroupShare last_group;  // the same group as first_group when groups == 1
+  // The start lines of the first and the last of them.
+  int first_line = 0;
+  int last_line = 0;
+  // The readers they came from (ActionResult::dialect), each once.
+  std::vector<std::string> dialects;
 };
 
 // The refused blocks of an answer of many thousands that a text report
@@ -134,8 +166,9 @@ struct ExecutionResult {
   std::vector<std::string> parse_error_dialects;
   // The group of each parse error (ActionResult::group), aligned likewise.
   std::vector<int> parse_error_groups;
-  // Which form the text report takes: "auto" (CML's when every block is
-  // CML), "clada" or "cml" (the --report setting).
+  // Which form the text report takes: "auto" (CML's or CSL's when every
+  // block is of that dialect), "clada", "cml" or "csl" (the --report
+  // setting).
   std::string report_form = "auto";
   // How much of each error the text report shows: "minimal", "full" or
   // "debug" (the error_detail setting).

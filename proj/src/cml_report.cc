@@ -1,13 +1,17 @@
 #include "proj/src/cml_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "proj/src/report.h"
@@ -95,6 +99,14 @@ struct Entry {
   std::string status;  // success | error | skipped
   std::string type;    // error type
   std::string detail;
+  std::string text;    // its task line
+  std::string output;  // its lines under OUTPUTS
+  bool parse_error = false;
+  // A parse error among the results a ResultKeeper left out: counted with
+  // them, never shown.
+  bool in_gap = false;
+  bool shown = true;
+  bool task() const { return !absl::StartsWith(label, "block-"); }
 };
 
 // 0-based task index: N-1 for "task-N", else `fallback`.
@@ -104,38 +116,55 @@ int TaskIndex(absl::string_view label, int fallback) {
   return fallback;
 }
 
-}  // namespace
-
-bool UsesCmlReport(const ExecutionResult& result) { return UsesDialectReport(result, "cml"); }
-
-namespace {
-
-// The task lines and the <result> summary; the outputs separately.
-void Build(const ExecutionResult& result, std::string* results, std::string* outputs_out);
-
-}  // namespace
-
-std::string FormatCmlResults(const ExecutionResult& result) {
-  std::string results, outputs;
-  Build(result, &results, &outputs);
-  return results;
+// A failed task's element in its <block>, or a block's own error's.
+std::string TaskElement(const Entry& e, int index) {
+  if (!e.task()) return absl::StrCat("    <error type=\"", XmlEscape(e.type), "\">", XmlEscape(e.detail), "</error>\n");
+  return absl::StrCat("    <task index=\"", index, "\" status=\"", e.status, "\">\n      <error type=\"",
+                      XmlEscape(e.type), "\">", XmlEscape(e.detail), "</error>\n    </task>\n");
 }
 
-std::string FormatCmlReport(const ExecutionResult& result) {
-  std::string results, outputs;
-  Build(result, &results, &outputs);
-  std::string out = absl::StrCat(kResultsMarker, "\n", results);
-  if (!outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", outputs);
-  absl::StrAppend(&out, kEndMarker, "\n");
-  return out;
-}
+// Tasks by outcome, and the errors of whole blocks.
+struct Counts {
+  int tasks = 0, succeeded = 0, failed = 0, skipped = 0, block_errors = 0;
+  void Add(const Entry& e) {
+    if (!e.task()) {
+      ++block_errors;
+      return;
+    }
+    ++tasks;
+    if (e.status == "success") {
+      ++succeeded;
+    } else if (e.status == "skipped") {
+      ++skipped;
+    } else {
+      ++failed;
+    }
+  }
+  void Add(const LeftOutResults::GroupShare& s) {
+    tasks += s.count;
+    succeeded += s.succeeded;
+    skipped += s.not_run;
+    failed += s.count - s.succeeded - s.not_run;
+  }
+  void Add(const LeftOutResults& l) {
+    tasks += l.count;
+    succeeded += l.succeeded;
+    skipped += l.not_run;
+    failed += l.count - l.succeeded - l.not_run;
+  }
+  std::string Outcomes() const {
+    return absl::StrCat(
+        succeeded, " succeeded, ", failed, " failed, ", skipped, " skipped",
+        block_errors > 0 ? absl::StrCat(", and the errors of ", block_errors, block_errors == 1 ? " block" : " blocks")
+                         : "");
+  }
+};
 
-namespace {
-
-void Build(const ExecutionResult& result, std::string* results, std::string* outputs_out) {
-  std::string& outputs = *outputs_out;
+// The entries of the report: the results in the order they ran, then the
+// parse errors.
+std::vector<Entry> MakeEntries(const ExecutionResult& result) {
   std::vector<Entry> entries;
-  std::string lines;
+  entries.reserve(result.results.size() + result.parse_errors.size());
   for (const ActionResult& r : result.results) {
     Entry e;
     e.group = r.group;
@@ -143,33 +172,33 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
     e.label = r.block_id;
     if (r.success) {
       e.status = "success";
-      absl::StrAppend(&lines, "[", e.label, "] ", result.dry_run ? "Would run: " : "Success: ", What(r), "\n");
+      e.text = absl::StrCat("[", e.label, "] ", result.dry_run ? "Would run: " : "Success: ", What(r), "\n");
     } else if (r.data.is_object() && r.data.value("not_run", false)) {
       e.status = "skipped";
       e.type = "not_run";
       e.detail = std::string(absl::StripPrefix(r.error, "not run: "));
-      absl::StrAppend(&lines, "[", e.label, "] Skipped: ", r.error, "\n");
+      e.text = absl::StrCat("[", e.label, "] Skipped: ", r.error, "\n");
     } else {
       e.status = "error";
       e.type = !r.error_type.empty() ? r.error_type : std::string(r.error.substr(0, r.error.find(':')));
       e.detail = Detail(r.error, e.type, r.action);
       const std::string primary = PrimaryParamValue(r.action, r.params);
-      absl::StrAppend(&lines, "[", e.label, "] Error: ", e.type, primary.empty() ? "" : " in ", primary, " (",
-                      e.detail, ")\n");
+      e.text = absl::StrCat("[", e.label, "] Error: ", e.type, primary.empty() ? "" : " in ", primary, " (", e.detail,
+                            ")\n");
       if (result.error_detail == "debug") {
-        AppendOutput(&outputs, e.label, "debug", absl::StrCat(r.error, "\nparams ", r.params.dump()));
+        AppendOutput(&e.output, e.label, "debug", absl::StrCat(r.error, "\nparams ", r.params.dump()));
       }
     }
     if (r.data.is_object()) {
       const std::string exec_kind = "exec";
       if (r.data.contains("stdout") && r.data["stdout"].is_string()) {
-        AppendOutput(&outputs, e.label, exec_kind, r.data["stdout"].get_ref<const std::string&>());
+        AppendOutput(&e.output, e.label, exec_kind, r.data["stdout"].get_ref<const std::string&>());
       }
       if (r.data.contains("stderr") && r.data["stderr"].is_string()) {
-        AppendOutput(&outputs, e.label, exec_kind, r.data["stderr"].get_ref<const std::string&>());
+        AppendOutput(&e.output, e.label, exec_kind, r.data["stderr"].get_ref<const std::string&>());
       }
       if (r.data.contains("content") && r.data["content"].is_string()) {
-        AppendOutput(&outputs, e.label, "read", r.data["content"].get_ref<const std::string&>());
+        AppendOutput(&e.output, e.label, "read", r.data["content"].get_ref<const std::string&>());
       }
     }
     entries.push_back(std::move(e));
@@ -183,63 +212,291 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
     e.status = "error";
     e.type = pe.error_type;
     e.detail = Detail(pe.message, pe.error_type, "");
-    absl::StrAppend(&lines, "[", e.label, "] Error: ", e.type, " (", e.detail, ")",
-                    pe.fix.empty() || result.error_detail == "minimal" ? "" : absl::StrCat(" fix: ", Detail(pe.fix, "", "")),
-                    "\n");
+    e.text = absl::StrCat(
+        "[", e.label, "] Error: ", e.type, " (", e.detail, ")",
+        pe.fix.empty() || result.error_detail == "minimal" ? "" : absl::StrCat(" fix: ", Detail(pe.fix, "", "")), "\n");
+    e.parse_error = true;
     entries.push_back(std::move(e));
   }
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.group != b.group ? a.group < b.group : a.line < b.line;
-  });
+  return entries;
+}
 
-  int succeeded = 0, failed = 0, skipped = 0, tasks = 0;
-  std::map<int, std::vector<const Entry*>> groups;
-  for (const Entry& e : entries) {
-    groups[e.group].push_back(&e);
-    if (absl::StartsWith(e.label, "block-")) continue;  // a block's own error, not a task
-    ++tasks;
-    if (e.status == "success") ++succeeded;
-    else if (e.status == "skipped") ++skipped;
-    else ++failed;
+struct Parts {
+  std::string results;  // the task lines, the notes and the <result> summary
+  std::string outputs;
+  // The size of the report they make (FormatCmlReport).
+  int64_t ReportSize() const {
+    return static_cast<int64_t>(results.size() + outputs.size() + sizeof kResultsMarker + sizeof kEndMarker +
+                                (outputs.empty() ? 0 : sizeof kOutputsMarker));
   }
-  std::string summary = absl::StrCat("<result blocks=\"", groups.size(), "\" tasks=\"", tasks, "\" succeeded=\"",
-                                     succeeded, "\" failed=\"", failed, "\"",
-                                     skipped > 0 ? absl::StrCat(" skipped=\"", skipped, "\"") : "", ">\n");
+};
+
+// Room kept for the line that names the outputs left out.
+constexpr int64_t kOutputsLineBytes = 400;
+
+// The report of the entries marked shown; those that are not, and the
+// results a ResultKeeper left out (result.left_out), are counted where they
+// would stand. `budget_bytes` > 0: the outputs that do not fit are named.
+Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, int64_t budget_bytes) {
+  const LeftOutResults& gap = result.left_out;
+  const bool has_gap = gap.count > 0;
+  const size_t n = entries.size();
+  Parts parts;
+
+  // The task lines, one line where some are left out.
+  size_t cut_at = n + 1;
+  Counts hidden, all;
+  for (size_t i = 0; i < n; ++i) {
+    if (!entries[i].shown) {
+      cut_at = std::min(cut_at, i);
+      hidden.Add(entries[i]);
+    }
+    all.Add(entries[i]);
+  }
+  if (has_gap) {
+    cut_at = std::min(cut_at, gap.after);
+    hidden.Add(gap);
+    all.Add(gap);
+  }
+  std::string lines;
+  for (size_t i = 0; i <= n; ++i) {
+    if (i == cut_at) {
+      absl::StrAppend(&lines, "[results truncated: ", hidden.tasks, hidden.tasks == 1 ? " task" : " tasks",
+                      " left out here to keep the report within its budget (", hidden.Outcomes(),
+                      "); --json or a larger --report-budget shows them all]\n");
+    }
+    if (i < n && entries[i].shown) lines += entries[i].text;
+  }
+
+  // The blocks, in order. The blocks whose entries are all left out are
+  // counted in one comment where they stand, and so are the tasks left out
+  // of a failed block shown. The groups strictly between the first and the
+  // last of the left-out results are known only by their counts.
+  struct Member {
+    const Entry* entry = nullptr;                       // a kept entry, or
+    const LeftOutResults::GroupShare* share = nullptr;  // the group's left-out results
+    int line = 0;
+  };
+  std::map<int, std::vector<Member>> groups;
+  std::set<int> middle_error_groups;  // groups of parse errors among the left-out groups
+  auto in_middle = [&](int group) { return has_gap && group > gap.first_group.group && group < gap.last_group.group; };
+  for (const Entry& e : entries) {
+    if (in_middle(e.group)) {
+      middle_error_groups.insert(e.group);
+      continue;
+    }
+    groups[e.group].push_back(Member{&e, nullptr, e.line});
+  }
+  int middle_blocks = 0, middle_failed = 0;
+  if (has_gap) {
+    const bool two = gap.groups > 1;
+    groups[gap.first_group.group].push_back(Member{nullptr, &gap.first_group, gap.first_line});
+    if (two) groups[gap.last_group.group].push_back(Member{nullptr, &gap.last_group, gap.last_line});
+    // What the ResultKeeper counted of the first and the last group.
+    auto with_error = [&](int group) {
+      for (const Member& m : groups[group]) {
+        if (m.entry != nullptr && m.entry->parse_error) return 1;
+      }
+      return 0;
+    };
+    auto failed = [&](const LeftOutResults::GroupShare& s) {
+      return s.succeeded < s.count || with_error(s.group) == 1 ? 1 : 0;
+    };
+    const int ends = two ? 2 : 1;
+    const int ends_failed = failed(gap.first_group) + (two ? failed(gap.last_group) : 0);
+    const int ends_with_error = with_error(gap.first_group.group) + (two ? with_error(gap.last_group.group) : 0);
+    // Middle groups with a parse error that the keeper counted, and those
+    // of parse errors alone (a malformed block).
+    const int shared = gap.groups_with_parse_errors - ends_with_error;
+    const int errors_only = static_cast<int>(middle_error_groups.size()) - shared;
+    middle_blocks = gap.groups - ends + errors_only;
+    middle_failed = gap.failed_groups - ends_failed + errors_only;
+  }
+  for (auto& [g, members] : groups) {
+    std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.line < b.line; });
+  }
+
+  std::string summary = absl::StrCat("<result blocks=\"", groups.size() + middle_blocks, "\" tasks=\"", all.tasks,
+                                     "\" succeeded=\"", all.succeeded, "\" failed=\"", all.failed, "\"",
+                                     all.skipped > 0 ? absl::StrCat(" skipped=\"", all.skipped, "\"") : "", ">\n");
   int block = 0;
   int position = 0;
+  int left_blocks = 0, left_failed = 0;
+  auto blocks_left_out = [&] {
+    if (left_blocks == 0) return;
+    absl::StrAppend(&summary, "  <!-- ", left_blocks, left_blocks == 1 ? " block" : " blocks", " left out here (",
+                    left_failed, " failed) -->\n");
+    left_blocks = left_failed = 0;
+  };
+  bool middle_done = middle_blocks == 0;
   for (const auto& [g, members] : groups) {
-    bool ok = true;
-    int count = 0;
-    for (const Entry* e : members) {
-      ok = ok && e->status == "success";
-      if (!absl::StartsWith(e->label, "block-")) ++count;
+    if (!middle_done && g > gap.first_group.group) {
+      left_blocks += middle_blocks;
+      left_failed += middle_failed;
+      block += middle_blocks;
+      middle_done = true;
     }
+    bool ok = true, shown = false;
+    Counts counts;
+    for (const Member& m : members) {
+      if (m.share != nullptr) {
+        counts.Add(*m.share);
+        ok = ok && m.share->succeeded == m.share->count;
+      } else {
+        counts.Add(*m.entry);
+        ok = ok && m.entry->status == "success";
+        shown = shown || m.entry->shown;
+      }
+    }
+    if (!shown) {
+      ++left_blocks;
+      if (!ok) ++left_failed;
+      ++block;
+      position += counts.tasks;
+      continue;
+    }
+    blocks_left_out();
     absl::StrAppend(&summary, "  <block index=\"", block++, "\" status=\"", ok ? "success" : "failed", "\" tasks=\"",
-                    count, "\"", ok ? "/>\n" : ">\n");
-    for (const Entry* e : members) {
-      const int index = TaskIndex(e->label, position);
-      if (!absl::StartsWith(e->label, "block-")) ++position;
-      if (e->status == "success") continue;
-      if (absl::StartsWith(e->label, "block-")) {
-        absl::StrAppend(&summary, "    <error type=\"", XmlEscape(e->type), "\">", XmlEscape(e->detail), "</error>\n");
+                    counts.tasks, "\"", ok ? "/>\n" : ">\n");
+    if (ok) {
+      position += counts.tasks;
+      continue;
+    }
+    Counts left;
+    auto tasks_left_out = [&] {
+      if (left.tasks + left.block_errors == 0) return;
+      absl::StrAppend(&summary, "    <!-- ", left.tasks, left.tasks == 1 ? " task" : " tasks", " left out here (",
+                      left.Outcomes(), ") -->\n");
+      left = Counts();
+    };
+    for (const Member& m : members) {
+      if (m.share != nullptr) {
+        left.Add(*m.share);
+        position += m.share->count;
         continue;
       }
-      absl::StrAppend(&summary, "    <task index=\"", index, "\" status=\"", e->status, "\">\n      <error type=\"",
-                      XmlEscape(e->type), "\">", XmlEscape(e->detail), "</error>\n    </task>\n");
+      const Entry& e = *m.entry;
+      if (!e.shown) {
+        left.Add(e);
+        if (e.task()) ++position;
+        continue;
+      }
+      const int index = TaskIndex(e.label, position);
+      if (e.task()) ++position;
+      if (e.status == "success") continue;
+      tasks_left_out();
+      summary += TaskElement(e, index);
     }
-    if (!ok) absl::StrAppend(&summary, "  </block>\n");
+    tasks_left_out();
+    absl::StrAppend(&summary, "  </block>\n");
   }
+  if (!middle_done) {
+    left_blocks += middle_blocks;
+    left_failed += middle_failed;
+  }
+  blocks_left_out();
   absl::StrAppend(&summary, "</result>\n");
 
-  std::string& out = *results;
-  out = lines;
+  std::string& out = parts.results;
+  out = std::move(lines);
   if (result.fatal_error) absl::StrAppend(&out, "[clada] Error: ", *result.fatal_error, "\n");
   for (const std::string& w : result.warnings) absl::StrAppend(&out, "[clada] Warning: ", w, "\n");
   if (result.git.ai_commit) {
     absl::StrAppend(&out, "[clada] git: changes committed as ", result.git.ai_commit->substr(0, 7), "\n");
   }
   absl::StrAppend(&out, "\n", summary);
+
+  // The outputs of the tasks shown, as many as fit; the others named.
+  const int64_t room = budget_bytes > 0 ? budget_bytes - parts.ReportSize() -
+                                              static_cast<int64_t>(sizeof kOutputsMarker) - kOutputsLineBytes
+                                        : -1;
+  int left_out = 0;
+  std::vector<std::string> left_out_ids;
+  auto name = [&](const std::string& id) {
+    if (left_out_ids.size() < 10) left_out_ids.push_back(id);
+  };
+  for (size_t i = 0; i <= n; ++i) {
+    if (has_gap && i == gap.after) {
+      left_out += gap.stream_outputs;
+      for (const std::string& id : gap.stream_output_ids) name(id);
+    }
+    if (i == n) break;
+    const Entry& e = entries[i];
+    if (e.output.empty()) continue;
+    if (!e.shown || (room >= 0 && static_cast<int64_t>(parts.outputs.size() + e.output.size()) > room)) {
+      ++left_out;
+      name(e.label);
+      continue;
+    }
+    parts.outputs += e.output;
+  }
+  if (left_out > 0) {
+    absl::StrAppend(&parts.outputs, "[output truncated: the outputs of ", left_out, left_out == 1 ? " task" : " tasks",
+                    " (", absl::StrJoin(left_out_ids, ", "), left_out > 10 ? ", ..." : "",
+                    ") left out: the report budget is spent; read them in a later answer]\n");
+  }
+  return parts;
+}
+
+// The report within `budget_bytes` (0: no cap).
+Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
+  const LeftOutResults& gap = result.left_out;
+  const bool has_gap = gap.count > 0;
+  std::vector<Entry> entries = MakeEntries(result);
+  const size_t n = entries.size();
+  if (has_gap) {
+    const std::pair<int, int> from{gap.first_group.group, gap.first_line}, to{gap.last_group.group, gap.last_line};
+    for (Entry& e : entries) {
+      const std::pair<int, int> at{e.group, e.line};
+      e.in_gap = e.parse_error && from < at && at < to;
+      e.shown = !e.in_gap;
+    }
+  }
+  if (budget_bytes <= 0) return Render(result, entries, 0);
+  // Its line, its element, and its block's when it starts one.
+  int64_t sizes_total = 0, outputs_total = 0;
+  std::vector<int64_t> sizes(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Entry& e = entries[i];
+    if (e.in_gap) continue;
+    sizes[i] = static_cast<int64_t>(e.text.size()) +
+               (e.status == "success" ? 0 : static_cast<int64_t>(TaskElement(e, 0).size()) + 12) +
+               (i == 0 || entries[i - 1].group != e.group ? 64 : 0);
+    sizes_total += sizes[i];
+    outputs_total += static_cast<int64_t>(e.output.size());
+  }
+  // Every entry, when that fits.
+  if (!has_gap && sizes_total + outputs_total <= 4 * budget_bytes) {
+    Parts whole = Render(result, entries, 0);
+    if (whole.ReportSize() <= budget_bytes) return whole;
+  }
+  // The head and the tail, within what the rest leaves; the outputs take
+  // at most three quarters.
+  for (Entry& e : entries) e.shown = false;
+  const int64_t bare = Render(result, entries, budget_bytes).ReportSize();
+  int64_t share = budget_bytes - bare - std::min(outputs_total, budget_bytes * 3 / 4) - 512;
+  while (true) {
+    const ShownEnds ends =
+        ChooseShownEnds(sizes, has_gap ? gap.after : n, has_gap ? n - gap.after : n, std::max<int64_t>(share, 0));
+    for (size_t i = 0; i < n; ++i) entries[i].shown = !entries[i].in_gap && (i < ends.head || i >= n - ends.tail);
+    Parts parts = Render(result, entries, budget_bytes);
+    if (parts.ReportSize() <= budget_bytes || share <= 0) return parts;
+    share = std::min(share / 2, share - (parts.ReportSize() - budget_bytes));
+  }
 }
 
 }  // namespace
+
+bool UsesCmlReport(const ExecutionResult& result) { return UsesDialectReport(result, "cml"); }
+
+std::string FormatCmlResults(const ExecutionResult& result) { return Build(result, 0).results; }
+
+std::string FormatCmlReport(const ExecutionResult& result, int64_t budget_bytes) {
+  Parts parts = Build(result, budget_bytes);
+  std::string out = absl::StrCat(kResultsMarker, "\n", parts.results);
+  if (!parts.outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", parts.outputs);
+  absl::StrAppend(&out, kEndMarker, "\n");
+  return out;
+}
+
 }  // namespace clada

@@ -17,6 +17,7 @@
 #ifndef CLADA_PROJ_SRC_CML_REPORT_H_
 #define CLADA_PROJ_SRC_CML_REPORT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "proj/src/clada.h"
@@ -31,8 +32,16 @@ bool UsesCmlReport(const ExecutionResult& result);
 // (what `clada listen` puts at the top of the file).
 std::string FormatCmlResults(const ExecutionResult& result);
 
-// The whole report in the CML form, between clada's section markers.
-std::string FormatCmlReport(const ExecutionResult& result);
+// The whole report in the CML form, between clada's section markers. With
+// budget_bytes > 0 (report_budget) it stays within it: when the tasks do
+// not fit, the first and the last task lines are shown with one line in
+// place of the others that counts them by outcome, the <result> header
+// keeps the counts of the whole batch, a <block> shown keeps its true task
+// count and status (its tasks left out counted in a comment), and one
+// comment stands for each run of blocks left out; the outputs that do not
+// fit are named. The results a ResultKeeper left out (result.left_out) are
+// counted in the same way. 0: every task.
+std::string FormatCmlReport(const ExecutionResult& result, int64_t budget_bytes = 0);
 
 }  // namespace clada
 

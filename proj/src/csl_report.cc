@@ -1,12 +1,15 @@
 #include "proj/src/csl_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
@@ -95,24 +98,58 @@ std::string OperationOfBlock(absl::string_view content) {
 struct Line {
   int group = 0;
   int line = 0;
+  std::string label;
+  std::string status;  // success | error | skipped
   std::string text;
+  std::string output;  // its lines under OUTPUTS
+  size_t result = 0;   // its index in result.results, for a result
+  bool parse_error = false;
+  // Where it stands against the results a ResultKeeper left out: before
+  // them, among them (a parse error: counted with them, never shown), after.
+  enum { kBefore, kAmong, kAfter } place = kBefore;
+  bool shown = true;
 };
 
-void Build(const ExecutionResult& result, std::string* results, std::string* outputs) {
-  std::vector<Line> lines;
+struct Counts {
   int succeeded = 0, failed = 0, skipped = 0;
-  for (const ActionResult& r : result.results) {
-    const std::string label = r.block_id.empty() ? "?" : r.block_id;
-    const std::string op = csl_parser::OperationOf(r.action);
-    std::string text;
-    if (r.success) {
+  void Add(const Line& l) {
+    if (l.status == "success") {
       ++succeeded;
-      text = absl::StrCat("[", label, "] SUCCESS: ", op, " - ", What(r, result.dry_run));
-    } else if (r.data.is_object() && r.data.value("not_run", false)) {
+    } else if (l.status == "skipped") {
       ++skipped;
-      text = absl::StrCat("[", label, "] SKIP: ", op, " - ", EscapeControlCharacters(r.error));
     } else {
       ++failed;
+    }
+  }
+  void Add(const LeftOutResults& l) {
+    succeeded += l.succeeded;
+    skipped += l.not_run;
+    failed += l.count - l.succeeded - l.not_run;
+  }
+  int total() const { return succeeded + failed + skipped; }
+};
+
+// The lines of the report in order (of group, then line).
+std::vector<Line> MakeLines(const ExecutionResult& result) {
+  std::vector<Line> lines;
+  lines.reserve(result.results.size() + result.parse_errors.size());
+  for (size_t i = 0; i < result.results.size(); ++i) {
+    const ActionResult& r = result.results[i];
+    const std::string label = r.block_id.empty() ? "?" : r.block_id;
+    const std::string op = csl_parser::OperationOf(r.action);
+    Line l;
+    l.group = r.group;
+    l.line = r.start_line;
+    l.label = label;
+    l.result = i;
+    if (r.success) {
+      l.status = "success";
+      l.text = absl::StrCat("[", label, "] SUCCESS: ", op, " - ", What(r, result.dry_run));
+    } else if (r.data.is_object() && r.data.value("not_run", false)) {
+      l.status = "skipped";
+      l.text = absl::StrCat("[", label, "] SKIP: ", op, " - ", EscapeControlCharacters(r.error));
+    } else {
+      l.status = "error";
       // exec's primary parameter is its language: a RUN is named by its command.
       const std::string primary = r.action == "exec" ? "" : PrimaryParamValue(r.action, r.params);
       // The type once, then the message without the codes it repeats
@@ -121,38 +158,106 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
       absl::ConsumePrefix(&error, absl::StrCat(r.error_type, ": "));
       absl::ConsumePrefix(&error, absl::StrCat(r.action, ": "));
       absl::ConsumePrefix(&error, absl::StrCat(r.error_type, ": "));
-      text = absl::StrCat("[", label, "] ERROR: ", op, " - ", primary.empty() ? "" : absl::StrCat(primary, ": "),
-                          r.error_type.empty() ? "" : absl::StrCat(r.error_type, ": "), Indented(error));
+      l.text = absl::StrCat("[", label, "] ERROR: ", op, " - ", primary.empty() ? "" : absl::StrCat(primary, ": "),
+                            r.error_type.empty() ? "" : absl::StrCat(r.error_type, ": "), Indented(error));
     }
-    for (const std::string& w : r.warnings) absl::StrAppend(&text, "\n    warning: ", Indented(w));
-    lines.push_back({r.group, r.start_line, std::move(text)});
+    for (const std::string& w : r.warnings) absl::StrAppend(&l.text, "\n    warning: ", Indented(w));
     if (r.data.is_object()) {
       for (const char* stream : {"stdout", "stderr"}) {
         if (r.data.contains(stream) && r.data[stream].is_string()) {
-          AppendOutput(outputs, label, "exec", r.data[stream].get_ref<const std::string&>());
+          AppendOutput(&l.output, label, "exec", r.data[stream].get_ref<const std::string&>());
         }
       }
       if (r.data.contains("content") && r.data["content"].is_string()) {
-        AppendOutput(outputs, label, "read", r.data["content"].get_ref<const std::string&>());
+        AppendOutput(&l.output, label, "read", r.data["content"].get_ref<const std::string&>());
       }
     }
+    lines.push_back(std::move(l));
   }
   for (size_t i = 0; i < result.parse_errors.size(); ++i) {
     const auto& pe = result.parse_errors[i];
-    ++failed;
-    const int group = i < result.parse_error_groups.size() ? result.parse_error_groups[i] : 0;
+    Line l;
+    l.group = i < result.parse_error_groups.size() ? result.parse_error_groups[i] : 0;
+    l.line = pe.block_start_line;
+    l.label = pe.block_id.empty() ? "?" : pe.block_id;
+    l.status = "error";
+    l.parse_error = true;
     const bool typed = absl::StartsWith(pe.message, absl::StrCat(pe.error_type, ": "));
-    std::string text = absl::StrCat("[", pe.block_id.empty() ? "?" : pe.block_id, "] ERROR: ",
-                                    OperationOfBlock(pe.block_content), " - line ", pe.block_start_line, ": ",
-                                    typed ? "" : absl::StrCat(pe.error_type, ": "), Indented(pe.message));
-    if (!pe.fix.empty()) absl::StrAppend(&text, "\n    fix: ", Indented(pe.fix));
-    lines.push_back({group, pe.block_start_line, std::move(text)});
+    l.text =
+        absl::StrCat("[", l.label, "] ERROR: ", OperationOfBlock(pe.block_content), " - line ", pe.block_start_line,
+                     ": ", typed ? "" : absl::StrCat(pe.error_type, ": "), Indented(pe.message));
+    if (!pe.fix.empty()) absl::StrAppend(&l.text, "\n    fix: ", Indented(pe.fix));
+    lines.push_back(std::move(l));
+  }
+  const LeftOutResults& gap = result.left_out;
+  if (gap.count > 0) {
+    const std::pair<int, int> from{gap.first_group.group, gap.first_line}, to{gap.last_group.group, gap.last_line};
+    for (Line& l : lines) {
+      const std::pair<int, int> at{l.group, l.line};
+      if (!l.parse_error) {
+        l.place = l.result < gap.after ? Line::kBefore : Line::kAfter;
+      } else {
+        l.place = at <= from ? Line::kBefore : at < to ? Line::kAmong : Line::kAfter;
+      }
+      l.shown = l.place != Line::kAmong;
+    }
   }
   std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+    if (a.place != b.place) return a.place < b.place;
     return a.group != b.group ? a.group < b.group : a.line < b.line;
   });
-  std::string& out = *results;
-  for (const Line& l : lines) absl::StrAppend(&out, l.text, "\n");
+  return lines;
+}
+
+struct Parts {
+  std::string results;  // the status lines, the notes and the summary line
+  std::string outputs;
+  // The size of the report they make (FormatCslReport).
+  int64_t ReportSize() const {
+    return static_cast<int64_t>(results.size() + outputs.size() + sizeof kResultsMarker + sizeof kEndMarker +
+                                (outputs.empty() ? 0 : sizeof kOutputsMarker));
+  }
+};
+
+// Room kept for the line that names the outputs left out.
+constexpr int64_t kOutputsLineBytes = 400;
+
+// The report of the lines marked shown; those that are not, and the
+// results a ResultKeeper left out (result.left_out), are counted in one
+// line where they would stand. `budget_bytes` > 0: the outputs that do not
+// fit are named.
+Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int64_t budget_bytes) {
+  const LeftOutResults& gap = result.left_out;
+  const bool has_gap = gap.count > 0;
+  const size_t n = lines.size();
+  Parts parts;
+  std::string& out = parts.results;
+  size_t cut_at = n + 1;
+  size_t before = 0;  // lines before the left-out results
+  Counts hidden, all;
+  for (size_t i = 0; i < n; ++i) {
+    if (!lines[i].shown) {
+      cut_at = std::min(cut_at, i);
+      hidden.Add(lines[i]);
+    }
+    if (lines[i].place == Line::kBefore) ++before;
+    all.Add(lines[i]);
+  }
+  if (has_gap) {
+    cut_at = std::min(cut_at, before);
+    hidden.Add(gap);
+    all.Add(gap);
+  }
+  for (size_t i = 0; i <= n; ++i) {
+    if (i == cut_at) {
+      const int count = hidden.total();
+      absl::StrAppend(&out, "[results truncated: ", count, count == 1 ? " operation" : " operations",
+                      " left out here to keep the report within its budget (", hidden.succeeded, " succeeded, ",
+                      hidden.failed, " failed, ", hidden.skipped,
+                      " skipped); --json or a larger --report-budget shows them all]\n");
+    }
+    if (i < n && lines[i].shown) absl::StrAppend(&out, lines[i].text, "\n");
+  }
   if (result.fatal_error) {
     absl::StrAppend(&out, "[clada] FATAL: ", EscapeControlCharacters(*result.fatal_error),
                     result.results.empty() ? " (nothing was run)" : "", "\n");
@@ -161,26 +266,100 @@ void Build(const ExecutionResult& result, std::string* results, std::string* out
   if (result.git.ai_commit) {
     absl::StrAppend(&out, "[clada] git: changes committed as ", result.git.ai_commit->substr(0, 7), "\n");
   }
-  const int total = succeeded + failed + skipped;
-  absl::StrAppend(&out, "\n", total, total == 1 ? " operation: " : " operations: ", succeeded, " succeeded, ", failed,
-                  " failed, ", skipped, " skipped", result.dry_run ? " (dry run: nothing was changed)" : "", "\n");
+  const int total = all.total();
+  absl::StrAppend(&out, "\n", total, total == 1 ? " operation: " : " operations: ", all.succeeded, " succeeded, ",
+                  all.failed, " failed, ", all.skipped, " skipped",
+                  result.dry_run ? " (dry run: nothing was changed)" : "", "\n");
+
+  // The outputs, in the order the operations ran: of those shown, as many
+  // as fit; the others named.
+  std::vector<const Line*> by_result(result.results.size(), nullptr);
+  for (const Line& l : lines) {
+    if (!l.parse_error) by_result[l.result] = &l;
+  }
+  const int64_t room = budget_bytes > 0 ? budget_bytes - parts.ReportSize() -
+                                              static_cast<int64_t>(sizeof kOutputsMarker) - kOutputsLineBytes
+                                        : -1;
+  int left_out = 0;
+  std::vector<std::string> left_out_ids;
+  auto name = [&](const std::string& id) {
+    if (left_out_ids.size() < 10) left_out_ids.push_back(id);
+  };
+  for (size_t i = 0; i <= by_result.size(); ++i) {
+    if (has_gap && i == gap.after) {
+      left_out += gap.stream_outputs;
+      for (const std::string& id : gap.stream_output_ids) name(id);
+    }
+    if (i == by_result.size()) break;
+    const Line& l = *by_result[i];
+    if (l.output.empty()) continue;
+    if (!l.shown || (room >= 0 && static_cast<int64_t>(parts.outputs.size() + l.output.size()) > room)) {
+      ++left_out;
+      name(l.label);
+      continue;
+    }
+    parts.outputs += l.output;
+  }
+  if (left_out > 0) {
+    absl::StrAppend(&parts.outputs, "[output truncated: the outputs of ", left_out,
+                    left_out == 1 ? " operation" : " operations", " (", absl::StrJoin(left_out_ids, ", "),
+                    left_out > 10 ? ", ..." : "",
+                    ") left out: the report budget is spent; read them in a later answer]\n");
+  }
+  return parts;
+}
+
+// The report within `budget_bytes` (0: no cap).
+Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
+  const LeftOutResults& gap = result.left_out;
+  const bool has_gap = gap.count > 0;
+  std::vector<Line> lines = MakeLines(result);
+  const size_t n = lines.size();
+  if (budget_bytes <= 0) return Render(result, lines, 0);
+  int64_t sizes_total = 0, outputs_total = 0;
+  std::vector<int64_t> sizes(n, 0);
+  size_t before = 0, after = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Line& l = lines[i];
+    if (l.place == Line::kBefore) ++before;
+    if (l.place == Line::kAfter) ++after;
+    if (l.place == Line::kAmong) continue;
+    sizes[i] = static_cast<int64_t>(l.text.size()) + 1;
+    sizes_total += sizes[i];
+    outputs_total += static_cast<int64_t>(l.output.size());
+  }
+  // Every line, when that fits.
+  if (!has_gap && sizes_total + outputs_total <= 4 * budget_bytes) {
+    Parts whole = Render(result, lines, 0);
+    if (whole.ReportSize() <= budget_bytes) return whole;
+  }
+  // The head and the tail, within what the rest leaves; the outputs take
+  // at most three quarters.
+  for (Line& l : lines) l.shown = false;
+  const int64_t bare = Render(result, lines, budget_bytes).ReportSize();
+  int64_t share = budget_bytes - bare - std::min(outputs_total, budget_bytes * 3 / 4) - 512;
+  while (true) {
+    const ShownEnds ends =
+        ChooseShownEnds(sizes, has_gap ? before : n, has_gap ? after : n, std::max<int64_t>(share, 0));
+    for (size_t i = 0; i < n; ++i) {
+      lines[i].shown = lines[i].place != Line::kAmong && (i < ends.head || i >= n - ends.tail);
+    }
+    Parts parts = Render(result, lines, budget_bytes);
+    if (parts.ReportSize() <= budget_bytes || share <= 0) return parts;
+    share = std::min(share / 2, share - (parts.ReportSize() - budget_bytes));
+  }
 }
 
 }  // namespace
 
 bool UsesCslReport(const ExecutionResult& result) { return UsesDialectReport(result, "csl"); }
 
-std::string FormatCslResults(const ExecutionResult& result) {
-  std::string results, outputs;
-  Build(result, &results, &outputs);
-  return results;
-}
+std::string FormatCslResults(const ExecutionResult& result) { return Build(result, 0).results; }
 
-std::string FormatCslReport(const ExecutionResult& result) {
-  std::string results, outputs;
-  Build(result, &results, &outputs);
-  std::string out = absl::StrCat(kResultsMarker, "\n", results);
-  if (!outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", outputs);
+std::string FormatCslReport(const ExecutionResult& result, int64_t budget_bytes) {
+  Parts parts = Build(result, budget_bytes);
+  std::string out = absl::StrCat(kResultsMarker, "\n", parts.results);
+  if (!parts.outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", parts.outputs);
   absl::StrAppend(&out, kEndMarker, "\n");
   return out;
 }

@@ -15,6 +15,7 @@
 #ifndef CLADA_PROJ_SRC_CSL_REPORT_H_
 #define CLADA_PROJ_SRC_CSL_REPORT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "proj/src/clada.h"
@@ -29,8 +30,14 @@ bool UsesCslReport(const ExecutionResult& result);
 // `clada listen` puts at the top of the file).
 std::string FormatCslResults(const ExecutionResult& result);
 
-// The whole report in the CSL form, between clada's section markers.
-std::string FormatCslReport(const ExecutionResult& result);
+// The whole report in the CSL form, between clada's section markers. With
+// budget_bytes > 0 (report_budget) it stays within it: when the operations
+// do not fit, the first and the last status lines are shown with one line
+// in place of the others that counts them by outcome, the summary line
+// keeps the counts of the whole batch, and the outputs that do not fit are
+// named. The results a ResultKeeper left out (result.left_out) are counted
+// in the same way. 0: every operation.
+std::string FormatCslReport(const ExecutionResult& result, int64_t budget_bytes = 0);
 
 }  // namespace clada
 

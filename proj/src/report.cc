@@ -1069,16 +1069,70 @@ void ResultKeeper::Add(ActionResult r) {
   while (tail_.size() > 1 && tail_entry_bytes_ - tail_.front().entry_bytes >= keep_) {
     Kept& first = tail_.front();
     if (left_out_.count == 0) left_out_.after = head_.size();
-    ++left_out_.count;
-    if (first.result.success) ++left_out_.succeeded;
-    left_out_.section_lines += first.entry_lines;
-    left_out_.section_bytes += first.entry_bytes;
-    if (first.has_output) {
-      ++left_out_.outputs;
-      if (left_out_.output_ids.size() < 10) left_out_.output_ids.push_back(first.result.block_id);
-    }
+    CountLeftOut(first);
     tail_entry_bytes_ -= first.entry_bytes;
     tail_.pop_front();
+  }
+}
+
+void ResultKeeper::NoteParseErrorGroups(std::vector<int> groups) {
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  parse_error_groups_ = std::move(groups);
+}
+
+void ResultKeeper::CountLeftOut(const Kept& k) {
+  const ActionResult& r = k.result;
+  LeftOutResults& out = left_out_;
+  const bool not_run = !r.success && r.data.is_object() && r.data.value("not_run", false);
+  if (out.count == 0) out.first_line = r.start_line;
+  out.last_line = r.start_line;
+  // Results run in document order and a group's are together: a new group
+  // starts when the group changes.
+  if (out.count == 0 || r.group != out.last_group.group) {
+    ++out.groups;
+    out.last_group = LeftOutResults::GroupShare{r.group};
+    group_failed_ = std::binary_search(parse_error_groups_.begin(), parse_error_groups_.end(), r.group);
+    if (group_failed_) {
+      ++out.groups_with_parse_errors;
+      ++out.failed_groups;
+    }
+  }
+  ++out.count;
+  ++out.last_group.count;
+  if (r.success) {
+    ++out.succeeded;
+    ++out.last_group.succeeded;
+  } else {
+    if (not_run) {
+      ++out.not_run;
+      ++out.last_group.not_run;
+    }
+    if (!group_failed_) {
+      group_failed_ = true;
+      ++out.failed_groups;
+    }
+  }
+  if (out.groups == 1) out.first_group = out.last_group;
+  out.section_lines += k.entry_lines;
+  out.section_bytes += k.entry_bytes;
+  if (k.has_output) {
+    ++out.outputs;
+    if (out.output_ids.size() < 10) out.output_ids.push_back(r.block_id);
+  }
+  if (r.data.is_object()) {
+    bool streams = false;
+    for (const char* key : {"stdout", "stderr", "content"}) {
+      auto it = r.data.find(key);
+      streams = streams || (it != r.data.end() && it->is_string() && !it->get_ref<const std::string&>().empty());
+    }
+    if (streams) {
+      ++out.stream_outputs;
+      if (out.stream_output_ids.size() < 10) out.stream_output_ids.push_back(r.block_id);
+    }
+  }
+  if (std::find(out.dialects.begin(), out.dialects.end(), r.dialect) == out.dialects.end()) {
+    out.dialects.push_back(r.dialect);
   }
 }
 
@@ -1093,12 +1147,35 @@ void ResultKeeper::MoveInto(ExecutionResult& result) && {
   }
 }
 
+ShownEnds ChooseShownEnds(const std::vector<int64_t>& sizes, size_t head_max, size_t tail_max, int64_t share) {
+  const size_t n = sizes.size();
+  head_max = std::min(head_max, n);
+  tail_max = std::min(tail_max, n);
+  ShownEnds ends;
+  int64_t used = 0;
+  auto grow_head = [&](int64_t limit) {
+    while (ends.head < head_max && ends.head + ends.tail < n && used + sizes[ends.head] <= limit) {
+      used += sizes[ends.head++];
+    }
+  };
+  grow_head(share / 2);
+  while (ends.tail < tail_max && ends.head + ends.tail < n && used + sizes[n - 1 - ends.tail] <= share) {
+    used += sizes[n - 1 - ends.tail++];
+  }
+  grow_head(share);
+  return ends;
+}
+
 bool UsesDialectReport(const ExecutionResult& result, absl::string_view form) {
   if (result.report_form == form) return true;
   if (result.report_form != "auto") return false;
-  // Only a clada report leaves results out.
-  if (result.left_out.count > 0 || result.left_out_skipped.blocks > 0) return false;
+  // Refused blocks are left out only of SHAM (sham_action_parser::ErrorKeeping).
+  if (result.left_out_skipped.blocks > 0) return false;
   bool any = false;
+  for (const std::string& dialect : result.left_out.dialects) {
+    if (dialect != form) return false;
+    any = true;
+  }
   for (const ActionResult& r : result.results) {
     if (r.dialect != form) return false;
     any = true;
@@ -1111,8 +1188,8 @@ bool UsesDialectReport(const ExecutionResult& result, absl::string_view form) {
 }
 
 std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes) {
-  if (UsesCslReport(result)) return FormatCslReport(result);
-  if (UsesCmlReport(result)) return FormatCmlReport(result);
+  if (UsesCslReport(result)) return FormatCslReport(result, budget_bytes);
+  if (UsesCmlReport(result)) return FormatCmlReport(result, budget_bytes);
   return FormatReport(result, budget_bytes);
 }
 

@@ -51,6 +51,18 @@ bool UsesDialectReport(const ExecutionResult& result, absl::string_view form);
 // UsesDialectReport says so, else FormatReport(result, budget_bytes).
 std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes);
 
+// For the seeds' report forms within a budget: how many of their entries
+// (sizes in report order) are shown at the head and at the tail, the cut
+// between them. The head takes up to half of `share` bytes and the tail
+// the rest (the head then what the tail left), the head at most `head_max`
+// entries and the tail at most `tail_max` (the results a ResultKeeper left
+// out lie between them).
+struct ShownEnds {
+  size_t head = 0;
+  size_t tail = 0;
+};
+ShownEnds ChooseShownEnds(const std::vector<int64_t>& sizes, size_t head_max, size_t tail_max, int64_t share);
+
 // How much of the actions' outputs a batch keeps in memory, spent action
 // by action as each finishes (Clada::Execute calls Fit on every result).
 // Each action gets what is left divided by the actions that may still
@@ -85,18 +97,6 @@ class OutputBudget {
   int writes_left_;
 };
 
-// Collects a batch's results as they finish (Clada::Execute for a text
-// report), keeping what FormatReport(result, budget_bytes) shows: every
-// result until their results-section entries fill the head FormatReport
-// keeps and either their outputs take more than the whole budget or their
-// entries eight times that head (results without outputs are not all
-// kept, waiting for outputs that never come); then the last ones,
-// whose entries fill the tail it keeps. The results between are counted
-// into ExecutionResult::left_out (succeeded, their entries' lines and
-// bytes, their outputs and the first ten ids), so the report is the one
-// every result would give, except that a middle action's output is always
-// named as left out (with every result kept, a small one could still fill
-// a gap). budget_bytes 0: keeps every result.
 // How many refused blocks keep their errors whole at each end of an
 // answer (sham_action_parser::ErrorKeeping::keep_blocks) for a text report
 // of `budget_bytes`: enough to fill the head and the tail of the results
@@ -108,12 +108,30 @@ size_t SkippedBlocksKept(int64_t budget_bytes);
 std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parser::ActionParseError>& errors,
                                              const std::string& error_detail);
 
+// Collects a batch's results as they finish (Clada::Execute for a text
+// report in any form), keeping what FormatReport(result, budget_bytes)
+// shows: every result until their results-section entries fill the head
+// FormatReport keeps and either their outputs take more than the whole
+// budget or their entries eight times that head (results without outputs
+// are not all kept, waiting for outputs that never come); then the last
+// ones, whose entries fill the tail it keeps. The results between are
+// counted into ExecutionResult::left_out (succeeded and not run, their
+// entries' lines and bytes, their outputs and the first ten ids, their
+// groups and dialects), so the report is the one every result would give,
+// except that a middle action's output is always named as left out (with
+// every result kept, a small one could still fill a gap). The seeds' forms
+// (FormatCmlReport, FormatCslReport) show at most as much of the head and
+// tail as their own entries, larger than clada's, fit in the budget.
+// budget_bytes 0: keeps every result.
 class ResultKeeper {
  public:
   explicit ResultKeeper(int64_t budget_bytes);
   // Writes every result to `file` (an empty temporary file) as it is added,
   // instead of keeping it: MoveInto then fills ExecutionResult::spilled.
   void SpillTo(std::shared_ptr<std::FILE> file);
+  // The groups that have a parse error (ExecutionResult::parse_error_groups):
+  // such a group counts as failed in LeftOutResults::failed_groups.
+  void NoteParseErrorGroups(std::vector<int> groups);
   void Add(ActionResult r);
   // Moves the kept results and the count of the others into `result`.
   void MoveInto(ExecutionResult& result) &&;
@@ -125,6 +143,9 @@ class ResultKeeper {
     int64_t entry_lines = 0;
     bool has_output = false;
   };
+  // Counts a result the keeper leaves out into left_out_.
+  void CountLeftOut(const Kept& k);
+
   int64_t budget_;
   int64_t keep_;
   std::vector<ActionResult> head_;
@@ -133,6 +154,8 @@ class ResultKeeper {
   std::deque<Kept> tail_;
   int64_t tail_entry_bytes_ = 0;
   LeftOutResults left_out_;
+  std::vector<int> parse_error_groups_;  // sorted, each once
+  bool group_failed_ = false;            // left_out_.last_group's
   SpilledResults spilled_;
   bool spill_failed_ = false;
 };

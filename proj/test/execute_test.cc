@@ -145,9 +145,7 @@ TEST_P(ExecuteCase, MatchesExpectations) {
   ExecutionResult result = Clada(clada_options).Execute(d.Expand(c.Body("Input")));
   nlohmann::ordered_json actual = ExecutionResultToJson(result);
   // The form `clada run` prints: the seeds' when every block is CSL or CML.
-  std::string report = UsesCslReport(result)   ? FormatCslReport(result)
-                       : UsesCmlReport(result) ? FormatCmlReport(result)
-                                               : FormatReport(result, clada_options.settings.report_budget_bytes);
+  std::string report = FormatTextReport(result, clada_options.settings.report_budget_bytes);
 
   if (c.Has("Expected")) {
     nlohmann::ordered_json expected = nlohmann::ordered_json::parse(d.Expand(c.Body("Expected")));
@@ -485,6 +483,258 @@ TEST(Execute, ManyRefusedBlocksKeepWhatTheTextReportShows) {
     EXPECT_EQ(kept_report, every_report) << detail;
     EXPECT_NE(kept_report.find("3 succeeded, 0 failed, 19997 skipped"), std::string::npos) << detail;
   }
+}
+
+// How many lines of `text` start with `prefix`.
+int LinesStartingWith(const std::string& text, absl::string_view prefix) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, prefix)) ++n;
+  }
+  return n;
+}
+
+// The sums of the numbers each group of `pattern` captures, over its matches in `text`.
+std::vector<int64_t> SumsOfMatches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  std::vector<int64_t> sums(re.mark_count(), 0);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    for (size_t g = 0; g < sums.size(); ++g) sums[g] += std::stoll((*it)[g + 1]);
+  }
+  return sums;
+}
+
+// The first match of `pattern` in `text`, or "".
+std::string FirstMatch(const std::string& text, const std::string& pattern) {
+  std::smatch m;
+  return std::regex_search(text, m, std::regex(pattern)) ? m.str(0) : "";
+}
+
+// `answer` run in `root` for a text report within `budget_bytes` (0: no
+// cap), with exec turned off; the report as `clada run` prints it.
+std::pair<ExecutionResult, std::string> RunForTextReport(const std::string& root, const std::string& answer,
+                                                         int64_t budget_bytes) {
+  CladaOptions options;
+  options.working_root = root;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  options.settings.exec = core::ExecPolicy::kDeny;
+  options.settings.report_budget_bytes = budget_bytes;
+  ExecutionResult result = Clada(options).Execute(answer);
+  std::string report = FormatTextReport(result, budget_bytes);
+  return {std::move(result), std::move(report)};
+}
+
+// Issue 17 #9: the seeds' report forms kept every result and printed every
+// task (300,000 CML removes: 110 MB of report, 644 MB peak). They keep to
+// the report budget as clada's form does: the head and tail tasks are kept
+// and shown, the others counted, and every count the form prints is the
+// batch's: the <result> header, each <block> shown, the blocks left out.
+TEST(Execute, ManyCmlTasksKeepTheReportWithinItsBudget) {
+  const int kTasks = 20000;
+  // A root in which one in a thousand of the files the answer removes are
+  // there.
+  auto make_root = [] {
+    const std::string root = MakeTempDir();
+    for (int i = 0; i < kTasks; i += 1000) WriteFile(absl::StrCat(root, "/f", i), "x\n");
+    return root;
+  };
+  std::string answer;
+  for (int i = 0; i < kTasks; ++i) {
+    absl::StrAppend(&answer, "<remove path=\"f", i, "\"/>\n");
+    // Among the tasks left out: a malformed task of its own, and a <tasks>
+    // block that fails, holds a malformed task and stops.
+    if (i == kTasks / 2) {
+      absl::StrAppend(&answer,
+                      "<remove/>\n<tasks>\n<remove path=\"f1\"/>\n<remove/>\n<remove path=\"f2\"/>\n</tasks>\n");
+    }
+  }
+  const int64_t kBudget = 100 * 1024;
+  auto [text, report] = RunForTextReport(make_root(), answer, kBudget);
+  EXPECT_TRUE(UsesCmlReport(text));
+  EXPECT_LT(text.results.size(), static_cast<size_t>(kTasks) / 2);
+  EXPECT_LE(report.size(), static_cast<size_t>(kBudget)) << report.substr(0, 2000);
+  const std::string header = FirstMatch(report, "<result [^>]*>");
+  // 20,000 removes, of which 20 succeed, and the four tasks between: the
+  // block of three is one.
+  EXPECT_EQ(header, R"(<result blocks="20002" tasks="20004" succeeded="20" failed="19983" skipped="1">)");
+  EXPECT_NE(report.find("[task-1] Success: removed f0\n"), std::string::npos);
+  EXPECT_NE(report.find("[task-20004] Error: file_not_found in f19999 "), std::string::npos);
+  // The tasks shown and those counted make every task, by outcome.
+  const std::vector<int64_t> left = SumsOfMatches(
+      report,
+      R"(\[results truncated: (\d+) tasks left out here to keep the report within its budget \((\d+) succeeded, (\d+) failed, (\d+) skipped\); --json or a larger --report-budget shows them all\])");
+  ASSERT_EQ(left.size(), 4u);
+  EXPECT_GT(left[0], kTasks / 2);
+  EXPECT_EQ(LinesStartingWith(report, "[task-") + left[0], 20004);
+  EXPECT_EQ(left[1] + left[2] + left[3], left[0]);
+  int shown_ok = 0;
+  for (absl::string_view line : absl::StrSplit(report, '\n')) shown_ok += absl::StrContains(line, "] Success: ");
+  EXPECT_EQ(shown_ok + left[1], 20);
+  // The blocks shown and those counted make every block.
+  const int shown_blocks = LinesStartingWith(report, "  <block ");
+  int shown_failed = 0;
+  for (absl::string_view line : absl::StrSplit(report, '\n')) {
+    shown_failed += absl::StartsWith(line, "  <block ") && absl::StrContains(line, "status=\"failed\"");
+  }
+  const std::vector<int64_t> blocks_left =
+      SumsOfMatches(report, R"(  <!-- (\d+) blocks? left out here \((\d+) failed\) -->)");
+  EXPECT_EQ(shown_blocks + blocks_left[0], 20002);
+  EXPECT_EQ(shown_failed + blocks_left[1], 19982);  // all but the 20 removes that succeeded
+  EXPECT_NE(report.find(R"(  <block index="20001" status="failed" tasks="1">)"), std::string::npos);
+
+  // Without a cap, every task and the same counts.
+  auto [every, full] = RunForTextReport(make_root(), answer, 0);
+  EXPECT_EQ(every.results.size(), static_cast<size_t>(kTasks + 2));  // and two malformed tasks
+  EXPECT_EQ(every.left_out.count, 0);
+  EXPECT_EQ(full.find("truncated"), std::string::npos);
+  EXPECT_EQ(LinesStartingWith(full, "[task-"), 20004);
+  EXPECT_EQ(FirstMatch(full, "<result [^>]*>"), header);
+  EXPECT_EQ(full, FormatCmlReport(every));
+}
+
+// A <tasks> block of thousands that stops at its first failure straddles
+// both cuts: its <block> still says its true count and status.
+TEST(Execute, ACmlTasksBlockOfThousandsKeepsItsTrueCount) {
+  const std::string root = MakeTempDir();
+  const int kStopped = 20000;
+  std::string answer = "<tasks>\n<write path=\"a.txt\">x</write>\n<remove path=\"missing\"/>\n";
+  for (int i = 0; i < kStopped; ++i) absl::StrAppend(&answer, "<remove path=\"n", i, "\"/>\n");
+  absl::StrAppend(&answer, "</tasks>\n<write path=\"b.txt\">y</write>\n");
+  const int64_t kBudget = 100 * 1024;
+  auto [text, report] = RunForTextReport(root, answer, kBudget);
+  EXPECT_TRUE(UsesCmlReport(text));
+  EXPECT_GT(text.left_out.count, 0);
+  EXPECT_LE(report.size(), static_cast<size_t>(kBudget)) << report.substr(0, 2000);
+  EXPECT_NE(report.find(R"(<result blocks="2" tasks="20003" succeeded="2" failed="1" skipped="20000">)"),
+            std::string::npos)
+      << report.substr(0, 2000);
+  EXPECT_NE(report.find(R"(  <block index="0" status="failed" tasks="20002">)"), std::string::npos);
+  EXPECT_NE(report.find(R"(  <block index="1" status="success" tasks="1"/>)"), std::string::npos);
+  const std::vector<int64_t> left =
+      SumsOfMatches(report, R"(    <!-- (\d+) tasks left out here \(0 succeeded, 0 failed, (\d+) skipped\) -->)");
+  EXPECT_GT(left[0], 0);
+  EXPECT_EQ(left[0], left[1]);
+  int shown_skipped = 0;
+  for (absl::string_view line : absl::StrSplit(report, '\n'))
+    shown_skipped += absl::StrContains(line, "status=\"skipped\"");
+  EXPECT_EQ(shown_skipped + left[0], kStopped);
+  EXPECT_NE(report.find("[task-2] Error: file_not_found in missing "), std::string::npos);
+  EXPECT_NE(report.find("[task-20003] Success: created b.txt\n"), std::string::npos);
+
+  auto [every, full] = RunForTextReport(MakeTempDir(), answer, 0);
+  EXPECT_EQ(every.results.size(), static_cast<size_t>(kStopped + 3));
+  EXPECT_EQ(full.find("left out"), std::string::npos);
+  EXPECT_EQ(LinesStartingWith(full, "[task-"), kStopped + 3);
+  EXPECT_EQ(full, FormatCmlReport(every));
+}
+
+// The answer of issue 17 #9's size: 300,000 CML tasks, in one <tasks>
+// block that stops at its first task (so that the test runs one), give a
+// report within the default budget that still counts every one.
+TEST(Execute, ThreeHundredThousandCmlTasksReportWithinTheBudget) {
+  const int kTasks = 300000;
+  std::string answer = "<tasks>\n";
+  for (int i = 0; i < kTasks; ++i) absl::StrAppend(&answer, "<remove path=\"no", i, "\"/>\n");
+  absl::StrAppend(&answer, "</tasks>\n");
+  const int64_t kBudget = Settings().report_budget_bytes;
+  auto [text, report] = RunForTextReport(MakeTempDir(), answer, kBudget);
+  EXPECT_TRUE(UsesCmlReport(text));
+  EXPECT_LT(text.results.size(), 10000u);  // what the report can show, not 300,000
+  EXPECT_LE(report.size(), static_cast<size_t>(kBudget));
+  EXPECT_NE(report.find(R"(<result blocks="1" tasks="300000" succeeded="0" failed="1" skipped="299999">)"),
+            std::string::npos);
+  EXPECT_NE(report.find(R"(  <block index="0" status="failed" tasks="300000">)"), std::string::npos);
+  EXPECT_NE(report.find("[task-300000] Skipped: not run: task 1 failed"), std::string::npos);
+}
+
+// The same for the CSL form: its summary line counts every operation.
+TEST(Execute, ManyCslOperationsKeepTheReportWithinItsBudget) {
+  const std::string root = MakeTempDir();
+  const int kEach = 10000;
+  std::string answer;
+  for (int i = 0; i < kEach; ++i) absl::StrAppend(&answer, "<---RUN--->\nrm n", i, "\n<---END--->\n");
+  absl::StrAppend(&answer, "<---TASKS--->\n<---WRITE file=\"a.txt\"--->\nx\n<---END--->\n",
+                  "<---SEARCH file=\"a.txt\"--->\nabsent\n<---REPLACE--->\ny\n<---END--->\n");
+  for (int i = 0; i < kEach; ++i) absl::StrAppend(&answer, "<---WRITE file=\"w", i, "\"--->\nw\n<---END--->\n");
+  absl::StrAppend(&answer, "<---END--->\n<---WRITE file=\"b.txt\"--->\nb\n<---END--->\n");
+  const int64_t kBudget = 100 * 1024;
+  auto [text, report] = RunForTextReport(root, answer, kBudget);
+  EXPECT_TRUE(UsesCslReport(text));
+  EXPECT_GT(text.left_out.count, 0);
+  EXPECT_LE(report.size(), static_cast<size_t>(kBudget)) << report.substr(0, 2000);
+  const std::string summary = "\n20003 operations: 2 succeeded, 10001 failed, 10000 skipped\n";
+  EXPECT_NE(report.find(summary), std::string::npos)
+      << report.substr(report.size() - std::min<size_t>(report.size(), 2000));
+  const std::vector<int64_t> left = SumsOfMatches(
+      report,
+      R"(\[results truncated: (\d+) operations left out here to keep the report within its budget \((\d+) succeeded, (\d+) failed, (\d+) skipped\); --json or a larger --report-budget shows them all\])");
+  ASSERT_EQ(left.size(), 4u);
+  EXPECT_EQ(LinesStartingWith(report, "[task-") + left[0], 20003);
+  EXPECT_EQ(left[1] + left[2] + left[3], left[0]);
+  EXPECT_NE(report.find("[task-1] ERROR: RUN - command_not_allowed: "), std::string::npos);
+  EXPECT_NE(report.find("[task-10002] SUCCESS: WRITE - b.txt"), std::string::npos);
+
+  auto [every, full] = RunForTextReport(MakeTempDir(), answer, 0);
+  EXPECT_EQ(every.left_out.count, 0);
+  EXPECT_EQ(full.find("left out"), std::string::npos);
+  EXPECT_EQ(LinesStartingWith(full, "[task-"), 20003);
+  EXPECT_NE(full.find(summary), std::string::npos);
+  EXPECT_EQ(full, FormatCslReport(every));
+}
+
+// The seeds' forms show the outputs of the tasks they show while they fit
+// and name the others, so that their report keeps to the budget too.
+TEST(ReportBudget, SeedsFormsNameTheOutputsThatDoNotFit) {
+  for (const char* dialect : {"cml", "csl"}) {
+    ExecutionResult result;
+    result.report_form = dialect;
+    const int kTasks = 2000;
+    for (int i = 0; i < kTasks; ++i) {
+      ActionResult r;
+      r.seq = i + 1;
+      r.block_id = absl::StrCat("task-", i + 1);
+      r.action = "exec";
+      r.params = {{"lang", "bash"}, {"code", "echo"}};
+      r.success = true;
+      r.data = {{"stdout", std::string(200, 'o') + "\n"}, {"stderr", ""}, {"exit_code", 0}};
+      r.dialect = dialect;
+      r.group = i;
+      r.start_line = i + 1;
+      result.results.push_back(std::move(r));
+    }
+    const int64_t kBudget = 64 * 1024;
+    const std::string report = FormatTextReport(result, kBudget);
+    EXPECT_LE(report.size(), static_cast<size_t>(kBudget)) << dialect;
+    const std::vector<int64_t> named = SumsOfMatches(
+        report,
+        R"(\[output truncated: the outputs of (\d+) (?:tasks|operations) \(task-\d+, [^)]*\) left out: the report budget is spent; read them in a later answer\])");
+    ASSERT_EQ(named.size(), 1u);
+    int outputs = 0;
+    for (absl::string_view line : absl::StrSplit(report, '\n')) outputs += absl::StrContains(line, ":exec] ");
+    EXPECT_GT(outputs, 0) << dialect;
+    EXPECT_EQ(outputs + named[0], kTasks) << dialect;
+    // No cap: every output.
+    const std::string whole = FormatTextReport(result, 0);
+    EXPECT_EQ(whole.find("truncated"), std::string::npos) << dialect;
+  }
+}
+
+// `auto` takes a dialect's form from the results left out too: a report of
+// thousands of CML tasks is still in CML's form, but not when SHAM's
+// actions were among those left out.
+TEST(ReportBudget, AutoFormCountsTheDialectsLeftOut) {
+  ExecutionResult result;
+  result.report_form = "auto";
+  ActionResult r;
+  r.dialect = "cml";
+  result.results = {r, r};
+  result.left_out.after = 1;
+  result.left_out.count = 5000;
+  result.left_out.dialects = {"cml"};
+  EXPECT_TRUE(UsesCmlReport(result));
+  EXPECT_FALSE(UsesCslReport(result));
+  result.left_out.dialects = {"cml", "sham"};
+  EXPECT_FALSE(UsesCmlReport(result));
 }
 
 // `answer` run as --json in a new root holding a.txt (`a_txt`), its results
