@@ -4,8 +4,11 @@
 #   peak RSS < 4 x the answer's size + 100 MB + the largest single file read.
 # Inputs: 200 file_reads of one 4.5 MB file (17 KB); 600,000 valid small
 # blocks (file_read of a 1-line file, 47 MB: as many as fit the parser's
-# 50 MiB cap); a million empty blocks (48 MB); the first also with --json. Prints one line per input and exits 1 when a
-# run is over its bound. Usage: tools/bench-memory.sh [CLADA_BINARY]
+# 50 MiB cap); a million empty blocks (48 MB); the first also with --json;
+# and 300,000 one-line operations in each other dialect (CML, CSL, replacer,
+# SEARCH/REPLACE, apply_patch, unified diff), each on a file that does not
+# exist, so that each fails at once. Prints one line per input and exits 1
+# when a run is over its bound. Usage: tools/bench-memory.sh [CLADA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -ge 1 ]; then
@@ -44,6 +47,27 @@ with open(d + "/empty.md", "w") as f:
     for i in range(1_000_000):
         b = ident(i)
         f.write(f'#!SHAM [@three-char-SHA-256: {b}]\n#!END_SHAM_{b}\n')
+N = 300_000
+with open(d + "/cml.md", "w") as f:
+    for i in range(N):
+        f.write(f'<remove path="no{i}"/>\n')
+with open(d + "/csl.md", "w") as f:
+    for i in range(N):
+        f.write(f'<---SEARCH file="no{i}"--->\nx\n<---REPLACE--->\ny\n<---END--->\n')
+with open(d + "/replacer.md", "w") as f:
+    for i in range(N):
+        f.write(f"<<<FILE>>>\nno{i}\n<<<SEARCH>>>\nx\n<<<REPLACE>>>\ny\n<<<END>>>\n")
+with open(d + "/aider.md", "w") as f:
+    for i in range(N):
+        f.write(f"no{i}\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n")
+with open(d + "/patch.md", "w") as f:
+    f.write("*** Begin Patch\n")
+    for i in range(N):
+        f.write(f"*** Delete File: no{i}\n")
+    f.write("*** End Patch\n")
+with open(d + "/udiff.md", "w") as f:
+    for i in range(N):
+        f.write(f"--- a/no{i}\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
 PY
 status=0
 measure() {  # name, answer, largest file read (bytes), extra flags...
@@ -69,4 +93,10 @@ measure "600k small file_read blocks" "$dir/small.md" 6
 measure "the same, --json" "$dir/small.md" 6 --json
 measure "a million empty blocks" "$dir/empty.md" 0
 measure "the same, --json" "$dir/empty.md" 0 --json
+measure "300k CML <remove> tasks" "$dir/cml.md" 0
+measure "300k CSL SEARCH operations" "$dir/csl.md" 0
+measure "300k replacer blocks" "$dir/replacer.md" 0
+measure "300k SEARCH/REPLACE blocks" "$dir/aider.md" 0
+measure "300k apply_patch deletes" "$dir/patch.md" 0
+measure "300k unified-diff deletes" "$dir/udiff.md" 0
 exit $status

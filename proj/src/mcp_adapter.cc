@@ -280,6 +280,10 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<const 
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
+    // What the report shows is kept, as `clada run` keeps it (the typed
+    // tools keep whole outputs): an answer of 300,000 tasks would otherwise
+    // keep every result and return them all in structuredContent.
+    c->clada.full_outputs = false;
     std::string text = args["text"].get<std::string>();
     if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
     ExecutionResult result = Clada(std::move(c->clada)).Execute(text);

@@ -203,6 +203,24 @@ TEST_F(McpCall, ApplyAnswerRunsAWholeAnswer) {
   EXPECT_TRUE(Call("apply_answer", {{"txt", "x"}}).is_error);
 }
 
+// Issue 17 #9: apply_answer kept every result of an answer of thousands of
+// tasks and returned them all in structuredContent; it keeps what its
+// report shows, as `clada run` does, and counts the rest.
+TEST_F(McpCall, ApplyAnswerKeepsWhatItsReportShows) {
+  std::string answer;
+  for (int i = 0; i < 20000; ++i) absl::StrAppend(&answer, "<remove path=\"no", i, "\"/>\n");
+  mcp::ToolResult r = Call("apply_answer", {{"text", answer}});
+  EXPECT_TRUE(r.is_error);
+  ASSERT_TRUE(r.structured_content.has_value() && r.structured_content->is_object());
+  const core::Json& doc = *r.structured_content;
+  const core::Json& results = doc["results"];
+  EXPECT_LT(results.size(), 5000u);
+  ASSERT_TRUE(doc.contains("leftOutResults")) << doc.dump().substr(0, 500);
+  EXPECT_EQ(results.size() + doc["leftOutResults"]["count"].get<size_t>(), 20000u);
+  EXPECT_LT(Text(r).size(), 100u * 1024);
+  EXPECT_NE(Text(r).find("tasks left out here"), std::string::npos) << Text(r).substr(0, 2000);
+}
+
 // A CSL answer gets the seed's CSL report, as `clada run` prints it.
 TEST_F(McpCall, ApplyAnswerReportsCslInItsForm) {
   mcp::ToolResult r = Call("apply_answer", {{"text", "<---WRITE file=\"c.txt\"--->\ncsl\n<---END--->\n"
