@@ -221,18 +221,7 @@ std::vector<Entry> MakeEntries(const ExecutionResult& result) {
   return entries;
 }
 
-struct Parts {
-  std::string results;  // the task lines, the notes and the <result> summary
-  std::string outputs;
-  // The size of the report they make (FormatCmlReport).
-  int64_t ReportSize() const {
-    return static_cast<int64_t>(results.size() + outputs.size() + sizeof kResultsMarker + sizeof kEndMarker +
-                                (outputs.empty() ? 0 : sizeof kOutputsMarker));
-  }
-};
-
-// Room kept for the line that names the outputs left out.
-constexpr int64_t kOutputsLineBytes = 400;
+using Parts = DialectReportParts;
 
 // The report of the entries marked shown; those that are not, and the
 // results a ResultKeeper left out (result.left_out), are counted where they
@@ -408,7 +397,7 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
 
   // The outputs of the tasks shown, as many as fit; the others named.
   const int64_t room = budget_bytes > 0 ? budget_bytes - parts.ReportSize() -
-                                              static_cast<int64_t>(sizeof kOutputsMarker) - kOutputsLineBytes
+                                              static_cast<int64_t>(sizeof kOutputsMarker) - Parts::kOutputsLineBytes
                                         : -1;
   int left_out = 0;
   std::vector<std::string> left_out_ids;

@@ -209,18 +209,7 @@ std::vector<Line> MakeLines(const ExecutionResult& result) {
   return lines;
 }
 
-struct Parts {
-  std::string results;  // the status lines, the notes and the summary line
-  std::string outputs;
-  // The size of the report they make (FormatCslReport).
-  int64_t ReportSize() const {
-    return static_cast<int64_t>(results.size() + outputs.size() + sizeof kResultsMarker + sizeof kEndMarker +
-                                (outputs.empty() ? 0 : sizeof kOutputsMarker));
-  }
-};
-
-// Room kept for the line that names the outputs left out.
-constexpr int64_t kOutputsLineBytes = 400;
+using Parts = DialectReportParts;
 
 // The report of the lines marked shown; those that are not, and the
 // results a ResultKeeper left out (result.left_out), are counted in one
@@ -278,7 +267,7 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
     if (!l.parse_error) by_result[l.result] = &l;
   }
   const int64_t room = budget_bytes > 0 ? budget_bytes - parts.ReportSize() -
-                                              static_cast<int64_t>(sizeof kOutputsMarker) - kOutputsLineBytes
+                                              static_cast<int64_t>(sizeof kOutputsMarker) - Parts::kOutputsLineBytes
                                         : -1;
   int left_out = 0;
   std::vector<std::string> left_out_ids;

@@ -63,6 +63,20 @@ struct ShownEnds {
 };
 ShownEnds ChooseShownEnds(const std::vector<int64_t>& sizes, size_t head_max, size_t tail_max, int64_t share);
 
+// A report in a seeds' form (cml_report.cc, csl_report.cc) in two parts:
+// the results section (its lines, the notes and the summary) and the
+// outputs, measured as the whole report they make.
+struct DialectReportParts {
+  std::string results;
+  std::string outputs;
+  int64_t ReportSize() const {
+    return static_cast<int64_t>(results.size() + outputs.size() + sizeof kResultsMarker + sizeof kEndMarker +
+                                (outputs.empty() ? 0 : sizeof kOutputsMarker));
+  }
+  // Room kept for the line that names the outputs left out.
+  static constexpr int64_t kOutputsLineBytes = 400;
+};
+
 // How much of the actions' outputs a batch keeps in memory, spent action
 // by action as each finishes (Clada::Execute calls Fit on every result).
 // Each action gets what is left divided by the actions that may still

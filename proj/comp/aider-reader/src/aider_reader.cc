@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "proj/comp/core/src/newlines.h"
+#include "proj/comp/core/src/line_starts.h"
 
 namespace clada::aider_reader {
 namespace {
@@ -19,34 +19,22 @@ struct Line {
   absl::string_view trimmed;  // without surrounding whitespace
 };
 
-// The lines of a text, where each starts (8 bytes a line; a Line is made
-// when asked for): an answer of a million short lines is not tabled at 48
-// bytes a line.
+// The lines of a text (core::LineStarts), each made into a Line when asked for.
 class Lines {
  public:
-  explicit Lines(absl::string_view text) : text_(text) {
-    starts_.reserve(core::CountNewlines(text) + 2);
-    size_t pos = 0;
-    while (pos < text.size()) {
-      starts_.push_back(pos);
-      const size_t nl = text.find('\n', pos);
-      pos = nl == absl::string_view::npos ? text.size() : nl + 1;
-    }
-    starts_.push_back(text.size());
-  }
-  size_t size() const { return starts_.size() - 1; }
+  explicit Lines(absl::string_view text) : starts_(text) {}
+  size_t size() const { return starts_.size(); }
   Line operator[](size_t i) const {
     Line l;
-    l.begin = starts_[i];
-    l.end = starts_[i + 1];
-    l.raw = text_.substr(l.begin, l.end - l.begin);
+    l.begin = starts_.Begin(i);
+    l.end = starts_.End(i);
+    l.raw = starts_.Raw(i);
     l.trimmed = absl::StripAsciiWhitespace(l.raw);
     return l;
   }
 
  private:
-  absl::string_view text_;
-  std::vector<size_t> starts_;
+  core::LineStarts starts_;
 };
 
 Lines SplitLines(absl::string_view text) { return Lines(text); }
