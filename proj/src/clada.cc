@@ -514,38 +514,25 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       continue;
     }
     const int group = key++;
-    for (cml_parser::Task& t : b.tasks) {
-      AnswerItem item;
-      item.line = t.line;
-      out.actions.Add(t.action, item);
-      item.dialect = "cml";
-      item.group_key = group;
-      item.fail_fast = b.is_tasks_block;
-      item.task_number = t.number;
-      out.items.push_back(std::move(item));
-    }
+    AnswerItem task;  // what every task of the block shares
+    task.dialect = "cml";
+    task.group_key = group;
+    task.fail_fast = b.is_tasks_block;
+    auto add_task = [&out, &task](int line, int number) -> AnswerItem& {
+      AnswerItem& item = out.items.emplace_back(task);
+      item.line = line;
+      item.task_number = number;
+      return item;
+    };
+    for (cml_parser::Task& t : b.tasks) out.actions.Add(t.action, add_task(t.line, t.number));
     for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
-      AnswerItem item;
-      item.line = cml.packed[i].line;
+      AnswerItem& item = add_task(cml.packed[i].line, cml.packed[i].number);
       item.index = static_cast<int32_t>(i);
       item.source = AnswerItem::Source::kPacked;
-      item.dialect = "cml";
-      item.group_key = group;
-      item.fail_fast = b.is_tasks_block;
-      item.task_number = cml.packed[i].number;
-      out.items.push_back(std::move(item));
     }
     for (const cml_parser::CmlError& e : b.errors) {
       errors.push_back({CmlErrorToParseError(e, b, text), "cml", group});
-      if (e.task_number == 0) continue;
-      AnswerItem item;
-      item.line = e.line;
-      item.dialect = "cml";
-      item.group_key = group;
-      item.fail_fast = b.is_tasks_block;
-      item.task_number = e.task_number;
-      item.invalid = true;
-      out.items.push_back(std::move(item));
+      if (e.task_number != 0) add_task(e.line, e.task_number).invalid = true;
     }
     for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
   }
@@ -573,28 +560,22 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
                        b.errors.size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
                        first.line, ": ", first.code, "), and a TASKS block runs all or nothing"));
     }
+    AnswerItem operation;  // what every operation of the block shares
+    operation.dialect = "csl";
+    operation.group_key = group;
+    operation.fail_fast = b.is_tasks;
+    operation.atomic = b.is_tasks;
+    operation.skip_reason = skip_reason;
     for (csl_parser::Operation& op : b.operations) {
-      AnswerItem item;
+      AnswerItem& item = out.items.emplace_back(operation);
       item.line = op.span.first_line;
       out.actions.Add(op.action, item);
-      item.dialect = "csl";
-      item.group_key = group;
-      item.fail_fast = b.is_tasks;
-      item.atomic = b.is_tasks;
-      item.skip_reason = skip_reason;
-      out.items.push_back(std::move(item));
     }
     for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
-      AnswerItem item;
+      AnswerItem& item = out.items.emplace_back(operation);
       item.line = csl.packed[i].line;
       item.index = static_cast<int32_t>(csl_base + i);
       item.source = AnswerItem::Source::kPacked;
-      item.dialect = "csl";
-      item.group_key = group;
-      item.fail_fast = b.is_tasks;
-      item.atomic = b.is_tasks;
-      item.skip_reason = skip_reason;
-      out.items.push_back(std::move(item));
     }
     for (csl_parser::CslError& e : b.errors) {
       errors.push_back({ReaderError(e.label, e.code, std::move(e.message), e.line, text, e.span.begin, e.span.end,
