@@ -1087,7 +1087,8 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   // A text report (in every form) shows the head and tail of a batch of
   // many thousands of actions: only those results are kept, the middle is
   // counted.
-  ResultKeeper kept(options.full_outputs ? 0 : settings.report_budget_bytes);
+  ResultKeeper kept(options.full_outputs ? (options.spill_results ? 0 : options.full_report_budget_bytes)
+                                         : settings.report_budget_bytes);
   kept.NoteParseErrorGroups(result.parse_error_groups);
   if (options.full_outputs && options.spill_results) {
     // An unnamed file (gone when closed); without one, the results are kept.
@@ -1352,16 +1353,21 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   ctx->on_output = options_.on_exec_output;
   ctx->cancel = options_.cancel;
 
-  // A text report in clada's form shows the first and last refused
-  // blocks of an answer of many thousands: only theirs are kept whole (a
-  // CML or CSL report, --json and the listener keep every error).
+  // A text report in clada's form (and the listener's output file, with
+  // full_report_budget_bytes) shows the first and last refused blocks of
+  // an answer of many thousands: only theirs are kept whole (a CML or CSL
+  // report keeps every error; --json spills those between).
   sham_action_parser::ErrorKeeping keeping;
   // SHAM's valid blocks are kept as where they are and made into their
   // actions one at a time, as they run.
   keeping.defer_actions = true;
   std::shared_ptr<std::FILE> error_file;
-  if (!options_.full_outputs && (settings.report == "auto" || settings.report == "clada")) {
-    keeping.keep_blocks = SkippedBlocksKept(settings.report_budget_bytes);
+  // The budget of the report whose refused blocks are kept (none: all).
+  const int64_t keeping_budget = !options_.full_outputs      ? settings.report_budget_bytes
+                                 : options_.spill_results ? 0
+                                                          : options_.full_report_budget_bytes;
+  if (keeping_budget > 0 && (settings.report == "auto" || settings.report == "clada")) {
+    keeping.keep_blocks = SkippedBlocksKept(keeping_budget);
     keeping.measure = [&settings](const std::vector<sham_action_parser::ActionParseError>& errors) {
       return SkippedEntrySize(errors, settings.error_detail);
     };

@@ -197,6 +197,12 @@ struct CladaOptions {
   // of a million blocks does not hold a million results. The result is then
   // printed by WriteExecutionResultJson.
   bool spill_results = false;
+  // With full_outputs and without spill_results (`clada listen`'s output
+  // file): > 0 keeps, of a batch of many thousands of blocks, only the
+  // results and refused blocks' errors a report of this many bytes shows
+  // (the others counted, as for a text report), the outputs still whole.
+  // 0: every one is kept.
+  int64_t full_report_budget_bytes = 0;
   // Canonical files no action may read or change (core::PathPolicy's
   // protected_files): `clada listen` puts its FILE and the report beside it.
   std::vector<std::string> protected_files;

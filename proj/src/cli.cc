@@ -592,8 +592,11 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     clada_options.settings = env.settings;
     clada_options.protected_files = protected_files;
     // The output file keeps the full report: every output as --json keeps
-    // it (each up to max_output, all together up to twice that).
+    // it (each up to max_output, all together up to twice that); of an
+    // answer of many thousands of blocks, the results and refused blocks
+    // eight report budgets show, the others counted.
     clada_options.full_outputs = true;
+    clada_options.full_report_budget_bytes = 8 * env.settings.report_budget_bytes;
     ExecutionResult result = Clada(clada_options).Execute(text);
     listener::RunReport report;
     const bool csl = UsesCslReport(result);

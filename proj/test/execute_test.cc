@@ -446,6 +446,40 @@ TEST(Execute, ManyBlocksKeepWhatTheTextReportShows) {
 // action) until the report was written. A text report's run keeps those of
 // the blocks its report shows and counts the others, and its report is the
 // one every error gives, for each error detail.
+// Issue 17 #9: the listener's output file kept every result and every
+// refused block's errors (full_outputs): an answer of thousands of blocks
+// held them all. With full_report_budget_bytes the outputs are still kept
+// whole, but only the results and errors a report of that size shows.
+TEST(Execute, FullReportBudgetKeepsWholeOutputsButNotEveryResult) {
+  const std::string root = MakeTempDir();
+  WriteFile(root + "/s", "small\n");
+  std::string answer;
+  for (int i = 0; i < 6000; ++i) {
+    const std::string id = absl::StrCat("k", 10000 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_read\"\npath = \"s\"\n#!END_SHAM_",
+                    id, "\n");
+  }
+  for (int i = 0; i < 6000; ++i) {
+    const std::string id = absl::StrCat("r", 10000 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_reed\"\n#!END_SHAM_", id, "\n");
+  }
+  CladaOptions options;
+  options.working_root = root;
+  options.settings.git = git_tx::GitOptions::Mode::kOff;
+  options.full_outputs = true;
+  options.full_report_budget_bytes = 100 * 1024;
+  ExecutionResult r = Clada(options).Execute(answer);
+  EXPECT_LT(r.results.size(), 6000u);
+  EXPECT_EQ(r.results.size() + static_cast<size_t>(r.left_out.count), 6000u);
+  EXPECT_LT(r.parse_errors.size(), 6000u);
+  EXPECT_EQ(CountSkippedBlocks(r), 6000);
+  EXPECT_TRUE(absl::StartsWith(FormatSummaryLine(r), "6000 succeeded, 0 failed, 6000 skipped")) << FormatSummaryLine(r);
+  const std::string report = FormatReport(r, 0);
+  EXPECT_NE(report.find("[results left out: "), std::string::npos) << report.substr(0, 1000);
+  // The outputs are kept as --json keeps them: the first read's whole.
+  EXPECT_NE(report.find("small"), std::string::npos);
+}
+
 TEST(Execute, ManyRefusedBlocksKeepWhatTheTextReportShows) {
   const std::string root = MakeTempDir();
   WriteFile(root + "/s", "small\n");

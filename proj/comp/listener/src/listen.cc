@@ -71,6 +71,14 @@ std::string ClockTime() { return absl::FormatTime("%H:%M:%S", absl::Now(), absl:
 std::string Plural(size_t n, absl::string_view word) { return absl::StrCat(n, " ", word, n == 1 ? "" : "s"); }
 
 // Occurrences of each key.
+// The keys of `blocks`, in order.
+std::vector<std::string> KeysOf(const std::vector<ScannedBlock>& blocks) {
+  std::vector<std::string> keys;
+  keys.reserve(blocks.size());
+  for (const ScannedBlock& b : blocks) keys.push_back(b.key);
+  return keys;
+}
+
 absl::flat_hash_map<std::string, int> CountKeys(const std::vector<ScannedBlock>& blocks) {
   absl::flat_hash_map<std::string, int> counts;
   for (const ScannedBlock& b : blocks) ++counts[b.key];
@@ -250,6 +258,7 @@ absl::Status Listener::Setup() {
     const std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl);
     last_counts_ = CountKeys(all);
     std::vector<ScannedBlock> unrun = NewBlocks(all);
+    state_.SetPresent(KeysOf(all));
     if (!state_.HasListenedTo(file_)) {
       // First start on FILE: what is in it is an old chat, not a paste to run.
       for (const ScannedBlock& b : unrun) state_.MarkRun(b.key);
@@ -405,6 +414,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
 
   rerun_keys_.clear();
   const absl::Time now = absl::Now();
+  state_.SetPresent(KeysOf(all));  // none of these is forgotten
   for (const ScannedBlock& b : fresh) {
     state_.MarkRun(b.key);
     ran_at_[b.key] = now;

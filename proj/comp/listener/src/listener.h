@@ -153,8 +153,13 @@ std::string BlockKey(absl::string_view id, absl::string_view block_text);
 class ListenState {
  public:
   bool HasRun(const std::string& key) const { return index_.contains(key); }
-  // Adds `key` (no-op when known); forgets the oldest past kMaxRememberedBlocks.
+  // Adds `key` (no-op when known); past kMaxRememberedBlocks (or past the
+  // blocks present, when more), forgets the oldest key that is not present
+  // (SetPresent): a key still in the file is never forgotten, or its block
+  // would run again at the next save.
   void MarkRun(const std::string& key);
+  // The keys of the blocks now in the listened file (replacing the last).
+  void SetPresent(const std::vector<std::string>& keys);
   const std::deque<std::string>& keys() const { return keys_; }
 
   // `file` is an absolute path, as Listen watches it.
@@ -166,6 +171,8 @@ class ListenState {
  private:
   std::deque<std::string> keys_;
   absl::flat_hash_set<std::string> index_;
+  // Hashes of the keys present (SetPresent): 8 bytes a block.
+  absl::flat_hash_set<size_t> present_;
   std::deque<std::string> files_;
   absl::flat_hash_set<std::string> file_index_;
 };

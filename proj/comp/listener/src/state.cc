@@ -1,6 +1,8 @@
 // The remembered keys of blocks already run: <state_dir>/listen-state.json.
+#include <algorithm>
 #include <string>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
@@ -34,10 +36,23 @@ absl::Status NotAState(const std::string& path, absl::string_view why) {
 void ListenState::MarkRun(const std::string& key) {
   if (!index_.insert(key).second) return;
   keys_.push_back(key);
-  while (keys_.size() > kMaxRememberedBlocks) {
-    index_.erase(keys_.front());
+  // A present key at the front goes to the back (it was just seen): there
+  // is a key not present whenever the keys outnumber the present ones.
+  while (keys_.size() > std::max(kMaxRememberedBlocks, present_.size())) {
+    std::string oldest = std::move(keys_.front());
     keys_.pop_front();
+    if (present_.contains(absl::Hash<std::string>{}(oldest))) {
+      keys_.push_back(std::move(oldest));
+    } else {
+      index_.erase(oldest);
+    }
   }
+}
+
+void ListenState::SetPresent(const std::vector<std::string>& keys) {
+  present_.clear();
+  present_.reserve(keys.size());
+  for (const std::string& k : keys) present_.insert(absl::Hash<std::string>{}(k));
 }
 
 void ListenState::MarkListenedTo(const std::string& file) {

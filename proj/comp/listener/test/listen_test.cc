@@ -399,6 +399,17 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
     SCOPED_TRACE(step.dump());
     if (step.contains("save")) {
       Save(file_, TextOf(step.at("save")), step.at("how").get<std::string>());
+    } else if (step.contains("saveMany")) {  // N blocks m100000, m100001, ...
+      std::string text;
+      for (int i = 0; i < step.at("saveMany").get<int>(); ++i) {
+        absl::StrAppend(&text, "#!SHAM [@three-char-SHA-256: m", 100000 + i, "]\naction = \"ls\"\n#!END_SHAM_m",
+                        100000 + i, "\n");
+      }
+      Save(file_, text, step.at("how").get<std::string>());
+    } else if (step.contains("expectRunMany")) {
+      std::vector<std::string> ids;
+      for (int i = 0; i < step.at("expectRunMany").get<int>(); ++i) ids.push_back(absl::StrCat("m", 100000 + i));
+      ExpectRun(++runs_expected, ids);
     } else if (step.contains("expectRun")) {
       ExpectRun(++runs_expected, step.at("expectRun").get<std::vector<std::string>>());
     } else if (step.contains("expectFileContains")) {

@@ -107,6 +107,23 @@ TEST(ListenState, ForgetsTheOldestBeyondTheLimit) {
   EXPECT_EQ(state.keys().front(), "k2");
 }
 
+TEST(ListenState, NeverForgetsAKeyStillPresent) {
+  ListenState state;
+  std::vector<std::string> present;
+  for (size_t i = 0; i < kMaxRememberedBlocks + 5; ++i) present.push_back("p" + std::to_string(i));
+  state.MarkRun("gone");
+  state.SetPresent(present);
+  for (const std::string& k : present) state.MarkRun(k);
+  for (const std::string& k : present) EXPECT_TRUE(state.HasRun(k)) << k;
+  EXPECT_FALSE(state.HasRun("gone"));  // not present: forgotten first
+  EXPECT_EQ(state.keys().size(), kMaxRememberedBlocks + 5);
+  // Once they are gone from the file, the oldest are forgotten again.
+  state.SetPresent({});
+  state.MarkRun("new");
+  EXPECT_EQ(state.keys().size(), kMaxRememberedBlocks);
+  EXPECT_TRUE(state.HasRun("new"));
+}
+
 TEST(ListenState, SaveIntoMissingDirectoryIsNotFound) {
   TempDir dir;
   absl::Status s = SaveListenState(dir.path() + "/missing", ListenState());
