@@ -77,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const Task& t = b.tasks[k];
       const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
       Check(p.packed[pb.packed_begin + k].number == t.number && p.packed[pb.packed_begin + k].line == t.line);
-      Check(a.name == t.action.name && a.params.dump() == t.action.params.dump());
+      Check(a.name == t.action.name && a.params == t.action.params);
       Check(a.metadata.block_id == t.action.metadata.block_id && a.warnings == t.action.warnings);
       Check(a.metadata.start_line == t.action.metadata.start_line && a.line_params == t.action.line_params);
     }

@@ -95,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const Operation& op = b.operations[k];
       const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
       Check(p.packed[pb.packed_begin + k].line == op.span.first_line);
-      Check(a.name == op.action.name && a.params.dump() == op.action.params.dump());
+      Check(a.name == op.action.name && a.params == op.action.params);
       Check(a.metadata.block_id == op.action.metadata.block_id && a.warnings == op.action.warnings);
       Check(a.metadata.end_line == op.action.metadata.end_line && a.line_params == op.action.line_params);
     }
