@@ -154,21 +154,24 @@ class Dialect {
   bool operator!=(absl::string_view name) const { return !(*this == name); }
 
  private:
-  // Every name seen, index 0 the empty one; kept for the program's life.
-  static std::deque<std::string>& Names() {
-    static auto* const names = new std::deque<std::string>{""};
-    return *names;
+  // Every name seen, index 0 the empty one, kept for the program's life in
+  // slots that never move (a name is read without the lock, by any thread
+  // holding its index).
+  static std::string* Names() {
+    static auto* const names = new std::string[256];
+    return names;
   }
   static uint8_t IndexOf(absl::string_view name) {
     static std::mutex mu;
+    static size_t used = 1;
     std::lock_guard<std::mutex> lock(mu);
-    std::deque<std::string>& names = Names();
-    for (size_t i = 0; i < names.size(); ++i) {
+    std::string* names = Names();
+    for (size_t i = 0; i < used; ++i) {
       if (names[i] == name) return static_cast<uint8_t>(i);
     }
-    if (names.size() > 255) return 0;  // never: clada has eight readers
-    names.emplace_back(name);
-    return static_cast<uint8_t>(names.size() - 1);
+    if (used == 256) return 0;  // never: clada has eight readers
+    names[used] = std::string(name);
+    return static_cast<uint8_t>(used++);
   }
   uint8_t index_ = 0;
 };
