@@ -387,6 +387,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     csl_parser::ParseOptions csl_options;
     csl_options.pack_actions = keeping.defer_actions;
+    csl_options.expected_blocks = csl_found.size();
     csl = csl_parser::ParseCsl(text, csl_delimiters, csl_skip, csl_options);
     if (!csl.blocks.empty() && !cml.blocks.empty()) {
       std::vector<cml_parser::LineRange> cml_skip = sham_lines;

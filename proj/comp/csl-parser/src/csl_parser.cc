@@ -223,8 +223,8 @@ std::string Numbered(absl::string_view prefix, int n) {
 class Reader {
  public:
   Reader(absl::string_view text, const Delimiters& d, const std::vector<LineRange>& skip, bool build,
-         bool pack = false)
-      : text_(text), d_(d), build_(build), pack_(build && pack) {
+         bool pack = false, size_t expected_blocks = 0)
+      : text_(text), d_(d), build_(build), pack_(build && pack), expected_blocks_(expected_blocks) {
     for (const LineRange& r : skip) skip_.emplace_back(r.first, std::max(r.first, r.last));
     std::sort(skip_.begin(), skip_.end());
     for (const auto& [first, last] : skip_) furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
@@ -234,6 +234,7 @@ class Reader {
     CslParseResult out;
     out_ = &out;
     if (d_.start.empty() || d_.end.empty()) return out;
+    out.blocks.reserve(expected_blocks_);
     size_t pos = 0;
     Marker m;
     while (NextMarker(pos, &m)) {
@@ -758,6 +759,7 @@ class Reader {
   const Delimiters& d_;
   bool build_;
   bool pack_;
+  size_t expected_blocks_;
   CslParseResult* out_ = nullptr;  // what Read is filling
   Operation scratch_;
   std::vector<std::pair<int, int>> skip_;
@@ -771,7 +773,7 @@ class Reader {
 
 CslParseResult ParseCsl(absl::string_view text, const Delimiters& delimiters, const std::vector<LineRange>& skip,
                         const ParseOptions& options) {
-  return Reader(text, delimiters, skip, true, options.pack_actions).Read();
+  return Reader(text, delimiters, skip, true, options.pack_actions, options.expected_blocks).Read();
 }
 
 std::vector<SourceSpan> FindCsl(absl::string_view text, const Delimiters& delimiters,
