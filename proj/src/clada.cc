@@ -1357,10 +1357,11 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   ctx->on_output = options_.on_exec_output;
   ctx->cancel = options_.cancel;
 
-  // A text report in clada's form (and the listener's output file, with
+  // A text report (and the listener's output file, with
   // full_report_budget_bytes) shows the first and last refused blocks of
-  // an answer of many thousands: only theirs are kept whole (a CML or CSL
-  // report keeps every error; --json spills those between).
+  // an answer of many thousands: only theirs are kept whole, the others
+  // counted (the CML and CSL forms count them in one line); --json spills
+  // those between.
   sham_action_parser::ErrorKeeping keeping;
   // SHAM's valid blocks are kept as where they are and made into their
   // actions one at a time, as they run.
@@ -1370,7 +1371,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   const int64_t keeping_budget = !options_.full_outputs      ? settings.report_budget_bytes
                                  : options_.spill_results ? 0
                                                           : options_.full_report_budget_bytes;
-  if (keeping_budget > 0 && (settings.report == "auto" || settings.report == "clada")) {
+  if (keeping_budget > 0) {
     keeping.keep_blocks = SkippedBlocksKept(keeping_budget);
     keeping.measure = [&settings](const std::vector<sham_action_parser::ActionParseError>& errors) {
       return SkippedEntrySize(errors, settings.error_detail);

@@ -247,6 +247,11 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
     hidden.Add(gap);
     all.Add(gap);
   }
+  // Refused SHAM blocks counted, not kept (LeftOutSkipped): each a block
+  // and a failed task of the batch.
+  const int refused = result.left_out_skipped.blocks;
+  all.tasks += refused;
+  all.failed += refused;
   std::string lines;
   for (size_t i = 0; i <= n; ++i) {
     if (i == cut_at) {
@@ -255,6 +260,10 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
                       "); --json or a larger --report-budget shows them all]\n");
     }
     if (i < n && entries[i].shown) lines += entries[i].text;
+  }
+  if (refused > 0) {
+    absl::StrAppend(&lines, "[results truncated: ", refused, refused == 1 ? " refused block" : " refused blocks",
+                    " left out (their errors counted, not kept); --json shows them all]\n");
   }
 
   // The blocks, in order. The blocks whose entries are all left out are
@@ -305,7 +314,7 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
     std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.line < b.line; });
   }
 
-  std::string summary = absl::StrCat("<result blocks=\"", groups.size() + middle_blocks, "\" tasks=\"", all.tasks,
+  std::string summary = absl::StrCat("<result blocks=\"", groups.size() + middle_blocks + refused, "\" tasks=\"", all.tasks,
                                      "\" succeeded=\"", all.succeeded, "\" failed=\"", all.failed, "\"",
                                      all.skipped > 0 ? absl::StrCat(" skipped=\"", all.skipped, "\"") : "", ">\n");
   int block = 0;
@@ -384,6 +393,10 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
     left_failed += middle_failed;
   }
   blocks_left_out();
+  if (refused > 0) {
+    absl::StrAppend(&summary, "  <!-- ", refused, refused == 1 ? " refused block" : " refused blocks",
+                    " left out (", refused, " failed) -->\n");
+  }
   absl::StrAppend(&summary, "</result>\n");
 
   std::string& out = parts.results;

@@ -237,6 +237,10 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
     hidden.Add(gap);
     all.Add(gap);
   }
+  // Refused SHAM blocks counted, not kept (LeftOutSkipped): each an
+  // operation that failed.
+  const int refused = result.left_out_skipped.blocks;
+  all.failed += refused;
   for (size_t i = 0; i <= n; ++i) {
     if (i == cut_at) {
       const int count = hidden.total();
@@ -246,6 +250,10 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
                       " skipped); --json or a larger --report-budget shows them all]\n");
     }
     if (i < n && lines[i].shown) absl::StrAppend(&out, lines[i].text, "\n");
+  }
+  if (refused > 0) {
+    absl::StrAppend(&out, "[results truncated: ", refused, refused == 1 ? " refused block" : " refused blocks",
+                    " left out (their errors counted, not kept); --json shows them all]\n");
   }
   if (result.fatal_error) {
     absl::StrAppend(&out, "[clada] FATAL: ", EscapeControlCharacters(*result.fatal_error),

@@ -563,6 +563,42 @@ std::pair<ExecutionResult, std::string> RunForTextReport(const std::string& root
 // the report budget as clada's form does: the head and tail tasks are kept
 // and shown, the others counted, and every count the form prints is the
 // batch's: the <result> header, each <block> shown, the blocks left out.
+// Issue 17 #9: with --report cml or csl every refused SHAM block's errors
+// were kept (200,000 empty blocks, 10 MB: 303 MB); they are counted as for
+// clada's form, and the forms' counts stay those of every error.
+TEST(Execute, SeedsFormsCountRefusedBlocksTheyDoNotKeep) {
+  const std::string root = MakeTempDir();
+  std::string answer = "<remove path=\"gone.txt\"/>\n";
+  const int kBlocks = 20000;
+  for (int i = 0; i < kBlocks; ++i) {
+    const std::string id = absl::StrCat("k", 10000 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\n#!END_SHAM_", id, "\n");
+  }
+  auto header = [](const std::string& report, const std::string& from) {
+    const size_t at = report.find(from);
+    return at == std::string::npos ? std::string() : report.substr(at, report.find('\n', at) - at);
+  };
+  for (const char* form : {"cml", "csl"}) {
+    CladaOptions options;
+    options.working_root = root;
+    options.settings.git = git_tx::GitOptions::Mode::kOff;
+    options.settings.report = form;
+    ExecutionResult kept = Clada(options).Execute(answer);
+    EXPECT_LT(kept.parse_errors.size(), static_cast<size_t>(kBlocks) / 2) << form;
+    EXPECT_EQ(CountSkippedBlocks(kept), kBlocks) << form;
+    options.full_outputs = true;  // every error kept
+    ExecutionResult every = Clada(options).Execute(answer);
+    ASSERT_EQ(every.parse_errors.size(), static_cast<size_t>(kBlocks)) << form;
+    const std::string report = FormatTextReport(kept, options.settings.report_budget_bytes);
+    const std::string full = FormatTextReport(every, 0);
+    EXPECT_LT(report.size(), static_cast<size_t>(options.settings.report_budget_bytes)) << form;
+    const std::string summary = std::string(form) == "cml" ? "<result " : "20001 operations:";
+    EXPECT_FALSE(header(full, summary).empty()) << full.substr(full.size() - 2000);
+    EXPECT_EQ(header(report, summary), header(full, summary)) << form;
+    EXPECT_NE(report.find("refused blocks left out"), std::string::npos) << report.substr(0, 3000);
+  }
+}
+
 TEST(Execute, ManyCmlTasksKeepTheReportWithinItsBudget) {
   const int kTasks = 20000;
   // A root in which one in a thousand of the files the answer removes are
