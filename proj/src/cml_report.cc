@@ -456,7 +456,7 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
   }
   if (budget_bytes <= 0) return Render(result, entries, 0);
   // Its line, its element, and its block's when it starts one.
-  int64_t sizes_total = 0, outputs_total = 0;
+  int64_t outputs_total = 0;
   std::vector<int64_t> sizes(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const Entry& e = entries[i];
@@ -464,27 +464,12 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
     sizes[i] = static_cast<int64_t>(e.text.size()) +
                (e.status == "success" ? 0 : static_cast<int64_t>(TaskElement(e, 0).size()) + 12) +
                (i == 0 || entries[i - 1].group != e.group ? 64 : 0);
-    sizes_total += sizes[i];
     outputs_total += static_cast<int64_t>(e.output.size());
   }
-  // Every entry, when that fits.
-  if (!has_gap && sizes_total + outputs_total <= 4 * budget_bytes) {
-    Parts whole = Render(result, entries, 0);
-    if (whole.ReportSize() <= budget_bytes) return whole;
-  }
-  // The head and the tail, within what the rest leaves; the outputs take
-  // at most three quarters.
-  for (Entry& e : entries) e.shown = false;
-  const int64_t bare = Render(result, entries, budget_bytes).ReportSize();
-  int64_t share = budget_bytes - bare - std::min(outputs_total, budget_bytes * 3 / 4) - 512;
-  while (true) {
-    const ShownEnds ends =
-        ChooseShownEnds(sizes, has_gap ? gap.after : n, has_gap ? n - gap.after : n, std::max<int64_t>(share, 0));
-    for (size_t i = 0; i < n; ++i) entries[i].shown = !entries[i].in_gap && (i < ends.head || i >= n - ends.tail);
-    Parts parts = Render(result, entries, budget_bytes);
-    if (parts.ReportSize() <= budget_bytes || share <= 0) return parts;
-    share = std::min(share / 2, share - (parts.ReportSize() - budget_bytes));
-  }
+  return FitDialectReport(
+      sizes, outputs_total, has_gap, has_gap ? gap.after : n, has_gap ? n - gap.after : n, budget_bytes,
+      [&](int64_t budget) { return Render(result, entries, budget); },
+      [&](size_t i, bool on) { entries[i].shown = on && !entries[i].in_gap; });
 }
 
 }  // namespace

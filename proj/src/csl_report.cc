@@ -313,7 +313,7 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
   std::vector<Line> lines = MakeLines(result);
   const size_t n = lines.size();
   if (budget_bytes <= 0) return Render(result, lines, 0);
-  int64_t sizes_total = 0, outputs_total = 0;
+  int64_t outputs_total = 0;
   std::vector<int64_t> sizes(n, 0);
   size_t before = 0, after = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -322,29 +322,12 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
     if (l.place == Line::kAfter) ++after;
     if (l.place == Line::kAmong) continue;
     sizes[i] = static_cast<int64_t>(l.text.size()) + 1;
-    sizes_total += sizes[i];
     outputs_total += static_cast<int64_t>(l.output.size());
   }
-  // Every line, when that fits.
-  if (!has_gap && sizes_total + outputs_total <= 4 * budget_bytes) {
-    Parts whole = Render(result, lines, 0);
-    if (whole.ReportSize() <= budget_bytes) return whole;
-  }
-  // The head and the tail, within what the rest leaves; the outputs take
-  // at most three quarters.
-  for (Line& l : lines) l.shown = false;
-  const int64_t bare = Render(result, lines, budget_bytes).ReportSize();
-  int64_t share = budget_bytes - bare - std::min(outputs_total, budget_bytes * 3 / 4) - 512;
-  while (true) {
-    const ShownEnds ends =
-        ChooseShownEnds(sizes, has_gap ? before : n, has_gap ? after : n, std::max<int64_t>(share, 0));
-    for (size_t i = 0; i < n; ++i) {
-      lines[i].shown = lines[i].place != Line::kAmong && (i < ends.head || i >= n - ends.tail);
-    }
-    Parts parts = Render(result, lines, budget_bytes);
-    if (parts.ReportSize() <= budget_bytes || share <= 0) return parts;
-    share = std::min(share / 2, share - (parts.ReportSize() - budget_bytes));
-  }
+  return FitDialectReport(
+      sizes, outputs_total, has_gap, has_gap ? before : n, has_gap ? after : n, budget_bytes,
+      [&](int64_t budget) { return Render(result, lines, budget); },
+      [&](size_t i, bool on) { lines[i].shown = on && lines[i].place != Line::kAmong; });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #ifndef CLADA_PROJ_SRC_REPORT_H_
 #define CLADA_PROJ_SRC_REPORT_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -76,6 +77,35 @@ struct DialectReportParts {
   // Room kept for the line that names the outputs left out.
   static constexpr int64_t kOutputsLineBytes = 400;
 };
+
+// The report of a seeds' form within `budget_bytes`: every entry when that
+// fits, else the head and the tail that fit (ChooseShownEnds over `sizes`,
+// at most `head_max` and `tail_max`), the outputs taking at most three
+// quarters. `render()` renders the entries marked shown; `show(i, on)`
+// marks entry i (an entry that can never be shown ignores it).
+template <typename Render, typename Show>
+DialectReportParts FitDialectReport(const std::vector<int64_t>& sizes, int64_t outputs_total, bool has_gap,
+                                    size_t head_max, size_t tail_max, int64_t budget_bytes, Render render,
+                                    Show show) {
+  const size_t n = sizes.size();
+  int64_t sizes_total = 0;
+  for (int64_t s : sizes) sizes_total += s;
+  // Every entry, when that fits.
+  if (!has_gap && sizes_total + outputs_total <= 4 * budget_bytes) {
+    DialectReportParts whole = render(0);
+    if (whole.ReportSize() <= budget_bytes) return whole;
+  }
+  for (size_t i = 0; i < n; ++i) show(i, false);
+  const int64_t bare = render(budget_bytes).ReportSize();
+  int64_t share = budget_bytes - bare - std::min(outputs_total, budget_bytes * 3 / 4) - 512;
+  while (true) {
+    const ShownEnds ends = ChooseShownEnds(sizes, head_max, tail_max, std::max<int64_t>(share, 0));
+    for (size_t i = 0; i < n; ++i) show(i, i < ends.head || i >= n - ends.tail);
+    DialectReportParts parts = render(budget_bytes);
+    if (parts.ReportSize() <= budget_bytes || share <= 0) return parts;
+    share = std::min(share / 2, share - (parts.ReportSize() - budget_bytes));
+  }
+}
 
 // How much of the actions' outputs a batch keeps in memory, spent action
 // by action as each finishes (Clada::Execute calls Fit on every result).
