@@ -409,34 +409,8 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
   absl::StrAppend(&out, "\n", summary);
 
   // The outputs of the tasks shown, as many as fit; the others named.
-  const int64_t room = budget_bytes > 0 ? budget_bytes - parts.ReportSize() -
-                                              static_cast<int64_t>(sizeof kOutputsMarker) - Parts::kOutputsLineBytes
-                                        : -1;
-  int left_out = 0;
-  std::vector<std::string> left_out_ids;
-  auto name = [&](const std::string& id) {
-    if (left_out_ids.size() < 10) left_out_ids.push_back(id);
-  };
-  for (size_t i = 0; i <= n; ++i) {
-    if (has_gap && i == gap.after) {
-      left_out += gap.stream_outputs;
-      for (const std::string& id : gap.stream_output_ids) name(id);
-    }
-    if (i == n) break;
-    const Entry& e = entries[i];
-    if (e.output.empty()) continue;
-    if (!e.shown || (room >= 0 && static_cast<int64_t>(parts.outputs.size() + e.output.size()) > room)) {
-      ++left_out;
-      name(e.label);
-      continue;
-    }
-    parts.outputs += e.output;
-  }
-  if (left_out > 0) {
-    absl::StrAppend(&parts.outputs, "[output truncated: the outputs of ", left_out, left_out == 1 ? " task" : " tasks",
-                    " (", absl::StrJoin(left_out_ids, ", "), left_out > 10 ? ", ..." : "",
-                    ") left out: the report budget is spent; read them in a later answer]\n");
-  }
+  parts.AppendOutputs(
+      n, [&entries](size_t i) { return &entries[i]; }, gap, budget_bytes, "task");
   return parts;
 }
 

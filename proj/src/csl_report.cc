@@ -274,35 +274,8 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
   for (const Line& l : lines) {
     if (!l.parse_error) by_result[l.result] = &l;
   }
-  const int64_t room = budget_bytes > 0 ? budget_bytes - parts.ReportSize() -
-                                              static_cast<int64_t>(sizeof kOutputsMarker) - Parts::kOutputsLineBytes
-                                        : -1;
-  int left_out = 0;
-  std::vector<std::string> left_out_ids;
-  auto name = [&](const std::string& id) {
-    if (left_out_ids.size() < 10) left_out_ids.push_back(id);
-  };
-  for (size_t i = 0; i <= by_result.size(); ++i) {
-    if (has_gap && i == gap.after) {
-      left_out += gap.stream_outputs;
-      for (const std::string& id : gap.stream_output_ids) name(id);
-    }
-    if (i == by_result.size()) break;
-    const Line& l = *by_result[i];
-    if (l.output.empty()) continue;
-    if (!l.shown || (room >= 0 && static_cast<int64_t>(parts.outputs.size() + l.output.size()) > room)) {
-      ++left_out;
-      name(l.label);
-      continue;
-    }
-    parts.outputs += l.output;
-  }
-  if (left_out > 0) {
-    absl::StrAppend(&parts.outputs, "[output truncated: the outputs of ", left_out,
-                    left_out == 1 ? " operation" : " operations", " (", absl::StrJoin(left_out_ids, ", "),
-                    left_out > 10 ? ", ..." : "",
-                    ") left out: the report budget is spent; read them in a later answer]\n");
-  }
+  parts.AppendOutputs(
+      by_result.size(), [&by_result](size_t i) { return by_result[i]; }, gap, budget_bytes, "operation");
   return parts;
 }
 

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/src/clada.h"
@@ -76,6 +78,43 @@ struct DialectReportParts {
   }
   // Room kept for the line that names the outputs left out.
   static constexpr int64_t kOutputsLineBytes = 400;
+
+  // Appends the outputs of entries at(0) .. at(n - 1) (each with `label`,
+  // `output`, `shown`), in order: of those shown, as many as fit what
+  // `budget_bytes` leaves (> 0; else all); the others, and those of the
+  // results a ResultKeeper left out (counted at `gap.after`), named in one
+  // line, as `noun` ("task", "operation") N of them.
+  template <typename At>
+  void AppendOutputs(size_t n, At at, const LeftOutResults& gap, int64_t budget_bytes, absl::string_view noun) {
+    const int64_t room = budget_bytes > 0 ? budget_bytes - ReportSize() - static_cast<int64_t>(sizeof kOutputsMarker) -
+                                                kOutputsLineBytes
+                                          : -1;
+    int left_out = 0;
+    std::vector<std::string> left_out_ids;
+    auto name = [&](const std::string& id) {
+      if (left_out_ids.size() < 10) left_out_ids.push_back(id);
+    };
+    for (size_t i = 0; i <= n; ++i) {
+      if (gap.count > 0 && i == gap.after) {
+        left_out += gap.stream_outputs;
+        for (const std::string& id : gap.stream_output_ids) name(id);
+      }
+      if (i == n) break;
+      const auto& e = *at(i);
+      if (e.output.empty()) continue;
+      if (!e.shown || (room >= 0 && static_cast<int64_t>(outputs.size() + e.output.size()) > room)) {
+        ++left_out;
+        name(e.label);
+        continue;
+      }
+      outputs += e.output;
+    }
+    if (left_out > 0) {
+      absl::StrAppend(&outputs, "[output truncated: the outputs of ", left_out, " ", noun, left_out == 1 ? "" : "s",
+                      " (", absl::StrJoin(left_out_ids, ", "), left_out > 10 ? ", ..." : "",
+                      ") left out: the report budget is spent; read them in a later answer]\n");
+    }
+  }
 };
 
 // The report of a seeds' form within `budget_bytes`: every entry when that
