@@ -229,6 +229,43 @@ bool SkippedInSearch(absl::string_view name) {
 // How many directory entries the search for a missing path's name reads.
 constexpr int kSuggestionEntries = 5000;
 
+// What a bounded walk does after an entry: look into it (a directory), not
+// (an entry left out), or stop the walk.
+enum class Walk { kDescend, kSkip, kStop };
+
+// Breadth first under `root`, each directory's entries by name, at most
+// kSuggestionEntries entries and 8 levels below it, the entries
+// SkippedInSearch left out: visit(entry, path) for each, while `more()`
+// holds before each directory. True when it saw everything under `root`
+// (no bound stopped it, nor a kStop with directories still to read).
+template <typename More, typename Visit>
+bool WalkBounded(const Call& call, const std::string& root, More more, Visit visit) {
+  std::deque<std::pair<std::string, int>> queue = {{root, 0}};
+  int read = 0;
+  bool whole = true;
+  while (!queue.empty() && more()) {
+    auto [d, depth] = queue.front();
+    queue.pop_front();
+    std::vector<DirEntry> entries;
+    if (call.store().List(d, &entries) != 0) continue;
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const DirEntry& e : entries) {
+      if (++read > kSuggestionEntries) return false;
+      if (SkippedInSearch(e.name)) continue;
+      std::string p = d == "/" ? absl::StrCat("/", e.name) : absl::StrCat(d, "/", e.name);
+      const Walk next = visit(e, p);
+      if (next == Walk::kStop) return whole && queue.empty();
+      if (next == Walk::kSkip || !e.is_dir) continue;
+      if (depth < 8) {
+        queue.push_back({std::move(p), depth + 1});
+      } else {
+        whole = false;
+      }
+    }
+  }
+  return whole && queue.empty();
+}
+
 // Existing paths `missing` (canonical; it does not exist) most likely
 // meant, best first, at most three: each missing component replaced by a
 // close name of its directory (case, a typo), then the same file name in
@@ -276,25 +313,15 @@ std::vector<std::string> NearbyPaths(const Call& call, const std::string& missin
   // bounded number of entries.
   const std::string& name = parts.back();
   std::vector<std::string> elsewhere;
-  std::deque<std::pair<std::string, int>> queue = {{root, 0}};
-  int read = 0;
-  while (!queue.empty() && read < kSuggestionEntries && elsewhere.size() < 10) {
-    auto [d, depth] = queue.front();
-    queue.pop_front();
-    std::vector<DirEntry> entries;
-    if (call.store().List(d, &entries) != 0) continue;
-    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-    for (const DirEntry& e : entries) {
-      if (++read > kSuggestionEntries) break;
-      if (SkippedInSearch(e.name)) continue;
-      std::string p = d == "/" ? absl::StrCat("/", e.name) : absl::StrCat(d, "/", e.name);
-      if (absl::EqualsIgnoreCase(e.name, name) && p != missing &&
-          std::find(found.begin(), found.end(), p) == found.end()) {
-        elsewhere.push_back(p);
-      }
-      if (e.is_dir && depth < 8) queue.push_back({std::move(p), depth + 1});
-    }
-  }
+  WalkBounded(
+      call, root, [&elsewhere] { return elsewhere.size() < 10; },
+      [&](const DirEntry& e, const std::string& p) {
+        if (absl::EqualsIgnoreCase(e.name, name) && p != missing &&
+            std::find(found.begin(), found.end(), p) == found.end()) {
+          elsewhere.push_back(p);
+        }
+        return Walk::kDescend;
+      });
   std::stable_sort(elsewhere.begin(), elsewhere.end(), [&](const std::string& a, const std::string& b) {
     return EditDistance(a, missing, 1000) < EditDistance(b, missing, 1000);
   });
@@ -321,38 +348,18 @@ std::string DidYouMean(const Call& call, const std::string& missing) {
 // stopped the walk before its end.
 std::vector<std::string> FilesNamed(const Call& call, absl::string_view name, size_t max, bool* complete) {
   std::vector<std::string> found;
-  *complete = true;
-  std::deque<std::pair<std::string, int>> queue = {{call.ctx().paths.working_root, 0}};
-  int read = 0;
-  while (!queue.empty() && found.size() < max) {
-    auto [d, depth] = queue.front();
-    queue.pop_front();
-    std::vector<DirEntry> entries;
-    if (call.store().List(d, &entries) != 0) continue;
-    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-    for (const DirEntry& e : entries) {
-      if (++read > kSuggestionEntries) {
-        *complete = false;
-        return found;
-      }
-      if (SkippedInSearch(e.name) || core::IsDeniedName(e.name)) continue;
-      std::string p = d == "/" ? absl::StrCat("/", e.name) : absl::StrCat(d, "/", e.name);
-      if (e.is_dir) {
-        if (depth < 8) {
-          queue.push_back({std::move(p), depth + 1});
-        } else {
-          *complete = false;
+  *complete = WalkBounded(
+      call, call.ctx().paths.working_root, [&found, max] { return found.size() < max; },
+      [&](const DirEntry& e, const std::string& p) {
+        if (core::IsDeniedName(e.name)) return Walk::kSkip;
+        if (e.is_dir) return Walk::kDescend;
+        struct stat st;
+        if (e.name == name && call.store().Lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+          found.push_back(p);
+          if (found.size() >= max) return Walk::kStop;
         }
-        continue;
-      }
-      struct stat st;
-      if (e.name == name && call.store().Lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-        found.push_back(std::move(p));
-        if (found.size() >= max) break;
-      }
-    }
-  }
-  if (!queue.empty()) *complete = false;
+        return Walk::kDescend;
+      });
   return found;
 }
 
