@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/line_starts.h"
 #include "proj/comp/sham-action-parser/src/block_checks.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 
@@ -41,18 +42,15 @@ constexpr size_t kMaxListedLines = 10;
 // How far past a header whose ID could not be read we look for its end marker.
 constexpr int kMaxHeaderScanLines = 1000;
 
-// Random access to the lines of the input, 1-based.
+// Random access to the lines of the input, 1-based (core::LineStarts; a
+// text ending in a line break has an empty last line after it).
 class LineIndex {
  public:
-  explicit LineIndex(absl::string_view text) : text_(text) {
-    starts_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    starts_.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\n') starts_.push_back(i + 1);
-    }
-  }
+  explicit LineIndex(absl::string_view text) : text_(text), starts_(text) {}
 
-  int line_count() const { return static_cast<int>(starts_.size()); }
+  int line_count() const {
+    return static_cast<int>(starts_.size()) + (text_.empty() || text_.back() == '\n' ? 1 : 0);
+  }
 
   // Lines first..last (clamped to the input) as written, without the final
   // newline.
@@ -60,8 +58,8 @@ class LineIndex {
     first = std::max(first, 1);
     last = std::min(last, line_count());
     if (first > last) return absl::string_view();
-    const size_t begin = starts_[first - 1];
-    const size_t end = last < line_count() ? starts_[last] - 1 : text_.size();
+    const size_t begin = Begin(first);
+    const size_t end = last < line_count() ? Begin(last + 1) - 1 : text_.size();
     return text_.substr(begin, end - begin);
   }
 
@@ -73,12 +71,18 @@ class LineIndex {
     first = std::max(first, 1);
     last = std::min(last, line_count());
     if (first > last) return {0, 0};
-    return {starts_[first - 1], last < line_count() ? starts_[last] : text_.size()};
+    return {Begin(first), last < line_count() ? Begin(last + 1) : text_.size()};
   }
 
  private:
+  // Where line n starts (the empty last line: at the end).
+  size_t Begin(int n) const {
+    const size_t i = static_cast<size_t>(n - 1);
+    return i < starts_.size() ? starts_.Begin(i) : text_.size();
+  }
+
   absl::string_view text_;
-  std::vector<size_t> starts_;
+  core::LineStarts starts_;
 };
 
 // `text`, or its first kMaxBlockContentBytes cut at a line break (or at a
