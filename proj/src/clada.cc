@@ -351,6 +351,9 @@ sham_action_parser::ActionParseError ReaderError(std::string block_id, std::stri
 ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_parser::Delimiters& csl_delimiters,
                             const sham_action_parser::ErrorKeeping& keeping = {}) {
   ReadAnswerResult out;
+  // The readers' names, looked up once, not once an item.
+  const Dialect kSham("sham"), kCml("cml"), kCsl("csl"), kReplacer("replacer"), kSearchReplace("search_replace"),
+      kApplyPatch("apply_patch"), kUdiff("udiff");
   sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input, keeping);
   std::vector<cml_parser::LineRange> sham_lines;
   sham_lines.reserve(sham.actions.size() + sham.errors.size() + sham.left_out.size());
@@ -448,7 +451,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     item.line = a.metadata.start_line;
     item.index = static_cast<int32_t>(i);
     item.source = AnswerItem::Source::kWhole;
-    item.dialect = "sham";
+    item.dialect = kSham;
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
@@ -463,7 +466,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     item.line = line;
     item.index = static_cast<int32_t>(i);
     item.source = AnswerItem::Source::kDeferred;
-    item.dialect = "sham";
+    item.dialect = kSham;
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
@@ -519,7 +522,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     const int group = key++;
     AnswerItem task;  // what every task of the block shares
-    task.dialect = "cml";
+    task.dialect = kCml;
     task.group_key = group;
     task.fail_fast = b.is_tasks_block;
     auto add_task = [&out, &task](int line, int number) -> AnswerItem& {
@@ -565,7 +568,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
                        first.line, ": ", first.code, "), and a TASKS block runs all or nothing"));
     }
     AnswerItem operation;  // what every operation of the block shares
-    operation.dialect = "csl";
+    operation.dialect = kCsl;
     operation.group_key = group;
     operation.fail_fast = b.is_tasks;
     operation.atomic = b.is_tasks;
@@ -595,7 +598,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     AnswerItem item;
     item.line = e.span.first_line;
     out.actions.Add(replacer_reader::ToAction(e), item);
-    item.dialect = "replacer";
+    item.dialect = kReplacer;
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
@@ -621,7 +624,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     AnswerItem item;
     item.line = e.span.first_line;
     out.actions.Add(aider_reader::ToAction(e), item);
-    item.dialect = "search_replace";
+    item.dialect = kSearchReplace;
     item.group_key = key++;
     out.items.push_back(std::move(item));
   }
@@ -658,7 +661,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         AnswerItem item;
         item.line = op.span.first_line;
         out.actions.Add(a, item);
-        item.dialect = "apply_patch";
+        item.dialect = kApplyPatch;
         item.group_key = group;
         item.fail_fast = two;
         out.items.push_back(std::move(item));
@@ -734,7 +737,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       AnswerItem item;
       item.line = f.span.first_line;
       out.actions.Add(a, item);
-      item.dialect = "udiff";
+      item.dialect = kUdiff;
       item.group_key = group;
       item.fail_fast = two;
       out.items.push_back(std::move(item));
@@ -1434,12 +1437,13 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   store.whole = std::move(actions);
   std::vector<AnswerItem> items;
   items.reserve(store.whole.size());
+  const Dialect named = DialectName(dialect);
   for (core::Action& action : store.whole) {
     AnswerItem item;
     item.line = action.metadata.start_line;
     item.index = static_cast<int32_t>(items.size());
     item.source = AnswerItem::Source::kWhole;
-    item.dialect = DialectName(dialect);
+    item.dialect = named;
     item.group_key = static_cast<int>(items.size());
     items.push_back(std::move(item));
   }
