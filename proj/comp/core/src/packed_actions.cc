@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <utility>
 
 namespace clada::core {
@@ -22,21 +23,60 @@ enum Tag : char {
   kBinary,
 };
 
-void PutVarint(uint64_t v, std::string* out) {
+// Where the Emit functions write: counting the bytes, into a string, or
+// straight into a chunk.
+struct CountSink {
+  size_t n = 0;
+  void Byte(char) { ++n; }
+  void Bytes(absl::string_view s) { n += s.size(); }
+};
+struct StringSink {
+  std::string* out;
+  void Byte(char c) { out->push_back(c); }
+  void Bytes(absl::string_view s) { out->append(s.data(), s.size()); }
+};
+struct WriteSink {
+  char* out;
+  void Byte(char c) { *out++ = c; }
+  void Bytes(absl::string_view s) {
+    if (!s.empty()) std::memcpy(out, s.data(), s.size());
+    out += s.size();
+  }
+};
+
+template <typename Sink>
+void EmitVarint(uint64_t v, Sink& sink) {
   while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+    sink.Byte(static_cast<char>((v & 0x7F) | 0x80));
     v >>= 7;
   }
-  out->push_back(static_cast<char>(v));
+  sink.Byte(static_cast<char>(v));
+}
+
+template <typename Sink>
+void EmitSigned(int64_t v, Sink& sink) {
+  EmitVarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63), sink);
+}
+
+template <typename Sink>
+void EmitString(absl::string_view s, Sink& sink) {
+  EmitVarint(s.size(), sink);
+  sink.Bytes(s);
+}
+
+void PutVarint(uint64_t v, std::string* out) {
+  StringSink sink{out};
+  EmitVarint(v, sink);
 }
 
 void PutSigned(int64_t v, std::string* out) {
-  PutVarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63), out);
+  StringSink sink{out};
+  EmitSigned(v, sink);
 }
 
 void PutString(absl::string_view s, std::string* out) {
-  PutVarint(s.size(), out);
-  out->append(s.data(), s.size());
+  StringSink sink{out};
+  EmitString(s, sink);
 }
 
 void PutJson(const Json& j, std::string* out) {
@@ -179,10 +219,53 @@ constexpr int kOffsetBits = 40;
 
 }  // namespace
 
-size_t PackedActions::Add(const Action& action) {
-  // Built apart first: its size decides whether it fits the current chunk.
+Action MakeAction(const ActionParts& parts) {
+  Action a;
+  a.name = std::string(parts.name);
+  // Appended in order: the keys are distinct (ActionParts' rule), so
+  // ordered_map's search for each key is skipped.
+  auto& params = static_cast<Json::object_t::Container&>(a.params.get_ref<Json::object_t&>());
+  params.reserve(parts.params.size());
+  for (const PackedParam& p : parts.params) {
+    switch (p.type) {
+      case PackedParam::Type::kString:
+        params.emplace_back(std::piecewise_construct, std::forward_as_tuple(p.key.data(), p.key.size()),
+                            std::forward_as_tuple(std::string(p.text)));
+        break;
+      case PackedParam::Type::kInteger:
+        params.emplace_back(std::piecewise_construct, std::forward_as_tuple(p.key.data(), p.key.size()),
+                            std::forward_as_tuple(static_cast<Json::number_integer_t>(p.number)));
+        break;
+      case PackedParam::Type::kBoolean:
+        params.emplace_back(std::piecewise_construct, std::forward_as_tuple(p.key.data(), p.key.size()),
+                            std::forward_as_tuple(p.flag));
+        break;
+    }
+  }
+  a.metadata.block_id = std::string(parts.block_id);
+  a.metadata.start_line = parts.start_line;
+  a.metadata.end_line = parts.end_line;
+  a.metadata.explanation = std::string(parts.explanation);
+  a.warnings.assign(parts.warnings.begin(), parts.warnings.end());
+  for (absl::string_view l : parts.line_params) a.line_params.emplace_back(l);
+  a.search_replace = parts.search_replace;
+  return a;
+}
+
+namespace {
+
+// Each action is built apart first (its size decides whether it fits the
+// current chunk), in a buffer kept from one action to the next.
+std::string& Staging() {
   static thread_local std::string bytes;
   bytes.clear();
+  return bytes;
+}
+
+}  // namespace
+
+size_t PackedActions::Add(const Action& action) {
+  std::string& bytes = Staging();
   PutString(action.name, &bytes);
   PutJson(action.params, &bytes);
   PutString(action.metadata.block_id, &bytes);
@@ -192,15 +275,71 @@ size_t PackedActions::Add(const Action& action) {
   PutStrings(action.warnings, &bytes);
   PutStrings(action.line_params, &bytes);
   bytes.push_back(action.search_replace ? 1 : 0);
-  if (chunks_.empty() || chunks_.back().size() + bytes.size() > chunks_.back().capacity()) {
-    chunks_.emplace_back();
-    chunks_.back().reserve(std::max(kChunkBytes, bytes.size()));
-  }
-  std::string& chunk = chunks_.back();
-  where_.push_back((static_cast<uint64_t>(chunks_.size() - 1) << kOffsetBits) | chunk.size());
-  chunk.append(bytes);
+  std::memcpy(Place(bytes.size()), bytes.data(), bytes.size());
   if (bytes.capacity() > 4 * kChunkBytes) std::string().swap(bytes);  // a 50 MB body is not kept
   return where_.size() - 1;
+}
+
+namespace {
+
+// Byte for byte what Add(const Action&) writes for MakeAction(parts): the
+// parameters as PutJson writes an object of strings, integers
+// (number_integer) and booleans.
+template <typename Sink>
+void EmitParts(const ActionParts& parts, Sink& sink) {
+  EmitString(parts.name, sink);
+  sink.Byte(kObject);
+  EmitVarint(parts.params.size(), sink);
+  for (const PackedParam& p : parts.params) {
+    EmitString(p.key, sink);
+    switch (p.type) {
+      case PackedParam::Type::kString:
+        sink.Byte(kString);
+        EmitString(p.text, sink);
+        break;
+      case PackedParam::Type::kInteger:
+        sink.Byte(kInteger);
+        EmitSigned(p.number, sink);
+        break;
+      case PackedParam::Type::kBoolean:
+        sink.Byte(p.flag ? kTrue : kFalse);
+        break;
+    }
+  }
+  EmitString(parts.block_id, sink);
+  EmitSigned(parts.start_line, sink);
+  EmitSigned(parts.end_line, sink);
+  EmitString(parts.explanation, sink);
+  EmitVarint(parts.warnings.size(), sink);
+  for (const std::string& w : parts.warnings) EmitString(w, sink);
+  EmitVarint(parts.line_params.size(), sink);
+  for (absl::string_view l : parts.line_params) EmitString(l, sink);
+  sink.Byte(parts.search_replace ? 1 : 0);
+}
+
+}  // namespace
+
+size_t PackedActions::Add(const ActionParts& parts) {
+  // Counted first, then written straight into its chunk: each text is
+  // copied once, from the answer to the chunk.
+  CountSink count;
+  EmitParts(parts, count);
+  WriteSink sink{Place(count.n)};
+  EmitParts(parts, sink);
+  return where_.size() - 1;
+}
+
+char* PackedActions::Place(size_t bytes) {
+  if (chunks_.empty() || chunks_.back().size + bytes > chunks_.back().capacity) {
+    Chunk& c = chunks_.emplace_back();
+    c.capacity = std::max(kChunkBytes, bytes);
+    c.data.reset(new char[c.capacity]);
+  }
+  Chunk& chunk = chunks_.back();
+  where_.push_back((static_cast<uint64_t>(chunks_.size() - 1) << kOffsetBits) | chunk.size);
+  char* at = chunk.data.get() + chunk.size;
+  chunk.size += bytes;
+  return at;
 }
 
 size_t PackedActions::Append(PackedActions&& other) {
@@ -208,7 +347,7 @@ size_t PackedActions::Append(PackedActions&& other) {
   const uint64_t chunk_base = chunks_.size();
   where_.reserve(where_.size() + other.where_.size());
   for (uint64_t w : other.where_) where_.push_back(w + (chunk_base << kOffsetBits));
-  for (std::string& c : other.chunks_) chunks_.push_back(std::move(c));
+  for (Chunk& c : other.chunks_) chunks_.push_back(std::move(c));
   // A chunk moved in may be full: the next Add starts a new one when needed.
   other.chunks_.clear();
   other.where_.clear();
@@ -217,7 +356,7 @@ size_t PackedActions::Append(PackedActions&& other) {
 
 Action PackedActions::Get(size_t index) const {
   const uint64_t w = where_[index];
-  Reader r(chunks_[w >> kOffsetBits].data() + (w & ((uint64_t{1} << kOffsetBits) - 1)));
+  Reader r(chunks_[w >> kOffsetBits].data.get() + (w & ((uint64_t{1} << kOffsetBits) - 1)));
   Action a;
   a.name = std::string(r.String());
   a.params = r.Value();
@@ -233,12 +372,12 @@ Action PackedActions::Get(size_t index) const {
 
 absl::string_view PackedActions::Name(size_t index) const {
   const uint64_t w = where_[index];
-  return Reader(chunks_[w >> kOffsetBits].data() + (w & ((uint64_t{1} << kOffsetBits) - 1))).String();
+  return Reader(chunks_[w >> kOffsetBits].data.get() + (w & ((uint64_t{1} << kOffsetBits) - 1))).String();
 }
 
 size_t PackedActions::bytes() const {
   size_t n = where_.capacity() * sizeof(uint64_t);
-  for (const std::string& c : chunks_) n += c.capacity();
+  for (const Chunk& c : chunks_) n += c.capacity;
   return n;
 }
 

@@ -75,6 +75,47 @@ TEST(PackedActions, GivesBackEachActionAsItWasWithItsTypesAndOrder) {
   }
 }
 
+// Packing parts gives the bytes packing the equal Action gives: both read
+// back the same, and take the same room.
+TEST(PackedActions, PartsPackAsTheActionTheyDescribe) {
+  const std::vector<std::string> warnings = {"attribute x ignored", ""};
+  const std::vector<absl::string_view> lines = {"content"};
+  const std::string body("a\nb\r\n\0c", 8);
+  for (int i = 0; i < 8; ++i) {
+    const std::vector<PackedParam> params = {
+        PackedParam::String("path", "src/f" + std::to_string(i) + ".cc"),
+        PackedParam::String("content", body),
+        PackedParam::Integer("count", i % 2 ? INT64_MIN + i : 1000000007LL * i),
+        PackedParam::Boolean("all", i % 3 == 0),
+        PackedParam::String("empty", ""),
+    };
+    ActionParts parts;
+    parts.name = i % 2 ? "file_write" : "file_replace_text_range";
+    parts.params = absl::MakeConstSpan(params).subspan(0, 1 + i % 5);
+    parts.block_id = "task-" + std::to_string(i);
+    parts.start_line = i - 3;
+    parts.end_line = i * 1000;
+    parts.explanation = i % 4 ? "" : "why";
+    if (i % 2) parts.warnings = warnings;
+    if (i % 3) parts.line_params = lines;
+    parts.search_replace = i == 5;
+    const Action made = MakeAction(parts);
+    ASSERT_EQ(made.params.size(), 1u + i % 5);
+    if (i % 5 >= 2) {
+      EXPECT_TRUE(made.params["count"].is_number_integer());
+      EXPECT_FALSE(made.params["count"].is_number_unsigned());
+    }
+
+    PackedActions from_parts, from_action;
+    from_parts.Add(parts);
+    from_action.Add(made);
+    ExpectSameAction(from_parts.Get(0), made);
+    ExpectSameAction(from_action.Get(0), made);
+    EXPECT_EQ(from_parts.Name(0), parts.name);
+    EXPECT_EQ(from_parts.bytes(), from_action.bytes());
+  }
+}
+
 TEST(PackedActions, AnEmptyActionAndNegativeLines) {
   PackedActions packed;
   Action empty;

@@ -50,6 +50,28 @@ void BM_ParseCsl5MB(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseCsl5MB)->Arg(200)->Arg(20)->Unit(benchmark::kMillisecond);
 
+// The parse `clada run` makes (ReadAnswer): each operation's action packed
+// as it is read (ParseOptions::pack_actions), the blocks reserved from
+// FindCsl's count.
+void BM_ParseCslPacked5MB(benchmark::State& state) {
+  const std::string answer = MakeAnswer(5 * 1024 * 1024, static_cast<int>(state.range(0)));
+  clada::csl_parser::ParseOptions options;
+  options.pack_actions = true;
+  options.expected_blocks = clada::csl_parser::FindCsl(answer).size();
+  size_t actions = 0;
+  for (auto _ : state) {
+    auto r = std::make_unique<clada::csl_parser::CslParseResult>(clada::csl_parser::ParseCsl(answer, {}, {}, options));
+    actions = r->packed_actions.size();
+    benchmark::DoNotOptimize(r);
+    state.PauseTiming();
+    r.reset();
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * answer.size());
+  state.counters["actions"] = static_cast<double>(actions);
+}
+BENCHMARK(BM_ParseCslPacked5MB)->Arg(200)->Arg(20)->Unit(benchmark::kMillisecond);
+
 // The same answer, spans only (what the orchestrator's segmenting costs).
 void BM_FindCsl5MB(benchmark::State& state) {
   const std::string answer = MakeAnswer(5 * 1024 * 1024, static_cast<int>(state.range(0)));

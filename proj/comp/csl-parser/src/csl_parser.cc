@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "absl/types/span.h"
 #include "proj/comp/core/src/newlines.h"
 
 namespace clada::csl_parser {
@@ -455,15 +456,13 @@ class Reader {
   // One WRITE, RUN, SEARCH or unknown operation from its marker; adds an
   // Operation or a CslError to `b` and returns where reading goes on.
   size_t ReadOperation(const Marker& open, const std::string& label, CslBlock* b) {
-    const size_t errors = b->errors.size(), operations = b->operations.size(), packed = b->packed_end;
+    const size_t errors = b->errors.size(), operations = b->operations.size();
     const size_t next = ReadOperationBody(open, label, b);
     if (b->errors.size() > errors) {
       last_span_ = b->errors.back().span;
     } else if (b->operations.size() > operations) {
       last_span_ = b->operations.back().span;
-    } else if (b->packed_end > packed) {
-      last_span_ = scratch_.span;
-    }
+    }  // a packed operation set last_span_ itself
     return next;
   }
 
@@ -698,60 +697,51 @@ class Reader {
       }
     }
 
-    // Packed, the operation is built in a scratch one, reset each time.
-    if (pack_) scratch_ = Operation();
-    Operation& op = pack_ ? scratch_ : b->operations.emplace_back();
-    op.operation = std::string(name);
-    op.label = label;
-    op.span = Span(open.begin, next, open.line);
-    core::Action& a = op.action;
-    a.name = action;
-    // The parameters in schema order, appended: the keys are known to be
-    // distinct, so ordered_map's search for each key is skipped.
-    core::Json::object_t& params = a.params.get_ref<core::Json::object_t&>();
-    auto add = [&params](absl::string_view key, auto&& value) {
-      static_cast<core::Json::object_t::Container&>(params).emplace_back(
-          std::piecewise_construct, std::forward_as_tuple(key.data(), key.size()),
-          std::forward_as_tuple(std::forward<decltype(value)>(value)));
-    };
+    // The parameters in schema order, as views of the answer: packed as
+    // they are (clada's path: no core::Action is made, and no string
+    // allocated, for an operation) or made into the operation's action.
+    core::PackedParam params[5];
+    size_t n = 0;
     if (open.kind == Kind::kWrite) {
-      params.reserve(2);
-      add("path", std::string(*file));
-      add("content", std::string(body));
-      a.line_params.emplace_back("content");
+      params[n++] = core::PackedParam::String("path", *file);
+      params[n++] = core::PackedParam::String("content", body);
     } else if (open.kind == Kind::kRun) {
-      params.reserve(3);
-      add("code", std::string(body));
-      add("lang", "bash");
-      if (dir != nullptr && !dir->empty()) add("cwd", std::string(*dir));
+      params[n++] = core::PackedParam::String("code", body);
+      params[n++] = core::PackedParam::String("lang", "bash");
+      if (dir != nullptr && !dir->empty()) params[n++] = core::PackedParam::String("cwd", *dir);
     } else if (to_at != kNpos) {
-      params.reserve(5);
-      add("path", std::string(*file));
-      add("old_text_start", std::string(search));
-      add("old_text_end", std::string(last));
-      add("new_text", std::string(replace));
+      params[n++] = core::PackedParam::String("path", *file);
+      params[n++] = core::PackedParam::String("old_text_start", search);
+      params[n++] = core::PackedParam::String("old_text_end", last);
+      params[n++] = core::PackedParam::String("new_text", replace);
       // count="all": every range, at least one (fs-ops' `all`).
-      if (every) {
-        add("all", true);
-      } else {
-        add("count", count);
-      }
+      params[n++] = every ? core::PackedParam::Boolean("all", true) : core::PackedParam::Integer("count", count);
     } else {
-      params.reserve(4);
-      add("path", std::string(*file));
-      add("old_text", std::string(search));
-      add("new_text", std::string(replace));
-      if (!every) add("count", count);
+      params[n++] = core::PackedParam::String("path", *file);
+      params[n++] = core::PackedParam::String("old_text", search);
+      params[n++] = core::PackedParam::String("new_text", replace);
+      if (!every) params[n++] = core::PackedParam::Integer("count", count);
     }
-    a.metadata.block_id = label;
-    a.metadata.start_line = open.line;
-    a.metadata.end_line = end_line;
-    a.warnings = std::move(warnings);
+    static constexpr absl::string_view kContent[] = {"content"};
+    core::ActionParts parts;
+    parts.name = action;
+    parts.params = absl::MakeConstSpan(params, n);
+    parts.block_id = label;
+    parts.start_line = open.line;
+    parts.end_line = end_line;
+    parts.warnings = warnings;
+    if (open.kind == Kind::kWrite) parts.line_params = kContent;
     if (pack_) {
-      out_->packed_actions.Add(a);
-      out_->packed.push_back({op.span.first_line});
+      last_span_ = Span(open.begin, next, open.line);
+      out_->packed_actions.Add(parts);
+      out_->packed.push_back({open.line});
       b->packed_end = out_->packed.size();
+      return next;
     }
+    // Made whole and moved in (an Operation made empty first would make an
+    // empty parameter object only to free it).
+    b->operations.push_back(
+        Operation{core::MakeAction(parts), std::string(name), label, Span(open.begin, next, open.line)});
     return next;
   }
 
@@ -761,7 +751,6 @@ class Reader {
   bool pack_;
   size_t expected_blocks_;
   CslParseResult* out_ = nullptr;  // what Read is filling
-  Operation scratch_;
   std::vector<std::pair<int, int>> skip_;
   std::vector<int> furthest_;
   size_t line_pos_ = 0;
