@@ -367,6 +367,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<const 
                                     {"links", {{"type", "integer"}}}}},
                                   {"required", {"path", "type", "size"}}};
   info.annotations = read_only;
+  info.quick = true;
   info.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
@@ -404,6 +405,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<const 
                                      {"source", {{"type", "string"}, {"enum", {"client", "server"}}}}}},
                                    {"required", {"working_root", "roots", "source"}}};
   roots.annotations = read_only;
+  roots.quick = true;
   roots.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
@@ -429,6 +431,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<const 
                         {"required", {"path"}},
                         {"additionalProperties", false}};
   media.annotations = read_only;
+  media.quick = true;
   media.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
@@ -628,6 +631,10 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
     } else if (def.type == "write") {
       tool.annotations = {{"readOnlyHint", false}, {"openWorldHint", false}};
     }
+    // A bounded read of one file or one directory: run on the reading
+    // thread (mcp::Tool::quick). Walks (grep, glob), commands and writes
+    // (which take git) are not.
+    tool.quick = def.name == "file_read" || def.name == "ls";
     const bool structured = tool.output_schema.has_value();
     const ActionDefinition* d = &def;
     tool.call = [options, base, d, structured](const mcp::ToolCall& call) {

@@ -307,6 +307,18 @@ void Server::RunQueuedCalls() {
   DrainQueue(lock);
 }
 
+bool Server::RunQueuedQuickCalls() {
+  std::unique_lock<std::mutex> lock(mu_);
+  // A call that waits for roots/list must not hold up the thread that
+  // would read the client's answer.
+  if (busy_ || roots_pending_) return false;
+  for (const PendingCall& call : queue_) {
+    if (!call.tool->quick) return false;
+  }
+  DrainQueue(lock);
+  return true;
+}
+
 void Server::DrainQueue(std::unique_lock<std::mutex>& lock) {
   while (!queue_.empty()) {
     PendingCall call = std::move(queue_.front());

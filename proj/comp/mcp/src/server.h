@@ -8,7 +8,8 @@
 // but tools/call there; each tools/call is queued for one worker thread
 // (or, after RunCallsOnCallerThreads, for whichever reading thread calls
 // RunQueuedCalls), so calls run one at a time, in the order they came,
-// while ping and tools/list still answer. Responses are written under one
+// while ping and tools/list still answer (a Tool::quick call excepted,
+// which ServeLines runs before it reads on: RunQueuedQuickCalls). Responses are written under one
 // mutex.
 //
 // Example:
@@ -77,6 +78,11 @@ struct Tool {
   Json annotations;  // null when none
   // Runs on the worker thread; never concurrently with another call.
   std::function<ToolResult(const ToolCall& call)> call;
+  // Always done in a moment (a bounded read, no walk, no command): with
+  // caller threads (ServeLines) it may run on the thread that read it
+  // before that thread reads on (RunQueuedQuickCalls), so that a call
+  // wakes no other thread.
+  bool quick = false;
 };
 
 // The tools a server offers, in the order added.
@@ -134,6 +140,11 @@ class Server {
   // unless another thread is running them already (then returns at once:
   // that thread runs the ones queued meanwhile).
   void RunQueuedCalls();
+  // Runs the queued calls on this thread when every one of them is quick,
+  // no call is running and none waits for the client's roots; returns
+  // false (having run nothing) otherwise, so that the caller lets another
+  // thread read before it runs them with RunQueuedCalls.
+  bool RunQueuedQuickCalls();
   // The level logging/setLevel last set ("info" at first).
   std::string log_level() const;
   // Sends notifications/message when `level` is at or above log_level().

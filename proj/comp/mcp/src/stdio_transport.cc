@@ -149,30 +149,34 @@ absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server) {
   // the other read while it runs the tools/calls queued, if no thread is
   // running them already. So a call starts on the thread that read it, with
   // no hand-off to a worker, while the other thread still answers ping and
-  // notifications/cancelled.
+  // notifications/cancelled. A quick call (Tool::quick: a bounded read) is
+  // run before the reading is let go: the other thread sleeps on, and a
+  // call costs no thread a wake-up (two context switches a call, most of
+  // the server's time for a file_read).
   server.RunCallsOnCallerThreads();
   LineReader reader(fd, max_line_bytes);
   std::mutex reading;
   bool ended = false;
   absl::Status status;
   auto serve = [&] {
+    std::unique_lock<std::mutex> lock(reading, std::defer_lock);
     for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(reading);
-        if (ended) return;
-        absl::StatusOr<LineReader::Item> item = reader.Next();
-        if (!item.ok() || item->kind == LineReader::Kind::kEnd) {
-          ended = true;
-          if (!item.ok()) status = item.status();
-          return;
-        }
-        if (item->kind == LineReader::Kind::kTooLong) {
-          server.RejectMessage(absl::StrCat("a message of ", item->size, " bytes or more is over the limit of ",
-                                            max_line_bytes, " bytes (max_input)"));
-        } else {
-          server.HandleMessage(item->text);
-        }
+      if (!lock.owns_lock()) lock.lock();
+      if (ended) return;
+      absl::StatusOr<LineReader::Item> item = reader.Next();
+      if (!item.ok() || item->kind == LineReader::Kind::kEnd) {
+        ended = true;
+        if (!item.ok()) status = item.status();
+        return;
       }
+      if (item->kind == LineReader::Kind::kTooLong) {
+        server.RejectMessage(absl::StrCat("a message of ", item->size, " bytes or more is over the limit of ",
+                                          max_line_bytes, " bytes (max_input)"));
+      } else {
+        server.HandleMessage(item->text);
+      }
+      if (server.RunQueuedQuickCalls()) continue;  // still reading: nobody was woken
+      lock.unlock();
       server.RunQueuedCalls();
     }
   };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -324,6 +325,45 @@ TEST(ServeLines, APingAndACancelReachTheServerWhileACallRuns) {
   std::vector<int64_t> sorted = ids;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(sorted, (std::vector<int64_t>{0, 1, 3, 4})) << all;
+}
+
+// A quick tool (Tool::quick) runs on the thread that read it before that
+// thread lets the other read: the ping after it is not read, let alone
+// answered, while it runs, and is answered after it. `peek` looks for the
+// ping's answer for up to 300 ms while it runs.
+TEST(ServeLines, AQuickCallRunsBeforeTheNextLineIsRead) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string input = absl::StrJoin(
+      {R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+       R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"peek"}})",
+       R"({"jsonrpc":"2.0","id":9,"method":"ping"})"},
+      "\n");
+  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::close(fds[1]);
+  Output output;
+  std::atomic<bool> saw_ping{false};
+  ToolRegistry tools;
+  Tool peek{"peek", "", "Looks for the ping's answer", {{"type", "object"}}, std::nullopt, nullptr,
+            [&](const ToolCall&) {
+              for (int i = 0; i < 30 && !saw_ping; ++i) {
+                for (const std::string& m : output.All()) {
+                  if (absl::StrContains(m, R"("id":9)")) saw_ping = true;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+              }
+              return ToolResult::Text("peeked");
+            }};
+  peek.quick = true;
+  tools.Add(peek);
+  Server server({"s", "1", "", 0}, std::move(tools), [&output](absl::string_view m) { output.Write(m); });
+  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
+  ::close(fds[0]);
+  EXPECT_FALSE(saw_ping);
+  std::vector<int64_t> ids;
+  for (const std::string& m : output.All()) ids.push_back(Json::parse(m)["id"].get<int64_t>());
+  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, 9})) << absl::StrJoin(output.All(), "\n");
 }
 
 TEST(FdWriter, WritesOneLineAMessageAndStopsWhenTheReaderIsGone) {
