@@ -301,6 +301,36 @@ TEST_F(McpCall, ARootReplacedByASymlinkBetweenCallsIsNotFollowed) {
   }
 }
 
+// What is kept for the roots follows the client's roots: new roots are
+// the roots from the next call on, and a root that did not exist is looked
+// for again at each call until it does.
+TEST_F(McpCall, KeptRootsFollowTheClientsRoots) {
+  const std::string other = parent_ + "/other";
+  const std::string later = parent_ + "/later";
+  ASSERT_EQ(::mkdir(other.c_str(), 0755), 0);
+  auto roots_with = [&](std::vector<std::string> client) {
+    mcp::ToolCall call;
+    call.arguments = core::Json::object();
+    call.client_roots = std::move(client);
+    mcp::ToolResult r = tools_.Find("allowed_roots")->call(call);
+    EXPECT_FALSE(r.is_error) << Text(r);
+    return (*r.structured_content)["roots"].get<std::vector<std::string>>();
+  };
+  EXPECT_EQ(roots_with({other}), std::vector<std::string>{other});
+  EXPECT_EQ(roots_with({root_}), std::vector<std::string>{root_});
+  EXPECT_EQ(roots_with({later, other}), std::vector<std::string>{other});
+  ASSERT_EQ(::mkdir(later.c_str(), 0755), 0);
+  EXPECT_EQ(roots_with({later, other}), (std::vector<std::string>{later, other}));
+  // A file in the root the client named first is read there.
+  ASSERT_EQ(std::system(absl::StrCat("echo l > '", later, "/l.txt'").c_str()), 0);
+  mcp::ToolCall read;
+  read.arguments = {{"path", "l.txt"}};
+  read.client_roots = std::vector<std::string>{later, other};
+  mcp::ToolResult r = tools_.Find("file_read")->call(read);
+  EXPECT_FALSE(r.is_error) << Text(r);
+  EXPECT_EQ((*r.structured_content)["content"], "l\n");
+}
+
 // The server keeps the run lock's state directory and pid file from call to
 // call, and still takes the lock at each: a run holding it makes a call
 // wait; `.clada/` deleted between calls is set up again.
