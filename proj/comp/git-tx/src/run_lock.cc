@@ -144,9 +144,17 @@ RunLockKeeper::RunLockKeeper(std::string working_root) : root_(std::move(working
 
 RunLockKeeper::~RunLockKeeper() {
   if (pid_fd_ < 0) return;
-  // Blanked as RunLock::Release blanks it: the pid names no holder now.
-  const std::string blank = PidFileText("");
-  (void)!::pwrite(pid_fd_, blank.data(), blank.size(), 0);
+  // Blanked as RunLock::Release blanks it, the pid naming no holder now;
+  // but only under the lock: a run holding it meanwhile has written its
+  // own pid there, which a waiting one must still read.
+  const int root_fd = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd >= 0) {
+    if (::flock(root_fd, LOCK_EX | LOCK_NB) == 0) {
+      const std::string blank = PidFileText("");
+      (void)!::pwrite(pid_fd_, blank.data(), blank.size(), 0);
+    }
+    ::close(root_fd);
+  }
   ::close(pid_fd_);
 }
 

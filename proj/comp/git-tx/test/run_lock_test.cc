@@ -446,6 +446,15 @@ TEST(RunLockKeeper, NamesItsPidWhileItLivesAndBlanksItWhenGone) {
     EXPECT_TRUE(absl::StrContains(*ignore, "lock\n")) << *ignore;
   }
   EXPECT_EQ(PidInFile(root), "");
+  // A keeper that goes while another process holds the lock leaves that
+  // holder's pid in the file.
+  auto keeper = std::make_unique<RunLockKeeper>(root);
+  ASSERT_TRUE(keeper->Acquire(absl::Seconds(1)).ok());
+  LockHeldByChild holder;
+  ASSERT_NO_FATAL_FAILURE(holder.Start(root));
+  keeper.reset();
+  EXPECT_EQ(PidInFile(root), absl::StrCat(holder.pid()));
+  EXPECT_TRUE(holder.Release());
 }
 
 // Whatever happened to `.clada/lock` between its runs (deleted with the
