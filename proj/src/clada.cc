@@ -1056,13 +1056,22 @@ core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecC
                    ", which clada does not have"));
 }
 
-absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings) {
+absl::StatusOr<core::PathPolicy> MakeRunPathPolicy(const std::string& working_root, const Settings& settings) {
   std::vector<std::string> allow = settings.allow;
   if (settings.allow_escape) allow.push_back("/");  // the deny list still holds
-  absl::StatusOr<core::PathPolicy> policy = core::MakePathPolicy(working_root, allow);
-  if (!policy.ok()) return policy.status();
+  return core::MakePathPolicy(working_root, allow);
+}
+
+absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings,
+                                                  const core::PathPolicy* policy) {
   core::ExecContext ctx;
-  ctx.paths = *std::move(policy);
+  if (policy != nullptr) {
+    ctx.paths = *policy;
+  } else {
+    absl::StatusOr<core::PathPolicy> made = MakeRunPathPolicy(working_root, settings);
+    if (!made.ok()) return made.status();
+    ctx.paths = *std::move(made);
+  }
   ctx.limits.max_file_bytes = settings.max_file_bytes;
   ctx.limits.max_output_bytes = settings.max_output_bytes;
   ctx.limits.timeout_ms = settings.timeout_ms;
@@ -1116,8 +1125,11 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       if (!held.ok()) return FatalResult(std::move(result), std::string(held.status().message()));
       file_lock.emplace(*std::move(held));
     }
+    const absl::Duration timeout = absl::Milliseconds(settings.lock_timeout_ms);
     absl::StatusOr<git_tx::RunLock> acquired =
-        git_tx::RunLock::Acquire(ctx.paths.working_root, absl::Milliseconds(settings.lock_timeout_ms));
+        options.run_lock != nullptr && options.run_lock->working_root() == ctx.paths.working_root
+            ? options.run_lock->Acquire(timeout)
+            : git_tx::RunLock::Acquire(ctx.paths.working_root, timeout);
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
     // Only writes and exec matter to the plan: a deferred action is made
@@ -1354,7 +1366,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
                                     " bytes, over the limit of ", settings.max_input_bytes,
                                     " bytes; split it into smaller batches (or raise max_input)"));
   }
-  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings);
+  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings, options_.path_policy.get());
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
   ctx->on_output = options_.on_exec_output;
@@ -1428,7 +1440,8 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   result.dry_run = options_.dry_run;
   result.report_form = options_.settings.report;
   result.error_detail = options_.settings.error_detail;
-  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, options_.settings);
+  absl::StatusOr<core::ExecContext> ctx =
+      MakeExecContext(options_.working_root, options_.settings, options_.path_policy.get());
   if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
   ctx->on_output = options_.on_exec_output;

@@ -218,6 +218,18 @@ struct CladaOptions {
   // `clada mcp` sets it: a read commits nothing either way, and opening the
   // repository took most of a read's time.
   bool read_only_skips_git = false;
+  // What a caller that runs batch after batch on the same roots (`clada
+  // mcp`, a batch a tool call) keeps between them; unset, each batch makes
+  // its own, as `clada run` does.
+  // The path policy of working_root and settings.allow (MakeRunPathPolicy),
+  // made once: the roots are canonicalised when it is made, so a root
+  // replaced by a symlink afterwards is not followed (the paths under it
+  // resolve to where it leads, outside the roots).
+  std::shared_ptr<const core::PathPolicy> path_policy;
+  // The run lock of working_root, used when it is that policy's working
+  // root: each batch still takes the lock, the state directory and pid
+  // file are kept (git_tx::RunLockKeeper).
+  std::shared_ptr<git_tx::RunLockKeeper> run_lock;
 };
 
 class Clada {
@@ -266,8 +278,14 @@ std::string PrimaryParamValue(absl::string_view action_name, const core::Json& p
 // Git options from settings; git_author may be "Name <email>".
 git_tx::GitOptions MakeGitOptions(const Settings& settings);
 
-// Builds the ExecContext for a working root from settings.
-absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings);
+// The path policy of a run on `working_root` with these settings: the
+// root, settings.allow, and `/` with allow_escape, canonicalised.
+absl::StatusOr<core::PathPolicy> MakeRunPathPolicy(const std::string& working_root, const Settings& settings);
+
+// Builds the ExecContext for a working root from settings: with `policy`
+// (one MakeRunPathPolicy made earlier for them), that policy, else a new one.
+absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_root, const Settings& settings,
+                                                  const core::PathPolicy* policy = nullptr);
 
 }  // namespace clada
 

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -120,27 +122,78 @@ struct CallContext {
   bool client_roots = false;
 };
 
-// What every call's CladaOptions start from, built once: a Settings holds
-// the source of every setting in a map, and building a default one and
-// copying the server's over it took a tenth of a file_read call.
-std::shared_ptr<const CladaOptions> BaseCladaOptions(const McpServerOptions& options) {
-  auto base = std::make_shared<CladaOptions>();
-  base->working_root = options.root;
-  base->settings = options.settings;
-  base->settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
-  base->dry_run = options.dry_run;
-  base->full_outputs = true;
-  base->read_only_skips_git = true;  // a read commits nothing; opening git was most of its time
+// The roots of the calls, what was made for them, and the client roots
+// they came from (empty: none, the server's).
+struct KeptRoots {
+  std::vector<std::string> client_roots;
+  std::vector<std::string> roots;
+  std::shared_ptr<const core::PathPolicy> policy;
+  std::shared_ptr<git_tx::RunLockKeeper> run_lock;
+};
+
+// What every call starts from, built once: a Settings holds the source of
+// every setting in a map, and building a default one and copying the
+// server's over it took a tenth of a file_read call. And what is kept from
+// call to call while the roots stay the same (they change with the
+// client's roots/list): their path policy, canonicalised once instead of
+// twice a call, and the run lock's state directory and pid file.
+struct CallBase {
+  CladaOptions clada;
+  std::mutex mu;
+  std::optional<KeptRoots> kept;  // guarded by mu
+};
+
+std::shared_ptr<CallBase> MakeCallBase(const McpServerOptions& options) {
+  auto base = std::make_shared<CallBase>();
+  base->clada.working_root = options.root;
+  base->clada.settings = options.settings;
+  base->clada.settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
+  base->clada.dry_run = options.dry_run;
+  base->clada.full_outputs = true;
+  base->clada.read_only_skips_git = true;  // a read commits nothing; opening git was most of its time
   return base;
 }
 
-absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, const CladaOptions& base,
-                                            const mcp::ToolCall& call) {
-  absl::StatusOr<std::vector<std::string>> roots = EffectiveRoots(options, call.client_roots);
+absl::StatusOr<std::vector<std::string>> EffectiveRootsOf(const McpServerOptions& options,
+                                                          const std::optional<std::vector<std::string>>& client_roots,
+                                                          bool* complete);
+
+// The roots of a call with what was made for them: those of the call
+// before when the client offers the same roots, else made anew (and kept
+// for the calls after when every root could be resolved: a root that does
+// not exist yet is looked for again at the next call).
+absl::StatusOr<KeptRoots> RootsOfCall(const McpServerOptions& options, CallBase& base, const mcp::ToolCall& call) {
+  std::vector<std::string> client = call.client_roots.value_or(std::vector<std::string>());
+  std::lock_guard<std::mutex> hold(base.mu);
+  if (base.kept.has_value() && base.kept->client_roots == client) return *base.kept;
+  bool complete = true;
+  absl::StatusOr<std::vector<std::string>> roots = EffectiveRootsOf(options, call.client_roots, &complete);
   if (!roots.ok()) return roots.status();
-  CallContext c{base, *std::move(roots), call.client_roots.has_value() && !call.client_roots->empty()};
+  KeptRoots made{std::move(client), *std::move(roots), nullptr, nullptr};
+  Settings settings = base.clada.settings;
+  settings.allow.assign(made.roots.begin() + 1, made.roots.end());
+  absl::StatusOr<core::PathPolicy> policy = MakeRunPathPolicy(made.roots[0], settings);
+  // A root gone since EffectiveRoots saw it: the batch reports it.
+  if (!policy.ok() || !complete) return made;
+  made.policy = std::make_shared<const core::PathPolicy>(*std::move(policy));
+  // The same working root keeps its lock's pid file.
+  made.run_lock = base.kept.has_value() && base.kept->run_lock != nullptr &&
+                          base.kept->run_lock->working_root() == made.policy->working_root
+                      ? base.kept->run_lock
+                      : std::make_shared<git_tx::RunLockKeeper>(made.policy->working_root);
+  base.kept = made;
+  return made;
+}
+
+absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, CallBase& base,
+                                            const mcp::ToolCall& call) {
+  absl::StatusOr<KeptRoots> kept = RootsOfCall(options, base, call);
+  if (!kept.ok()) return kept.status();
+  CallContext c{base.clada, std::move(kept->roots), call.client_roots.has_value() && !call.client_roots->empty()};
   c.clada.working_root = c.roots[0];
   c.clada.settings.allow.assign(c.roots.begin() + 1, c.roots.end());
+  c.clada.path_policy = std::move(kept->policy);
+  c.clada.run_lock = std::move(kept->run_lock);
   // exec's output as progress notifications; cancellation kills its process group.
   c.clada.cancel = call.cancelled;
   if (call.progress) {
@@ -232,13 +285,13 @@ absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Js
   if (!args.contains("path") || !args["path"].is_string()) {
     return absl::InvalidArgumentError("invalid arguments: path (a string) is required");
   }
+  if (c.clada.path_policy != nullptr) return core::ResolvePath(*c.clada.path_policy, args["path"].get<std::string>());
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(c.clada.working_root, c.clada.settings);
   if (!ctx.ok()) return ctx.status();
   return core::ResolvePath(ctx->paths, args["path"].get<std::string>());
 }
 
-void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<const CladaOptions>& base,
-                   mcp::ToolRegistry& tools) {
+void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBase>& base, mcp::ToolRegistry& tools) {
   const core::Json read_only = {{"readOnlyHint", true}, {"destructiveHint", false}, {"openWorldHint", false}};
 
   mcp::Tool apply;
@@ -568,12 +621,21 @@ std::string ArgumentsToParams(const ActionDefinition& def, const core::Json& arg
   return absl::StrCat("invalid arguments for ", def.name, ": ", absl::StrJoin(problems, "; "));
 }
 
-absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& options,
-                                                        const std::optional<std::vector<std::string>>& client_roots) {
+namespace {
+
+// EffectiveRoots; `complete` set false when a root was left out because it
+// does not exist.
+absl::StatusOr<std::vector<std::string>> EffectiveRootsOf(const McpServerOptions& options,
+                                                          const std::optional<std::vector<std::string>>& client_roots,
+                                                          bool* complete) {
   std::vector<std::string> server = {options.root};
   for (const std::string& a : options.settings.allow) {
     char real[PATH_MAX];
-    if (::realpath(a.c_str(), real) != nullptr) server.push_back(real);
+    if (::realpath(a.c_str(), real) != nullptr) {
+      server.push_back(real);
+    } else {
+      *complete = false;
+    }
   }
   if (!client_roots.has_value() || client_roots->empty()) return server;
   const bool limited = !options.settings.allow.empty();
@@ -586,6 +648,7 @@ absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& 
     char real[PATH_MAX];
     if (::realpath(root.c_str(), real) == nullptr) {
       refused.push_back(absl::StrCat(root, " (does not exist)"));
+      *complete = false;
       continue;
     }
     const std::string canonical = real;
@@ -616,9 +679,17 @@ absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& 
   return kept;
 }
 
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& options,
+                                                        const std::optional<std::vector<std::string>>& client_roots) {
+  bool complete = true;
+  return EffectiveRootsOf(options, client_roots, &complete);
+}
+
 mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
   mcp::ToolRegistry tools;
-  const std::shared_ptr<const CladaOptions> base = BaseCladaOptions(options);
+  const std::shared_ptr<CallBase> base = MakeCallBase(options);
   for (const ActionDefinition& def : sham_action_parser::LoadedSchema().actions) {
     if (!def.IsLlmAccessible()) continue;
     mcp::Tool tool;

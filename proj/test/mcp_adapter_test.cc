@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -272,6 +273,87 @@ TEST_F(McpCall, ReadsTakeTheRunLockButNotGit) {
   mcp::ToolResult waited = Call("file_read", {{"path", "r.txt"}});
   EXPECT_TRUE(waited.is_error);
   EXPECT_TRUE(absl::StrContains(Text(waited), "another clada run is working on")) << Text(waited);
+}
+
+// The roots are canonicalised once for the server's calls (while the
+// client's roots stay the same), not at every call: a working root replaced
+// by a symlink between two calls is not followed, and what it leads to is
+// outside the roots, for the schema's tools and the extra ones alike.
+TEST_F(McpCall, ARootReplacedByASymlinkBetweenCallsIsNotFollowed) {
+  const std::string elsewhere = parent_ + "/elsewhere";
+  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
+  ASSERT_EQ(std::system(absl::StrCat("echo secret > '", elsewhere, "/secret.txt'").c_str()), 0);
+  ASSERT_FALSE(Call("file_write", {{"path", "a.txt"}, {"content", "a"}}).is_error);
+  ASSERT_EQ(::rename(root_.c_str(), (parent_ + "/moved").c_str()), 0);
+  ASSERT_EQ(::symlink(elsewhere.c_str(), root_.c_str()), 0);
+
+  mcp::ToolResult read = Call("file_read", {{"path", "secret.txt"}});
+  EXPECT_TRUE(read.is_error) << Text(read);
+  EXPECT_TRUE(absl::StrContains(Text(read), "path_escape")) << Text(read);
+  EXPECT_FALSE(absl::StrContains(Text(read), "secret\n")) << Text(read);
+  mcp::ToolResult write = Call("file_write", {{"path", "pwned.txt"}, {"content", "x"}});
+  EXPECT_TRUE(write.is_error) << Text(write);
+  EXPECT_EQ(ReadAll(elsewhere + "/pwned.txt"), "");
+  for (const char* tool : {"dir_tree", "file_info"}) {
+    mcp::ToolResult r = Call(tool, {{"path", "secret.txt"}});
+    EXPECT_TRUE(r.is_error) << tool;
+    EXPECT_TRUE(absl::StrContains(Text(r), "path_escape")) << tool << ": " << Text(r);
+  }
+}
+
+// What is kept for the roots follows the client's roots: new roots are
+// the roots from the next call on, and a root that did not exist is looked
+// for again at each call until it does.
+TEST_F(McpCall, KeptRootsFollowTheClientsRoots) {
+  const std::string other = parent_ + "/other";
+  const std::string later = parent_ + "/later";
+  ASSERT_EQ(::mkdir(other.c_str(), 0755), 0);
+  auto roots_with = [&](std::vector<std::string> client) {
+    mcp::ToolCall call;
+    call.arguments = core::Json::object();
+    call.client_roots = std::move(client);
+    mcp::ToolResult r = tools_.Find("allowed_roots")->call(call);
+    EXPECT_FALSE(r.is_error) << Text(r);
+    return (*r.structured_content)["roots"].get<std::vector<std::string>>();
+  };
+  EXPECT_EQ(roots_with({other}), std::vector<std::string>{other});
+  EXPECT_EQ(roots_with({root_}), std::vector<std::string>{root_});
+  EXPECT_EQ(roots_with({later, other}), std::vector<std::string>{other});
+  ASSERT_EQ(::mkdir(later.c_str(), 0755), 0);
+  EXPECT_EQ(roots_with({later, other}), (std::vector<std::string>{later, other}));
+  // A file in the root the client named first is read there.
+  ASSERT_EQ(std::system(absl::StrCat("echo l > '", later, "/l.txt'").c_str()), 0);
+  mcp::ToolCall read;
+  read.arguments = {{"path", "l.txt"}};
+  read.client_roots = std::vector<std::string>{later, other};
+  mcp::ToolResult r = tools_.Find("file_read")->call(read);
+  EXPECT_FALSE(r.is_error) << Text(r);
+  EXPECT_EQ((*r.structured_content)["content"], "l\n");
+}
+
+// The server keeps the run lock's state directory and pid file from call to
+// call, and still takes the lock at each: a run holding it makes a call
+// wait; `.clada/` deleted between calls is set up again.
+TEST_F(McpCall, EveryCallTakesTheRunLockTheServerKeeps) {
+  options_.settings.lock_timeout_ms = 50;
+  tools_ = MakeCladaTools(options_);
+  ASSERT_FALSE(Call("file_write", {{"path", "r.txt"}, {"content", "r"}}).is_error);
+  const std::string pid = absl::StrCat(::getpid());
+  EXPECT_EQ(std::string(absl::StripAsciiWhitespace(ReadAll(root_ + "/.clada/lock"))), pid);
+  {
+    absl::StatusOr<git_tx::RunLock> held = git_tx::RunLock::Acquire(root_, absl::Seconds(1));
+    ASSERT_TRUE(held.ok()) << held.status();
+    mcp::ToolResult waited = Call("file_read", {{"path", "r.txt"}});
+    EXPECT_TRUE(waited.is_error);
+    EXPECT_TRUE(absl::StrContains(Text(waited), "another clada run is working on")) << Text(waited);
+  }
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf '", root_, "/.clada'").c_str()), 0);
+  mcp::ToolResult read = Call("file_read", {{"path", "r.txt"}});
+  EXPECT_FALSE(read.is_error) << Text(read);
+  EXPECT_EQ(std::string(absl::StripAsciiWhitespace(ReadAll(root_ + "/.clada/lock"))), pid);
+  EXPECT_TRUE(absl::StrContains(ReadAll(root_ + "/.clada/.gitignore"), "lock\n"));
+  tools_ = mcp::ToolRegistry();  // the server's end
+  EXPECT_EQ(std::string(absl::StripAsciiWhitespace(ReadAll(root_ + "/.clada/lock"))), "");
 }
 
 }  // namespace

@@ -168,11 +168,6 @@ bool Exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // What git's is_git_directory() looks for in a directory: HEAD, and
 // objects/ plus refs/ (or a commondir file that points at them elsewhere).
 // `adding` is a name about to be created in `dir` (folded), "" for none.
@@ -200,7 +195,12 @@ std::string PlantedRepositoryReason(const std::string& canonical, const std::str
     std::string folded = FoldComponent(part);
     bool layout_name = folded == "head" || folded == "objects" || folded == "refs" || folded == "commondir";
     std::string child = dir == "/" ? absl::StrCat("/", part) : absl::StrCat(dir, "/", part);
-    bool exists = Exists(child);
+    // One lstat for "exists" and "is a directory": `canonical` came from
+    // realpath(3), so an existing component is no symlink (but a dangling
+    // one it could not resolve, which is no directory either way) and
+    // lstat's answer is stat's.
+    struct stat st;
+    bool exists = ::lstat(child.c_str(), &st) == 0;
     if (layout_name && !exists && HasGitLayout(dir, folded)) {
       return absl::StrCat("creating '", part, "' in '", dir,
                           "' would give it the layout of a git repository (HEAD, objects/, refs/), and every git "
@@ -208,7 +208,7 @@ std::string PlantedRepositoryReason(const std::string& canonical, const std::str
     }
     if (!exists) return "";  // nothing below a new directory can complete an existing one
     dir = std::move(child);
-    if (IsDirectory(dir) && HasGitLayout(dir, "")) {
+    if (S_ISDIR(st.st_mode) && HasGitLayout(dir, "")) {
       return absl::StrCat("'", dir, "' has the layout of a git repository (HEAD, objects/, refs/)");
     }
   }

@@ -23,7 +23,10 @@
 #ifndef CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_
 #define CLADA_PROJ_COMP_GIT_TX_SRC_GIT_TX_H_
 
+#include <sys/stat.h>
+
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -197,12 +200,49 @@ class RunLock {
   const std::string& path() const { return path_; }
 
  private:
+  friend class RunLockKeeper;
   RunLock(int fd, std::string path, int pid_fd = -1) : fd_(fd), path_(std::move(path)), pid_fd_(pid_fd) {}
   void Release();
 
   int fd_ = -1;
   std::string path_;
-  int pid_fd_ = -1;  // the pid file, open from Acquire to Release; -1: none
+  int pid_fd_ = -1;  // the pid file, open from Acquire to Release; -1: none (or the keeper's)
+};
+
+// The run lock of one working root for a process that takes it again and
+// again (`clada mcp`: once a tool call), keeping what does not change
+// between its runs. Each Acquire still opens the working root and takes
+// flock(2) on it, exactly as RunLock::Acquire (the lock is on the directory
+// the path names now, the one a `clada run` there locks); but the state
+// directory is set up, and the pid file opened and written, only the first
+// time, and again when `.clada/lock` is no longer the file this keeper
+// last wrote: deleted, replaced, or written by another run since (one
+// fstatat(2) tells, by inode and change time). Its pid stays in the file
+// between its runs (a waiting process reads it only while the lock is
+// held, and every holder writes its own pid once it holds the lock), and
+// is blanked when the keeper is destroyed, if the lock is free then (a
+// holder's pid is left). Thread-safe; a RunLock it gave must not outlive
+// it.
+class RunLockKeeper {
+ public:
+  explicit RunLockKeeper(std::string working_root);
+  ~RunLockKeeper();
+  RunLockKeeper(const RunLockKeeper&) = delete;
+  RunLockKeeper& operator=(const RunLockKeeper&) = delete;
+
+  // As RunLock::Acquire(working_root(), timeout), same errors.
+  absl::StatusOr<RunLock> Acquire(absl::Duration timeout);
+
+  const std::string& working_root() const { return root_; }
+
+ private:
+  // With the lock held on `root_fd`: makes `.clada/lock` name this process.
+  void NotePid(int root_fd);
+
+  const std::string root_;
+  std::mutex mu_;
+  int pid_fd_ = -1;         // the pid file last written; -1: none
+  struct stat written_ {};  // its fstat(2) after that write
 };
 
 // Runs a user command on the work tree containing `working_root`:

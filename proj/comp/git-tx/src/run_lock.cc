@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -94,8 +95,11 @@ absl::StatusOr<RunLock> RunLock::AcquireFile(const std::string& lock_file, absl:
   return RunLock(fd, "");
 }
 
-absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
-                                         absl::Duration timeout) {
+namespace {
+
+// Opens `working_root` and takes flock(2) on it, waiting up to `timeout`;
+// returns the descriptor that holds the lock.
+absl::StatusOr<int> LockRoot(const std::string& working_root, absl::Duration timeout) {
   int fd = ::open(working_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) {
@@ -105,14 +109,22 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
     return core::ErrnoStatus(errno, "open the working root to lock it",
                              working_root);
   }
-  const std::string dir = working_root + "/.clada";
-  std::string path = dir + "/lock";
   absl::Status locked = WaitForFlock(fd, timeout, working_root, [&] {
     return absl::StrCat("another clada run is working on '", working_root, "' (the run lock is held by pid ",
-                        HolderPid(path), "); waited ", absl::FormatDuration(timeout),
+                        HolderPid(working_root + "/.clada/lock"), "); waited ", absl::FormatDuration(timeout),
                         ". Let it finish and run again, or give a longer --lock-timeout");
   });
   if (!locked.ok()) return locked;
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::Duration timeout) {
+  absl::StatusOr<int> fd = LockRoot(working_root, timeout);
+  if (!fd.ok()) return fd.status();
+  const std::string dir = working_root + "/.clada";
+  std::string path = dir + "/lock";
   // Record the holder for the message a waiting process prints. Not being
   // able to (a `.clada/lock` an answer turned into a directory, say) does
   // not matter: the lock is the directory's.
@@ -125,7 +137,60 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root,
   // of a `clada mcp` tool call.
   // The pid file's descriptor is kept until Release, which blanks it.
   const int pid_fd = core::CreateStateDirectory(dir).ok() ? WritePidFile(path) : -1;
-  return RunLock(fd, std::move(path), pid_fd);
+  return RunLock(*fd, std::move(path), pid_fd);
+}
+
+RunLockKeeper::RunLockKeeper(std::string working_root) : root_(std::move(working_root)) {}
+
+RunLockKeeper::~RunLockKeeper() {
+  if (pid_fd_ < 0) return;
+  // Blanked as RunLock::Release blanks it, the pid naming no holder now;
+  // but only under the lock: a run holding it meanwhile has written its
+  // own pid there, which a waiting one must still read.
+  const int root_fd = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd >= 0) {
+    if (::flock(root_fd, LOCK_EX | LOCK_NB) == 0) {
+      const std::string blank = PidFileText("");
+      (void)!::pwrite(pid_fd_, blank.data(), blank.size(), 0);
+    }
+    ::close(root_fd);
+  }
+  ::close(pid_fd_);
+}
+
+absl::StatusOr<RunLock> RunLockKeeper::Acquire(absl::Duration timeout) {
+  absl::StatusOr<int> fd = LockRoot(root_, timeout);
+  if (!fd.ok()) return fd.status();
+  NotePid(*fd);
+  // The pid file stays open with the keeper: this RunLock only closes the
+  // root's descriptor, which drops the flock.
+  return RunLock(*fd, root_ + "/.clada/lock");
+}
+
+void RunLockKeeper::NotePid(int root_fd) {
+  std::lock_guard<std::mutex> hold(mu_);
+  struct stat now;
+  // Still the file this keeper wrote, unchanged since: it names this
+  // process. A write changes the change time, and the fstat after this
+  // keeper's own write makes the kernel give the next change a finer one
+  // than the clock tick (multigrain timestamps, ext4, xfs, btrfs, tmpfs
+  // since Linux 6.13); elsewhere another run's write in the same tick as
+  // this keeper's goes unseen, and the file shows that run's pid or none.
+  if (pid_fd_ >= 0 && ::fstatat(root_fd, ".clada/lock", &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+      now.st_dev == written_.st_dev && now.st_ino == written_.st_ino && now.st_ctim.tv_sec == written_.st_ctim.tv_sec &&
+      now.st_ctim.tv_nsec == written_.st_ctim.tv_nsec) {
+    return;
+  }
+  // Deleted, replaced or written since (another run's pid or its blanks):
+  // set up again and written, through a new descriptor (a file an action
+  // moved away is not written to).
+  if (pid_fd_ >= 0) ::close(pid_fd_);
+  const std::string dir = root_ + "/.clada";
+  pid_fd_ = core::CreateStateDirectory(dir).ok() ? WritePidFile(dir + "/lock") : -1;
+  if (pid_fd_ >= 0 && ::fstat(pid_fd_, &written_) != 0) {
+    ::close(pid_fd_);
+    pid_fd_ = -1;
+  }
 }
 
 RunLock::RunLock(RunLock&& other) noexcept

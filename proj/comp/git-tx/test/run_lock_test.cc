@@ -397,3 +397,114 @@ TEST(RunLockFile, MissingDirectoryAndSymlinkAreErrors) {
 
 }  // namespace
 }  // namespace clada::git_tx::testing
+
+namespace clada::git_tx::testing {
+namespace {
+
+// What `.clada/lock` says, blanks stripped; "(none)" when it cannot be read.
+std::string PidInFile(const std::string& root) {
+  absl::StatusOr<std::string> text = core::ReadFileToString(root + "/.clada/lock", 64);
+  return text.ok() ? std::string(absl::StripAsciiWhitespace(*text)) : "(none)";
+}
+
+// `clada mcp` takes the lock once a tool call through one keeper: every
+// acquire still excludes other runs, and waiting ones name its pid.
+TEST(RunLockKeeper, EachAcquireTakesTheLockAndNamesItsPid) {
+  std::string root = MakeTempDir();
+  RunLockKeeper keeper(root);
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<RunLock> held = keeper.Acquire(absl::Seconds(1));
+    ASSERT_TRUE(held.ok()) << held.status();
+    EXPECT_EQ(held->path(), root + "/.clada/lock");
+    absl::StatusOr<RunLock> other = RunLock::Acquire(root, absl::Milliseconds(50));
+    ASSERT_FALSE(other.ok()) << "acquire " << i << " did not hold the lock";
+    EXPECT_TRUE(
+        absl::StrContains(other.status().message(), absl::StrCat("(the run lock is held by pid ", ::getpid(), ")")))
+        << other.status();
+  }
+  // Released with each RunLock, so a run goes ahead between the keeper's.
+  EXPECT_TRUE(RunLock::Acquire(root, absl::Milliseconds(50)).ok());
+  // And a keeper waits for a run, then fails as a run does.
+  absl::StatusOr<RunLock> run = RunLock::Acquire(root, absl::Seconds(1));
+  ASSERT_TRUE(run.ok());
+  absl::StatusOr<RunLock> waited = keeper.Acquire(absl::Milliseconds(50));
+  ASSERT_FALSE(waited.ok());
+  EXPECT_TRUE(absl::IsUnavailable(waited.status())) << waited.status();
+  EXPECT_TRUE(absl::StrContains(waited.status().message(), "another clada run is working on")) << waited.status();
+}
+
+// Its pid stays in the file between its runs (no one reads it unless the
+// lock is held) and is blanked when the keeper goes.
+TEST(RunLockKeeper, NamesItsPidWhileItLivesAndBlanksItWhenGone) {
+  std::string root = MakeTempDir();
+  {
+    RunLockKeeper keeper(root);
+    ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());
+    EXPECT_EQ(PidInFile(root), absl::StrCat(::getpid()));
+    absl::StatusOr<std::string> ignore = core::ReadFileToString(root + "/.clada/.gitignore", 4096);
+    ASSERT_TRUE(ignore.ok()) << ignore.status();
+    EXPECT_TRUE(absl::StrContains(*ignore, "lock\n")) << *ignore;
+  }
+  EXPECT_EQ(PidInFile(root), "");
+  // A keeper that goes while another process holds the lock leaves that
+  // holder's pid in the file.
+  auto keeper = std::make_unique<RunLockKeeper>(root);
+  ASSERT_TRUE(keeper->Acquire(absl::Seconds(1)).ok());
+  LockHeldByChild holder;
+  ASSERT_NO_FATAL_FAILURE(holder.Start(root));
+  keeper.reset();
+  EXPECT_EQ(PidInFile(root), absl::StrCat(holder.pid()));
+  EXPECT_TRUE(holder.Release());
+}
+
+// Whatever happened to `.clada/lock` between its runs (deleted with the
+// state directory, replaced, or written and blanked by another run), the
+// keeper's next run names it again, and sets the state directory up again.
+TEST(RunLockKeeper, WritesThePidAgainAfterTheFileWasDeletedReplacedOrBlanked) {
+  std::string root = MakeTempDir();
+  RunLockKeeper keeper(root);
+  ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());
+  const std::string pid = absl::StrCat(::getpid());
+
+  ASSERT_EQ(std::system(("rm -rf '" + root + "/.clada'").c_str()), 0);
+  ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());
+  EXPECT_EQ(PidInFile(root), pid);
+  EXPECT_TRUE(core::ReadFileToString(root + "/.clada/.gitignore", 4096).ok()) << "state directory not set up again";
+
+  ASSERT_TRUE(core::WriteFileAtomic(root + "/.clada/lock", "12345\n").ok());  // a new inode
+  ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());
+  EXPECT_EQ(PidInFile(root), pid);
+
+  ASSERT_TRUE(RunLock::Acquire(root, absl::Seconds(1)).ok());  // another run: writes, then blanks in place
+  EXPECT_EQ(PidInFile(root), "");
+  {
+    absl::StatusOr<RunLock> held = keeper.Acquire(absl::Seconds(1));
+    ASSERT_TRUE(held.ok());
+    EXPECT_EQ(PidInFile(root), pid);
+    // Deleting the state directory while held releases nothing.
+    ASSERT_EQ(std::system(("rm -rf '" + root + "/.clada'").c_str()), 0);
+    EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(50)).ok());
+  }
+  EXPECT_TRUE(RunLock::Acquire(root, absl::Milliseconds(50)).ok());
+}
+
+// The lock is on the directory the path names at each acquire, as a run's
+// is: a working root replaced by another directory between its runs is
+// locked, not the old one.
+TEST(RunLockKeeper, LocksTheDirectoryThePathNamesNow) {
+  std::string parent = MakeTempDir();
+  const std::string root = parent + "/root";
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  RunLockKeeper keeper(root);
+  ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());
+  ASSERT_EQ(::rename(root.c_str(), (parent + "/old").c_str()), 0);
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  absl::StatusOr<RunLock> held = keeper.Acquire(absl::Seconds(1));
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(50)).ok()) << "the new directory is not locked";
+  EXPECT_EQ(PidInFile(root), absl::StrCat(::getpid()));
+  EXPECT_TRUE(RunLock::Acquire(parent + "/old", absl::Milliseconds(50)).ok());
+}
+
+}  // namespace
+}  // namespace clada::git_tx::testing
