@@ -288,28 +288,37 @@ TEST(ServeLines, AnswersEachLineAndRejectsOversizedOnes) {
   EXPECT_EQ(all[2], R"({"jsonrpc":"2.0","id":2,"result":{}})");
 }
 
+// Serves `lines` (after initialize and notifications/initialized) to a
+// server of `tools` over a pipe with ServeLines, to the end of input;
+// every message it wrote goes to `output`.
+void ServeAfterInitialize(const std::vector<std::string>& lines, ToolRegistry tools, Output& output) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::vector<std::string> all = {
+      R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"};
+  all.insert(all.end(), lines.begin(), lines.end());
+  const std::string input = absl::StrJoin(all, "\n");
+  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::close(fds[1]);
+  Server server({"s", "1", "", 0}, std::move(tools), [&output](absl::string_view m) { output.Write(m); });
+  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
+  ::close(fds[0]);
+}
+
 // ServeLines runs a call on the thread that read it; the other thread
 // reads on, so a ping is answered and a cancellation reaches the running
 // call (`wait` runs until it is cancelled; a cancelled call gets no
 // response). Lines are handled in order: initialize before the call.
 TEST(ServeLines, APingAndACancelReachTheServerWhileACallRuns) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const std::string input = absl::StrJoin(
-      {R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
-       R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
-       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"first"}}})",
+  Output output;
+  ServeAfterInitialize(
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"first"}}})",
        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}})",
        R"({"jsonrpc":"2.0","id":3,"method":"ping"})",
        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})",
        R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}})"},
-      "\n");
-  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
-  ::close(fds[1]);
-  Output output;
-  Server server({"s", "1", "", 0}, TestTools(), [&output](absl::string_view m) { output.Write(m); });
-  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
-  ::close(fds[0]);
+      TestTools(), output);
   std::vector<int64_t> ids;
   for (const std::string& m : output.All()) {
     const Json j = Json::parse(m);
@@ -332,16 +341,6 @@ TEST(ServeLines, APingAndACancelReachTheServerWhileACallRuns) {
 // answered, while it runs, and is answered after it. `peek` looks for the
 // ping's answer for up to 300 ms while it runs.
 TEST(ServeLines, AQuickCallRunsBeforeTheNextLineIsRead) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const std::string input = absl::StrJoin(
-      {R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
-       R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
-       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"peek"}})",
-       R"({"jsonrpc":"2.0","id":9,"method":"ping"})"},
-      "\n");
-  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
-  ::close(fds[1]);
   Output output;
   std::atomic<bool> saw_ping{false};
   ToolRegistry tools;
@@ -357,9 +356,9 @@ TEST(ServeLines, AQuickCallRunsBeforeTheNextLineIsRead) {
             }};
   peek.quick = true;
   tools.Add(peek);
-  Server server({"s", "1", "", 0}, std::move(tools), [&output](absl::string_view m) { output.Write(m); });
-  ASSERT_TRUE(ServeLines(fds[0], 4096, server).ok());
-  ::close(fds[0]);
+  ServeAfterInitialize({R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"peek"}})",
+                        R"({"jsonrpc":"2.0","id":9,"method":"ping"})"},
+                       std::move(tools), output);
   EXPECT_FALSE(saw_ping);
   std::vector<int64_t> ids;
   for (const std::string& m : output.All()) ids.push_back(Json::parse(m)["id"].get<int64_t>());
