@@ -168,17 +168,20 @@ absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
     const std::string& working_root, const GitOptions& options,
     const BatchPlan& plan);
 
-// Serialises clada processes on one working root with flock(2) on
-// `<working_root>/.clada/lock` (created with a `.clada/.gitignore` that hides
-// it from git). Works with or without git. Released when destroyed.
+// Serialises clada processes on one working root with flock(2) on the
+// working root directory itself (an action can remove any file in it, not
+// the directory it runs in). The holder's pid is written to
+// `<working_root>/.clada/lock` (created with a `.clada/.gitignore` that
+// hides it from git) for the message a waiting process prints. Works with
+// or without git. Released when destroyed.
 class RunLock {
  public:
   // Waits up to `timeout` for the lock, polling every 20 ms.
   // Errors: Unavailable when another process (or another RunLock in this
   // process) still holds it after `timeout`: the message names the holder's
   // pid and how to proceed; NotFound when working_root is not an existing
-  // directory; PermissionDenied / Internal when `.clada/lock` cannot be
-  // created.
+  // directory; PermissionDenied / Internal when the root cannot be opened
+  // (a `.clada/lock` that cannot be written only loses the pid).
   static absl::StatusOr<RunLock> Acquire(const std::string& working_root,
                                          absl::Duration timeout);
 
