@@ -82,8 +82,11 @@ TEST(PackedActions, PartsPackAsTheActionTheyDescribe) {
   const std::vector<absl::string_view> lines = {"content"};
   const std::string body("a\nb\r\n\0c", 8);
   for (int i = 0; i < 8; ++i) {
+    // The parts are views: what they view outlives them.
+    const std::string path = "src/f" + std::to_string(i) + ".cc";
+    const std::string block_id = "task-" + std::to_string(i);
     const std::vector<PackedParam> params = {
-        PackedParam::String("path", "src/f" + std::to_string(i) + ".cc"),
+        PackedParam::String("path", path),
         PackedParam::String("content", body),
         PackedParam::Integer("count", i % 2 ? INT64_MIN + i : 1000000007LL * i),
         PackedParam::Boolean("all", i % 3 == 0),
@@ -92,7 +95,7 @@ TEST(PackedActions, PartsPackAsTheActionTheyDescribe) {
     ActionParts parts;
     parts.name = i % 2 ? "file_write" : "file_replace_text_range";
     parts.params = absl::MakeConstSpan(params).subspan(0, 1 + i % 5);
-    parts.block_id = "task-" + std::to_string(i);
+    parts.block_id = block_id;
     parts.start_line = i - 3;
     parts.end_line = i * 1000;
     parts.explanation = i % 4 ? "" : "why";
