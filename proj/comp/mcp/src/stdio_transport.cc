@@ -52,8 +52,8 @@ class LineReader {
   // Internal when read(2) fails with anything but EINTR.
   absl::StatusOr<Item> Next() {
     for (;;) {
-      while (start_ < buf_.size()) {
-        absl::string_view chunk(buf_.data() + start_, buf_.size() - start_);
+      while (start_ < len_) {
+        absl::string_view chunk(buf_.get() + start_, len_ - start_);
         const size_t nl = chunk.find('\n');
         const bool ends = nl != absl::string_view::npos;
         const absl::string_view piece = chunk.substr(0, ends ? nl : chunk.size());
@@ -61,22 +61,18 @@ class LineReader {
         Append(piece);
         if (ends) return Deliver();
       }
-      buf_.clear();
+      len_ = 0;
       start_ = 0;
       if (ended_) {
         if (!line_.empty() || skipping_) return Deliver();
         return Item{};
       }
-      buf_.resize(1 << 16);
       ssize_t n;
       do {
-        n = ::read(fd_, buf_.data(), buf_.size());
+        n = ::read(fd_, buf_.get(), kBufferBytes);
       } while (n < 0 && errno == EINTR);
-      if (n < 0) {
-        buf_.clear();
-        return absl::InternalError(absl::StrCat("reading the input: ", ::strerror(errno)));
-      }
-      buf_.resize(static_cast<size_t>(n));
+      if (n < 0) return absl::InternalError(absl::StrCat("reading the input: ", ::strerror(errno)));
+      len_ = static_cast<size_t>(n);
       if (n == 0) ended_ = true;
     }
   }
@@ -114,7 +110,12 @@ class LineReader {
 
   int fd_;
   size_t max_;
-  std::string buf_;    // what read(2) gave, from start_ on not yet split
+  // What read(2) gave, [start_, len_) not yet split. Allocated once and
+  // never cleared: zeroing 64 KB before each read (a resize) was 2% of the
+  // server's time for a stream of file_read calls (perf).
+  static constexpr size_t kBufferBytes = 1 << 16;
+  std::unique_ptr<char[]> buf_{new char[kBufferBytes]};
+  size_t len_ = 0;
   size_t start_ = 0;
   bool ended_ = false;
   std::string line_;   // the line so far
