@@ -152,8 +152,7 @@ absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server) {
   // no hand-off to a worker, while the other thread still answers ping and
   // notifications/cancelled. A quick call (Tool::quick: a bounded read) is
   // run before the reading is let go: the other thread sleeps on, and a
-  // call costs no thread a wake-up (two context switches a call, most of
-  // the server's time for a file_read).
+  // call costs no thread a wake-up (two context switches a call before).
   server.RunCallsOnCallerThreads();
   LineReader reader(fd, max_line_bytes);
   std::mutex reading;
