@@ -511,7 +511,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   // Reserved exactly: 300,000 tasks would otherwise grow the items twice
   // over, and hold both copies while they move.
   size_t cml_items = cml.packed.size();
-  for (const cml_parser::CmlBlock& b : cml.blocks) cml_items += b.tasks.size() + b.errors.size();
+  for (const cml_parser::CmlBlock& b : cml.blocks) cml_items += b.tasks().size() + b.errors().size();
   out.items.reserve(out.items.size() + cml_items);
   // Packed CML tasks are the first packed actions: their indices hold.
   out.actions.packed = std::move(cml.packed_actions);
@@ -531,17 +531,17 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       item.task_number = number;
       return item;
     };
-    for (cml_parser::Task& t : b.tasks) out.actions.Add(t.action, add_task(t.line, t.number));
+    for (const cml_parser::Task& t : b.tasks()) out.actions.Add(t.action, add_task(t.line, t.number));
     for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
       AnswerItem& item = add_task(cml.packed[i].line, cml.packed[i].number);
       item.index = static_cast<int32_t>(i);
       item.source = AnswerItem::Source::kPacked;
     }
-    for (const cml_parser::CmlError& e : b.errors) {
+    for (const cml_parser::CmlError& e : b.errors()) {
       errors.push_back({CmlErrorToParseError(e, b, text), "cml", group});
       if (e.task_number != 0) add_task(e.line, e.task_number).invalid = true;
     }
-    for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
+    for (const std::string& w : b.warnings()) out.warnings.push_back(w);
   }
   std::vector<cml_parser::PackedTask>().swap(cml.packed);
   // CSL: each standalone operation a group of its own; a TASKS block one

@@ -436,7 +436,7 @@ class BlockReader {
     e.column = col;
     e.message = absl::StrCat("malformed_xml: ", what, " (line ", line, ", column ", col, ")");
     e.fix = std::move(fix);
-    block_.errors.push_back(std::move(e));
+    block_.details().errors.push_back(std::move(e));
   }
 
   // A block that cannot be parsed still uses up the numbers of the tasks it
@@ -466,17 +466,17 @@ class BlockReader {
     bool versioned = false;
     if (version) {
       versioned = true;
-      block_.version = version.value();
-      if (!KnownVersion(block_.version)) {
+      block_.details().version = version.value();
+      if (!KnownVersion(block_.version())) {
         auto [line, col] = lines_.At(Offset(root));
         CmlError e;
         e.code = "unsupported_version";
         e.line = line;
         e.column = col;
-        e.message = absl::StrCat("unsupported_version: <tasks version=\"", block_.version, "\"> on line ", line,
+        e.message = absl::StrCat("unsupported_version: <tasks version=\"", block_.version(), "\"> on line ", line,
                                  " is not a CML version clada knows (1.x), so nothing in this block was run");
         e.fix = "Write <tasks version=\"1.0\"> or leave the version out";
-        block_.errors.push_back(std::move(e));
+        block_.details().errors.push_back(std::move(e));
         int count = 0;
         for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
           if (c.type() == pugi::node_element && IsTaskName(c.name())) ++count;
@@ -488,17 +488,17 @@ class BlockReader {
     }
     for (pugi::xml_attribute a = root.first_attribute(); a; a = a.next_attribute()) {
       if (absl::string_view(a.name()) != "version") {
-        block_.warnings.push_back(absl::StrCat("<tasks> on line ", lines_.Line(Offset(root)), ": attribute '",
+        block_.details().warnings.push_back(absl::StrCat("<tasks> on line ", lines_.Line(Offset(root)), ": attribute '",
                                                a.name(), "' is not part of CML and was ignored"));
       }
     }
     size_t elements = 0;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) elements += c.type() == pugi::node_element;
-    if (packed_ == nullptr) block_.tasks.reserve(elements);
+    if (packed_ == nullptr) block_.details().tasks.reserve(elements);
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
         if (!absl::StripAsciiWhitespace(c.value()).empty()) {
-          block_.warnings.push_back(absl::StrCat("<tasks> on line ", lines_.Line(Offset(root)),
+          block_.details().warnings.push_back(absl::StrCat("<tasks> on line ", lines_.Line(Offset(root)),
                                                  ": text outside any task was ignored"));
         }
         continue;
@@ -535,7 +535,7 @@ class BlockReader {
     const size_t at = Offset(node);
     const int line = lines_.Line(at);
     if (!IsTaskName(name)) {
-      block_.warnings.push_back(absl::StrCat(
+      block_.details().warnings.push_back(absl::StrCat(
           "<", name, "> on line ", line, " is not a CML task (edit, write, move, remove, run) and was skipped"));
       (void)versioned;
       return;
@@ -546,11 +546,11 @@ class BlockReader {
     // free one more empty params object per task.
     // Packed, the task is built in a scratch one, reset each time.
     if (packed_ != nullptr) scratch_ = Task();
-    Task& t = packed_ != nullptr ? scratch_ : block_.tasks.emplace_back();
+    Task& t = packed_ != nullptr ? scratch_ : block_.details().tasks.emplace_back();
     TaskBuilder b{name, line, number, t.action};
     b.Build(node);
     if (!b.errors.empty()) {
-      if (packed_ == nullptr) block_.tasks.pop_back();
+      if (packed_ == nullptr) block_.details().tasks.pop_back();
       CmlError e;
       e.code = "invalid_task";
       e.line = line;
@@ -559,7 +559,7 @@ class BlockReader {
       e.message = absl::StrCat("invalid_task: <", name, "> (task-", number, ", line ", line,
                                "): ", absl::StrJoin(b.errors, "; "));
       e.fix = absl::StrJoin(b.fixes, "; ");
-      block_.errors.push_back(std::move(e));
+      block_.details().errors.push_back(std::move(e));
       return;
     }
     t.number = number;

@@ -10,6 +10,7 @@
 #ifndef CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_
 #define CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,20 +61,61 @@ struct CmlError {
 // A `<tasks>` block (group policy fail_fast) or one standalone task
 // (independent). Blocks are numbered from 0 across the answer, as the seeds'
 // `<block index>`.
-struct CmlBlock {
-  int index = 0;
-  bool is_tasks_block = false;
+// What few blocks have (a <tasks> block's version, its tasks read whole,
+// errors, warnings): kept behind a pointer, so that the block of a
+// standalone task read packed, most of an answer of many one-line tasks,
+// takes 64 bytes (a million of them took 160 MB when each held these).
+struct CmlBlockDetails {
   std::string version;  // `<tasks version>`; empty when absent
-  SourceSpan span;
   // In document order; a task that could not be read is an error with its
   // task_number and keeps its number, so the numbers of the others hold.
   std::vector<Task> tasks;
   std::vector<CmlError> errors;
   std::vector<std::string> warnings;
+};
+
+struct CmlBlock {
+  int index = 0;
   int task_count = 0;  // tasks read plus tasks in error
-  // With ParseOptions::pack_actions, `tasks` is empty and the block's tasks
+  bool is_tasks_block = false;
+  SourceSpan span;
+  // With ParseOptions::pack_actions, tasks() is empty and the block's tasks
   // are CmlParseResult::packed[packed_begin, packed_end).
   size_t packed_begin = 0, packed_end = 0;
+
+  const std::string& version() const { return details_ ? details_->version : Empty().version; }
+  const std::vector<Task>& tasks() const { return details_ ? details_->tasks : Empty().tasks; }
+  const std::vector<CmlError>& errors() const { return details_ ? details_->errors : Empty().errors; }
+  const std::vector<std::string>& warnings() const { return details_ ? details_->warnings : Empty().warnings; }
+  // The details, made (empty) when the block has none yet: to add to.
+  CmlBlockDetails& details() {
+    if (!details_) details_ = std::make_unique<CmlBlockDetails>();
+    return *details_;
+  }
+
+  CmlBlock() = default;
+  CmlBlock(const CmlBlock& other) { *this = other; }
+  CmlBlock& operator=(const CmlBlock& other) {
+    if (this != &other) {
+      index = other.index;
+      task_count = other.task_count;
+      is_tasks_block = other.is_tasks_block;
+      span = other.span;
+      packed_begin = other.packed_begin;
+      packed_end = other.packed_end;
+      details_ = other.details_ ? std::make_unique<CmlBlockDetails>(*other.details_) : nullptr;
+    }
+    return *this;
+  }
+  CmlBlock(CmlBlock&&) = default;
+  CmlBlock& operator=(CmlBlock&&) = default;
+
+ private:
+  static const CmlBlockDetails& Empty() {
+    static const CmlBlockDetails kEmpty;
+    return kEmpty;
+  }
+  std::unique_ptr<CmlBlockDetails> details_;
 };
 
 struct CmlParseResult {

@@ -46,14 +46,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(text[b.span.begin] == '<');
     Check(b.span.first_line >= 1 && b.span.first_line <= b.span.last_line);
     previous_end = b.span.end;
-    for (const Task& t : b.tasks) {
+    for (const Task& t : b.tasks()) {
       Check(t.number > tasks_seen && t.number <= r.total_tasks);
       Check(kActions.count(t.action.name) == 1);
       Check(t.action.metadata.block_id == "task-" + std::to_string(t.number));
       Check(t.line >= b.span.first_line && t.line <= b.span.last_line);
       tasks_seen = t.number;
     }
-    for (const CmlError& e : b.errors) {
+    for (const CmlError& e : b.errors()) {
       Check(!e.code.empty() && !e.message.empty());
       Check(e.line >= b.span.first_line && e.line <= b.span.last_line && e.column >= 1);
     }
@@ -71,10 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < r.blocks.size(); ++i) {
     const CmlBlock& b = r.blocks[i];
     const CmlBlock& pb = p.blocks[i];
-    Check(pb.tasks.empty() && pb.packed_end - pb.packed_begin == b.tasks.size());
-    Check(pb.errors.size() == b.errors.size() && pb.warnings == b.warnings);
-    for (size_t k = 0; k < b.tasks.size(); ++k) {
-      const Task& t = b.tasks[k];
+    Check(pb.tasks().empty() && pb.packed_end - pb.packed_begin == b.tasks().size());
+    Check(pb.errors().size() == b.errors().size() && pb.warnings() == b.warnings());
+    for (size_t k = 0; k < b.tasks().size(); ++k) {
+      const Task& t = b.tasks()[k];
       const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
       Check(p.packed[pb.packed_begin + k].number == t.number && p.packed[pb.packed_begin + k].line == t.line);
       Check(a.name == t.action.name && a.params == t.action.params);

@@ -51,11 +51,11 @@ Json ToJson(const CmlParseResult& r) {
     Json jb = Json::object();
     jb["index"] = b.index;
     jb["group"] = b.is_tasks_block ? "fail_fast" : "independent";
-    if (!b.version.empty()) jb["version"] = b.version;
+    if (!b.version().empty()) jb["version"] = b.version();
     jb["lines"] = {b.span.first_line, b.span.last_line};
     jb["task_count"] = b.task_count;
     Json tasks = Json::array();
-    for (const Task& t : b.tasks) {
+    for (const Task& t : b.tasks()) {
       Json jt = Json::object();
       jt["label"] = t.action.metadata.block_id;
       jt["line"] = t.line;
@@ -65,9 +65,9 @@ Json ToJson(const CmlParseResult& r) {
       tasks.push_back(jt);
     }
     jb["tasks"] = tasks;
-    if (!b.errors.empty()) {
+    if (!b.errors().empty()) {
       Json errors = Json::array();
-      for (const CmlError& e : b.errors) {
+      for (const CmlError& e : b.errors()) {
         Json je = Json::object();
         je["code"] = e.code;
         je["line"] = e.line;
@@ -79,7 +79,7 @@ Json ToJson(const CmlParseResult& r) {
       }
       jb["errors"] = errors;
     }
-    if (!b.warnings.empty()) jb["warnings"] = b.warnings;
+    if (!b.warnings().empty()) jb["warnings"] = b.warnings();
     blocks.push_back(jb);
   }
   out["blocks"] = blocks;
@@ -90,13 +90,13 @@ Json ToJson(const CmlParseResult& r) {
 // blocks as ParseCml without it would hold them.
 CmlParseResult Unpacked(CmlParseResult r) {
   for (CmlBlock& b : r.blocks) {
-    EXPECT_TRUE(b.tasks.empty());
+    EXPECT_TRUE(b.tasks().empty());
     for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
       Task t;
       t.number = r.packed[i].number;
       t.line = r.packed[i].line;
       t.action = r.packed_actions.Get(i);
-      b.tasks.push_back(std::move(t));
+      b.details().tasks.push_back(std::move(t));
     }
   }
   return r;
@@ -159,8 +159,8 @@ TEST(CmlInstructions, ExamplesReadWithoutErrors) {
   const CmlParseResult r = ParseCml(prompt);
   int tasks = 0;
   for (const CmlBlock& b : r.blocks) {
-    for (const CmlError& e : b.errors) ADD_FAILURE() << e.message;
-    tasks += static_cast<int>(b.tasks.size());
+    for (const CmlError& e : b.errors()) ADD_FAILURE() << e.message;
+    tasks += static_cast<int>(b.tasks().size());
   }
   EXPECT_GE(tasks, 10);
   // Every element is taught.
@@ -186,9 +186,32 @@ TEST(ParseCml, SkipsLinesOfOtherBlocks) {
       "<write path=\"c\">3</write>\n";
   const CmlParseResult r = ParseCml(text, {{2, 2}});
   ASSERT_EQ(r.blocks.size(), 2u);
-  EXPECT_EQ(r.blocks[1].tasks[0].action.params["path"], "c");
-  EXPECT_EQ(r.blocks[1].tasks[0].action.metadata.block_id, "task-2");
+  EXPECT_EQ(r.blocks[1].tasks()[0].action.params["path"], "c");
+  EXPECT_EQ(r.blocks[1].tasks()[0].action.metadata.block_id, "task-2");
   EXPECT_EQ(r.total_tasks, 2);
+}
+
+// A block keeps its rare parts behind a pointer: 64 bytes for the block of
+// a packed standalone task (an answer of a million holds a million), and a
+// copy of a block with parts copies them.
+TEST(CmlBlock, IsSmallAndCopiesItsDetails) {
+  EXPECT_LE(sizeof(CmlBlock), 64u);
+  ParseOptions packed;
+  packed.pack_actions = true;
+  const CmlParseResult r = ParseCml("<remove path=\"a\"/>\n<tasks version=\"9\"><remove path=\"b\"/></tasks>\n", {}, packed);
+  ASSERT_EQ(r.blocks.size(), 2u);
+  EXPECT_TRUE(r.blocks[0].tasks().empty() && r.blocks[0].errors().empty() && r.blocks[0].warnings().empty());
+  EXPECT_EQ(r.blocks[0].version(), "");
+  CmlBlock copy = r.blocks[1];
+  EXPECT_EQ(copy.version(), "9");
+  ASSERT_EQ(copy.errors().size(), r.blocks[1].errors().size());
+  ASSERT_FALSE(copy.errors().empty());
+  copy.details().errors.clear();
+  EXPECT_FALSE(r.blocks[1].errors().empty());
+  CmlBlock assigned;
+  assigned = r.blocks[0];
+  EXPECT_EQ(assigned.span.first_line, 1);
+  EXPECT_TRUE(assigned.errors().empty());
 }
 
 }  // namespace
