@@ -141,6 +141,10 @@ absl::StatusOr<int> OpenDirectoryNoFollow(const std::string& dir) {
 }
 
 absl::Status WriteFileAtomic(const std::string& path, absl::string_view data) {
+  return WriteFileAtomicPieces(path, [&](AppendPiece append) { return append(data); });
+}
+
+absl::Status WriteFileAtomicPieces(const std::string& path, absl::FunctionRef<absl::Status(AppendPiece)> produce) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not an absolute path"));
@@ -173,7 +177,7 @@ absl::Status WriteFileAtomic(const std::string& path, absl::string_view data) {
   absl::Status status;
   {
     FdCloser closer{fd};
-    status = WriteAll(fd, data, path);
+    status = produce([&](absl::string_view piece) { return WriteAll(fd, piece, path); });
     if (status.ok() && ::fchmod(fd, mode) != 0) status = ErrnoStatus(errno, "cannot set mode of", path);
     if (status.ok() && ::fsync(fd) != 0) status = ErrnoStatus(errno, "cannot fsync", path);
   }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -33,6 +34,13 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t ma
 // Errors: NotFound (parent missing), FailedPrecondition ("path_changed: …",
 // or the target is a directory), PermissionDenied, Internal.
 absl::Status WriteFileAtomic(const std::string& path, absl::string_view data);
+
+// The same, the content written piece by piece: `produce` is called once
+// with a function that appends a piece to the temp file, and returns the
+// first error of those appends (or its own). For content too large to
+// build in memory first (the journal of a batch of 300,000 paths).
+using AppendPiece = absl::FunctionRef<absl::Status(absl::string_view piece)>;
+absl::Status WriteFileAtomicPieces(const std::string& path, absl::FunctionRef<absl::Status(AppendPiece)> produce);
 
 // Opens an absolute directory path without following any symlink in it.
 // Returns an O_DIRECTORY descriptor the caller closes.

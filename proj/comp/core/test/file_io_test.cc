@@ -25,6 +25,44 @@ TEST(WriteFileAtomic, WritesAndReadsBack) {
   EXPECT_EQ(*got, std::string("x\0y\r\n", 5));
 }
 
+// Pieces land in order; a producer's error leaves the old file as it was
+// and no temp file beside it.
+TEST(WriteFileAtomicPieces, WritesPiecesInOrderOrNothing) {
+  std::string dir = TempDir();
+  const std::string path = dir + "/j.json";
+  ASSERT_TRUE(WriteFileAtomicPieces(path, [](AppendPiece append) {
+                for (int i = 0; i < 3000; ++i) {
+                  absl::Status s = append(std::to_string(i) + ",");
+                  if (!s.ok()) return s;
+                }
+                return append("end");
+              }).ok());
+  std::string expected;
+  for (int i = 0; i < 3000; ++i) expected += std::to_string(i) + ",";
+  expected += "end";
+  absl::StatusOr<std::string> got = ReadFileToString(path);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, expected);
+
+  absl::Status failed = WriteFileAtomicPieces(path, [](AppendPiece append) {
+    absl::Status s = append("half");
+    if (!s.ok()) return s;
+    return absl::InternalError("the producer failed");
+  });
+  EXPECT_EQ(failed.message(), "the producer failed");
+  got = ReadFileToString(path);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, expected);
+  DIR* d = ::opendir(dir.c_str());
+  ASSERT_NE(d, nullptr);
+  int entries = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") ++entries;
+  }
+  ::closedir(d);
+  EXPECT_EQ(entries, 1);
+}
+
 TEST(WriteFileAtomic, KeepsModeBits) {
   std::string dir = TempDir();
   std::string path = dir + "/run.sh";
