@@ -35,6 +35,17 @@ constexpr char kNoFinalNewline[] = " (no final newline)";
 
 std::string MakeTempDir() { return testing::MakeTempDir("clada_execute_"); }
 
+// `count` SHAM blocks, ids `prefix`10000, `prefix`10001, ..., each holding
+// `body` (whole lines, or "" for an empty block).
+std::string ShamBlocks(absl::string_view prefix, int count, absl::string_view body) {
+  std::string answer;
+  for (int i = 0; i < count; ++i) {
+    const std::string id = absl::StrCat(prefix, 10000 + i);
+    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\n", body, "#!END_SHAM_", id, "\n");
+  }
+  return answer;
+}
+
 struct Dirs {
   std::string root;     // the working root
   std::string outside;  // beside it, outside every allowed root
@@ -417,12 +428,7 @@ TEST(ReportBudget, ResultKeeperBoundsResultsWithoutOutputs) {
 TEST(Execute, ManyBlocksKeepWhatTheTextReportShows) {
   const std::string root = MakeTempDir();
   WriteFile(root + "/s", "small\n");
-  std::string answer;
-  for (int i = 0; i < 6000; ++i) {
-    const std::string id = absl::StrCat("k", 10000 + i);
-    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_read\"\npath = \"s\"\n#!END_SHAM_",
-                    id, "\n");
-  }
+  const std::string answer = ShamBlocks("k", 6000, "action = \"file_read\"\npath = \"s\"\n");
   CladaOptions options;
   options.working_root = root;
   options.settings.git = git_tx::GitOptions::Mode::kOff;
@@ -441,11 +447,6 @@ TEST(Execute, ManyBlocksKeepWhatTheTextReportShows) {
   EXPECT_EQ(json.left_out.count, 0);
 }
 
-// Issue 17 #9: a million refused blocks (48 MB) peaked at 1.3 GB: every
-// refused block kept its errors (about a kilobyte: the fix lists every
-// action) until the report was written. A text report's run keeps those of
-// the blocks its report shows and counts the others, and its report is the
-// one every error gives, for each error detail.
 // Issue 17 #9: the listener's output file kept every result and every
 // refused block's errors (full_outputs): an answer of thousands of blocks
 // held them all. With full_report_budget_bytes the outputs are still kept
@@ -453,16 +454,8 @@ TEST(Execute, ManyBlocksKeepWhatTheTextReportShows) {
 TEST(Execute, FullReportBudgetKeepsWholeOutputsButNotEveryResult) {
   const std::string root = MakeTempDir();
   WriteFile(root + "/s", "small\n");
-  std::string answer;
-  for (int i = 0; i < 6000; ++i) {
-    const std::string id = absl::StrCat("k", 10000 + i);
-    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_read\"\npath = \"s\"\n#!END_SHAM_",
-                    id, "\n");
-  }
-  for (int i = 0; i < 6000; ++i) {
-    const std::string id = absl::StrCat("r", 10000 + i);
-    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_reed\"\n#!END_SHAM_", id, "\n");
-  }
+  const std::string answer = ShamBlocks("k", 6000, "action = \"file_read\"\npath = \"s\"\n") +
+                             ShamBlocks("r", 6000, "action = \"file_reed\"\n");
   CladaOptions options;
   options.working_root = root;
   options.settings.git = git_tx::GitOptions::Mode::kOff;
@@ -480,6 +473,11 @@ TEST(Execute, FullReportBudgetKeepsWholeOutputsButNotEveryResult) {
   EXPECT_NE(report.find("small"), std::string::npos);
 }
 
+// Issue 17 #9: a million refused blocks (48 MB) peaked at 1.3 GB: every
+// refused block kept its errors (about a kilobyte: the fix lists every
+// action) until the report was written. A text report's run keeps those of
+// the blocks its report shows and counts the others, and its report is the
+// one every error gives, for each error detail.
 TEST(Execute, ManyRefusedBlocksKeepWhatTheTextReportShows) {
   const std::string root = MakeTempDir();
   WriteFile(root + "/s", "small\n");
@@ -558,22 +556,13 @@ std::pair<ExecutionResult, std::string> RunForTextReport(const std::string& root
   return {std::move(result), std::move(report)};
 }
 
-// Issue 17 #9: the seeds' report forms kept every result and printed every
-// task (300,000 CML removes: 110 MB of report, 644 MB peak). They keep to
-// the report budget as clada's form does: the head and tail tasks are kept
-// and shown, the others counted, and every count the form prints is the
-// batch's: the <result> header, each <block> shown, the blocks left out.
 // Issue 17 #9: with --report cml or csl every refused SHAM block's errors
 // were kept (200,000 empty blocks, 10 MB: 303 MB); they are counted as for
 // clada's form, and the forms' counts stay those of every error.
 TEST(Execute, SeedsFormsCountRefusedBlocksTheyDoNotKeep) {
   const std::string root = MakeTempDir();
-  std::string answer = "<remove path=\"gone.txt\"/>\n";
   const int kBlocks = 20000;
-  for (int i = 0; i < kBlocks; ++i) {
-    const std::string id = absl::StrCat("k", 10000 + i);
-    absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\n#!END_SHAM_", id, "\n");
-  }
+  const std::string answer = "<remove path=\"gone.txt\"/>\n" + ShamBlocks("k", kBlocks, "");
   auto header = [](const std::string& report, const std::string& from) {
     const size_t at = report.find(from);
     return at == std::string::npos ? std::string() : report.substr(at, report.find('\n', at) - at);
@@ -599,6 +588,11 @@ TEST(Execute, SeedsFormsCountRefusedBlocksTheyDoNotKeep) {
   }
 }
 
+// Issue 17 #9: the seeds' report forms kept every result and printed every
+// task (300,000 CML removes: 110 MB of report, 644 MB peak). They keep to
+// the report budget as clada's form does: the head and tail tasks are kept
+// and shown, the others counted, and every count the form prints is the
+// batch's: the <result> header, each <block> shown, the blocks left out.
 TEST(Execute, ManyCmlTasksKeepTheReportWithinItsBudget) {
   const int kTasks = 20000;
   // A root in which one in a thousand of the files the answer removes are
