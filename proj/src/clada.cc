@@ -1086,6 +1086,15 @@ Clada::Clada(CladaOptions options) : options_(std::move(options)) {}
 
 namespace {
 
+// The budget of the report whose results and refused blocks a batch
+// keeps (the others counted): the text report's; with full_outputs, the
+// listener's output file's (full_report_budget_bytes); 0, every one, for
+// --json, which spills them to a file.
+int64_t KeptReportBudget(const CladaOptions& options) {
+  if (!options.full_outputs) return options.settings.report_budget_bytes;
+  return options.spill_results ? 0 : options.full_report_budget_bytes;
+}
+
 // Runs the items of one batch, in order, under the run lock and a git
 // transaction (a real run with something to run): what Execute and
 // ExecuteActions share once the answer is read. `actions` holds what the
@@ -1103,8 +1112,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   // A text report (in every form) shows the head and tail of a batch of
   // many thousands of actions: only those results are kept, the middle is
   // counted.
-  ResultKeeper kept(options.full_outputs ? (options.spill_results ? 0 : options.full_report_budget_bytes)
-                                         : settings.report_budget_bytes);
+  ResultKeeper kept(KeptReportBudget(options));
   kept.NoteParseErrorGroups(result.parse_error_groups);
   if (options.full_outputs && options.spill_results) {
     // An unnamed file (gone when closed); without one, the results are kept.
@@ -1382,10 +1390,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // actions one at a time, as they run.
   keeping.defer_actions = true;
   std::shared_ptr<std::FILE> error_file;
-  // The budget of the report whose refused blocks are kept (none: all).
-  const int64_t keeping_budget = !options_.full_outputs      ? settings.report_budget_bytes
-                                 : options_.spill_results ? 0
-                                                          : options_.full_report_budget_bytes;
+  const int64_t keeping_budget = KeptReportBudget(options_);
   if (keeping_budget > 0) {
     keeping.keep_blocks = SkippedBlocksKept(keeping_budget);
     keeping.measure = [&settings](const std::vector<sham_action_parser::ActionParseError>& errors) {
