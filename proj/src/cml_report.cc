@@ -261,10 +261,7 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
     }
     if (i < n && entries[i].shown) lines += entries[i].text;
   }
-  if (refused > 0) {
-    absl::StrAppend(&lines, "[results truncated: ", refused, refused == 1 ? " refused block" : " refused blocks",
-                    " left out (their errors counted, not kept); --json shows them all]\n");
-  }
+  lines += Parts::RefusedBlocksLine(refused);
 
   // The blocks, in order. The blocks whose entries are all left out are
   // counted in one comment where they stand, and so are the tasks left out

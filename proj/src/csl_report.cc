@@ -251,10 +251,7 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
     }
     if (i < n && lines[i].shown) absl::StrAppend(&out, lines[i].text, "\n");
   }
-  if (refused > 0) {
-    absl::StrAppend(&out, "[results truncated: ", refused, refused == 1 ? " refused block" : " refused blocks",
-                    " left out (their errors counted, not kept); --json shows them all]\n");
-  }
+  out += Parts::RefusedBlocksLine(refused);
   if (result.fatal_error) {
     absl::StrAppend(&out, "[clada] FATAL: ", EscapeControlCharacters(*result.fatal_error),
                     result.results.empty() ? " (nothing was run)" : "", "\n");

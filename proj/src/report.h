@@ -79,6 +79,14 @@ struct DialectReportParts {
   // Room kept for the line that names the outputs left out.
   static constexpr int64_t kOutputsLineBytes = 400;
 
+  // The results section's line for the refused SHAM blocks a batch
+  // counted but did not keep (LeftOutSkipped), "" for none.
+  static std::string RefusedBlocksLine(int refused) {
+    if (refused <= 0) return "";
+    return absl::StrCat("[results truncated: ", refused, refused == 1 ? " refused block" : " refused blocks",
+                        " left out (their errors counted, not kept); --json shows them all]\n");
+  }
+
   // Appends the outputs of entries at(0) .. at(n - 1) (each with `label`,
   // `output`, `shown`), in order: of those shown, as many as fit what
   // `budget_bytes` leaves (> 0; else all); the others, and those of the
