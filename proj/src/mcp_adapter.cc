@@ -285,10 +285,11 @@ absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Js
   if (!args.contains("path") || !args["path"].is_string()) {
     return absl::InvalidArgumentError("invalid arguments: path (a string) is required");
   }
-  if (c.clada.path_policy != nullptr) return core::ResolvePath(*c.clada.path_policy, args["path"].get<std::string>());
-  absl::StatusOr<core::ExecContext> ctx = MakeExecContext(c.clada.working_root, c.clada.settings);
-  if (!ctx.ok()) return ctx.status();
-  return core::ResolvePath(ctx->paths, args["path"].get<std::string>());
+  const std::string path = args["path"].get<std::string>();
+  if (c.clada.path_policy != nullptr) return core::ResolvePath(*c.clada.path_policy, path);
+  absl::StatusOr<core::PathPolicy> policy = MakeRunPathPolicy(c.clada.working_root, c.clada.settings);
+  if (!policy.ok()) return policy.status();
+  return core::ResolvePath(*policy, path);
 }
 
 void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBase>& base, mcp::ToolRegistry& tools) {
