@@ -70,7 +70,6 @@ std::string ClockTime() { return absl::FormatTime("%H:%M:%S", absl::Now(), absl:
 
 std::string Plural(size_t n, absl::string_view word) { return absl::StrCat(n, " ", word, n == 1 ? "" : "s"); }
 
-// Occurrences of each key.
 // The keys of `blocks`, in order.
 std::vector<std::string> KeysOf(const std::vector<ScannedBlock>& blocks) {
   std::vector<std::string> keys;
@@ -79,6 +78,7 @@ std::vector<std::string> KeysOf(const std::vector<ScannedBlock>& blocks) {
   return keys;
 }
 
+// Occurrences of each key.
 absl::flat_hash_map<std::string, int> CountKeys(const std::vector<ScannedBlock>& blocks) {
   absl::flat_hash_map<std::string, int> counts;
   for (const ScannedBlock& b : blocks) ++counts[b.key];
