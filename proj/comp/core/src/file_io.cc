@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -77,6 +78,35 @@ absl::Status ErrnoStatus(int err, absl::string_view what, absl::string_view path
     case ENOTEMPTY: return absl::FailedPreconditionError(msg);
     default: return absl::InternalError(msg);
   }
+}
+
+absl::StatusOr<std::string> ReadFileHead(const std::string& path, int64_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      return absl::FailedPreconditionError(absl::StrCat("'", path, "' is a symlink, not a file"));
+    }
+    return ErrnoStatus(errno, "cannot open", path);
+  }
+  FdCloser closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoStatus(errno, "cannot stat", path);
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat("'", path, "' is not a regular file"));
+  }
+  std::string out(static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(max_bytes, st.st_size))), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "cannot read", path);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return out;
 }
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t max_bytes) {

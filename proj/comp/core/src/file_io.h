@@ -25,6 +25,13 @@ namespace clada::core {
 // than max_bytes: the message gives both sizes), PermissionDenied, Internal.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t max_bytes = -1);
 
+// Reads at most the first `max_bytes` of a regular file, never following a
+// symlink as the last component and never blocking on a FIFO or device.
+// For a file whose head says what is needed (a journal of any size).
+// Errors: NotFound (missing), FailedPrecondition (not a regular file: a
+// directory, a symlink, a FIFO...), PermissionDenied, Internal.
+absl::StatusOr<std::string> ReadFileHead(const std::string& path, int64_t max_bytes);
+
 // Replaces `path` with `data` atomically (temp file + fsync + rename). The parent directory must exist. An existing file's
 // mode is kept; a new file gets 0666 minus the umask. `path` must be
 // absolute and canonical (as ResolvePath returns it): the directories are

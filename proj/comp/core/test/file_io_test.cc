@@ -91,6 +91,21 @@ TEST(ReadFileToString, MissingIsNotFound) {
   EXPECT_EQ(ReadFileToString(TempDir() + "/nope").status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(ReadFileHead, ReadsTheHeadOfRegularFilesOnly) {
+  std::string dir = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(dir + "/a.txt", "0123456789").ok());
+  EXPECT_EQ(*ReadFileHead(dir + "/a.txt", 4), "0123");
+  EXPECT_EQ(*ReadFileHead(dir + "/a.txt", 100), "0123456789");
+  EXPECT_EQ(ReadFileHead(dir + "/nope", 4).status().code(), absl::StatusCode::kNotFound);
+  // A directory, a symlink and a FIFO are refused, the FIFO without
+  // blocking on it.
+  EXPECT_EQ(ReadFileHead(dir, 4).status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_EQ(::symlink((dir + "/a.txt").c_str(), (dir + "/link").c_str()), 0);
+  EXPECT_EQ(ReadFileHead(dir + "/link", 4).status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  EXPECT_EQ(ReadFileHead(dir + "/fifo", 4).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(CreateDirectories, MakesParents) {
   std::string dir = TempDir() + "/a/b/c";
   ASSERT_TRUE(CreateDirectories(dir).ok());

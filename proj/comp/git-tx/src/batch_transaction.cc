@@ -447,7 +447,10 @@ absl::Status RemoveJournal(const WorkTree& wt) {
 // commit. nullopt when there is no journal.
 absl::StatusOr<std::optional<BatchState>> LoadJournal(WorkTree& wt) {
   const std::string path = JournalPath(wt);
-  absl::StatusOr<std::string> text = core::ReadFileToString(path, 256 << 20);
+  // The journal names every planned path (and more): a batch at the input
+  // limit makes one far over the 64 MB the other state files are held to.
+  constexpr int64_t kMaxJournalBytes = 256 << 20;
+  absl::StatusOr<std::string> text = core::ReadFileToString(path, kMaxJournalBytes);
   if (absl::IsNotFound(text.status())) return std::optional<BatchState>();
   if (!text.ok()) return text.status();
   auto bad = [&](absl::string_view why) {
@@ -456,7 +459,8 @@ absl::StatusOr<std::optional<BatchState>> LoadJournal(WorkTree& wt) {
         why, "); `git status` shows what that batch left; delete the file and "
         "run clada again"));
   };
-  absl::StatusOr<nlohmann::json> parsed = core::ParseJsonBounded(*text);
+  absl::StatusOr<nlohmann::json> parsed =
+      core::ParseJsonBounded(*text, core::kMaxStateJsonDepth, kMaxJournalBytes);
   if (!parsed.ok()) return bad(parsed.status().message());
   nlohmann::json& j = *parsed;
   if (!j.is_object() || !j["batch"].is_string() || !j["head"].is_string() ||
@@ -925,31 +929,97 @@ const std::vector<std::string>& BatchTransaction::notes() const {
 
 namespace {
 
+// What the note about a killed plain run needs from its journal: the
+// count, whether it ran an exec, and the first paths. Read from the
+// journal's head with a SAX parser that stops once it has them, so a
+// journal of any size is read in bounded memory.
+struct PlainJournalHead {
+  static constexpr size_t kNamed = 20;  // a note of 300,000 paths would be megabytes
+  std::vector<std::string> paths;       // the first kNamed
+  int64_t count = -1;                   // -1: not read (a journal cut short)
+  bool has_exec = false;
+};
+
+class PlainJournalReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit PlainJournalReader(PlainJournalHead* head) : head_(head) {}
+  bool key(string_t& k) override {
+    key_ = depth_ == 1 ? k : "";
+    return true;
+  }
+  bool start_object(std::size_t) override { return Enter(); }
+  bool start_array(std::size_t) override {
+    in_paths_ = depth_ == 1 && key_ == "paths";
+    return Enter();
+  }
+  bool end_object() override { return Leave(); }
+  bool end_array() override {
+    in_paths_ = false;
+    return Leave();
+  }
+  bool string(string_t& v) override {
+    if (in_paths_ && depth_ == 2 && head_->paths.size() < PlainJournalHead::kNamed)
+      head_->paths.push_back(v);
+    return true;
+  }
+  bool boolean(bool v) override {
+    if (depth_ == 1 && key_ == "has_exec") head_->has_exec = v;
+    return true;
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    if (depth_ == 1 && key_ == "count") head_->count = static_cast<int64_t>(v);
+    return true;
+  }
+  bool null() override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;  // a journal cut short (or torn): keep what was read
+  }
+
+ private:
+  bool Enter() { return ++depth_ <= 2; }
+  bool Leave() {
+    --depth_;
+    return true;
+  }
+  PlainJournalHead* head_;
+  std::string key_;
+  int depth_ = 0;
+  bool in_paths_ = false;
+};
+
 // Without git: reports a journal a killed run left, then writes this one's.
+// The journal is {"version":2,"count":N,"has_exec":B,"time":T,"paths":[...]}:
+// the count and exec come first, so its first 256 KB say what the note
+// needs however many paths follow (a batch of 400,000 paths leaves a
+// journal of tens of megabytes).
 void PlainJournal(const std::string& root, const BatchPlan& plan,
                   std::vector<std::string>* notes, bool write) {
   const std::string path = internal::PlainJournalPath(root);
-  absl::StatusOr<std::string> old = core::ReadFileToString(path, 16 << 20);
-  if (old.ok()) {
-    absl::StatusOr<nlohmann::json> parsed = core::ParseJsonBounded(*old);
-    nlohmann::json j = parsed.ok() ? std::move(*parsed) : nlohmann::json();
-    std::vector<std::string> paths;
-    if (j.is_object() && j["paths"].is_array()) {
-      for (const auto& p : j["paths"])
-        if (p.is_string()) paths.push_back(p.get<std::string>());
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    PlainJournalHead head;
+    std::string unreadable;
+    absl::StatusOr<std::string> text = core::ReadFileHead(path, 256 << 10);
+    if (text.ok()) {
+      PlainJournalReader reader(&head);
+      nlohmann::json::sax_parse(*text, &reader);
+    } else {
+      unreadable = absl::StrCat(" (its journal '", path, "' could not be read: ",
+                                text.status().message(), ")");
     }
-    const bool exec = j.is_object() && j.value("has_exec", false);
-    // At most the first twenty paths: a batch of 300,000 writes would make
-    // a note of megabytes.
-    constexpr size_t kNamed = 20;
-    const size_t more = paths.size() > kNamed ? paths.size() - kNamed : 0;
-    if (more > 0) paths.resize(kNamed);
+    const int64_t count = head.count >= 0 ? head.count
+                                          : static_cast<int64_t>(head.paths.size());
+    const int64_t more = count - static_cast<int64_t>(head.paths.size());
     notes->push_back(absl::StrCat(
         "the previous clada run was interrupted mid-batch (killed); without "
-        "git nothing recorded it. It was about to change: ",
-        paths.empty() ? "(no file paths)" : absl::StrJoin(paths, ", "),
-        more > 0 ? absl::StrCat(" and ", more, " more (listed in the journal it left, now removed)") : "",
-        exec ? ", and it ran an exec" : ""));
+        "git nothing recorded it", unreadable, ". It was about to change: ",
+        head.paths.empty() ? "(no file paths)" : absl::StrJoin(head.paths, ", "),
+        more > 0 ? absl::StrCat(" and ", more, " more (listed in the journal it left, now removed)")
+                 : head.count < 0 && !head.paths.empty() ? " and perhaps more" : "",
+        head.has_exec ? ", and it ran an exec" : ""));
     ::unlink(path.c_str());
   }
   if (!write) return;
@@ -959,7 +1029,10 @@ void PlainJournal(const std::string& root, const BatchPlan& plan,
   if (!core::CreateStateDirectory(root + "/.clada").ok()) return;
   (void)core::WriteFileAtomicPieces(path, [&](core::AppendPiece append) {
     constexpr size_t kBuffer = 64 << 10;
-    std::string text = "{\"paths\":[";
+    std::string text = absl::StrCat(
+        "{\"version\":2,\"count\":", plan.paths.size(), ",\"has_exec\":",
+        plan.has_exec ? "true" : "false", ",\"time\":",
+        nlohmann::json(internal::IsoTimeNow()).dump(), ",\"paths\":[");
     text.reserve(kBuffer + 4096);
     for (size_t i = 0; i < plan.paths.size(); ++i) {
       if (i > 0) text += ',';
@@ -969,8 +1042,7 @@ void PlainJournal(const std::string& root, const BatchPlan& plan,
         text.clear();
       }
     }
-    absl::StrAppend(&text, "],\"has_exec\":", plan.has_exec ? "true" : "false",
-                    ",\"time\":", nlohmann::json(internal::IsoTimeNow()).dump(), "}\n");
+    text += "]}\n";
     return append(text);
   });
 }

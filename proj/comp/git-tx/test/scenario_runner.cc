@@ -238,6 +238,14 @@ class Scenario {
          step["begin"].value("plan", std::vector<std::string>{})) {
       plan.paths.push_back(Abs(rel));
     }
+    // "plan_many": {"count": N, "prefix": P}: N paths P0, P1, ... (a batch
+    // too large to spell out).
+    if (step["begin"].contains("plan_many")) {
+      const json& many = step["begin"]["plan_many"];
+      const std::string prefix = Abs(many["prefix"].get<std::string>());
+      for (int64_t i = 0; i < many["count"].get<int64_t>(); ++i)
+        plan.paths.push_back(absl::StrCat(prefix, i));
+    }
     plan.has_exec = step["begin"].value("exec", false);
     absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
         BeginBatch(root_, options, plan);
