@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -170,11 +171,14 @@ size_t FindChar(absl::string_view text, char c, size_t from) {
   return p == nullptr ? text.size() : static_cast<const char*>(p) - text.data();
 }
 
-std::vector<Found> FindAll(absl::string_view text, const std::vector<LineRange>& skip_lines) {
-  std::vector<Found> out;
+// Calls `on_found` with each CML element of `text` in order, as it is
+// found: the elements are not kept (a million one-line tasks made a
+// vector of 64 MB that lived beside their blocks).
+void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lines,
+                  absl::FunctionRef<void(const Found&)> on_found) {
   // Every element starts with `<`: an answer without one (a million SHAM
   // blocks, say) has none, and its lines are not tabled.
-  if (text.find('<') == absl::string_view::npos) return out;
+  if (text.find('<') == absl::string_view::npos) return;
   // Byte ranges of the skipped lines.
   std::vector<std::pair<size_t, size_t>> skip;
   if (!skip_lines.empty()) {
@@ -262,9 +266,8 @@ std::vector<Found> FindAll(absl::string_view text, const std::vector<LineRange>&
     f.span.first_line = lines.Line(f.span.begin);
     f.span.last_line = lines.Line(f.span.end > f.span.begin ? f.span.end - 1 : f.span.begin);
     i = f.span.end;
-    out.push_back(std::move(f));
+    on_found(f);
   }
-  return out;
 }
 
 bool IsValidUtf8(absl::string_view s, size_t* bad) {
@@ -819,7 +822,7 @@ std::string UnescapeCdata(absl::string_view cdata) {
 
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip) {
   std::vector<SourceSpan> out;
-  for (const Found& f : FindAll(text, skip)) out.push_back(f.span);
+  ForEachFound(text, skip, [&out](const Found& f) { out.push_back(f.span); });
   return out;
 }
 
@@ -829,12 +832,10 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
   int index = 0;
   std::string buffer;  // each block's text, which `doc` parses in place: declared first, freed last
   pugi::xml_document doc;
-  const std::vector<Found> found = FindAll(text, skip);
-  result.blocks.reserve(found.size());
-  for (const Found& f : found) {
+  ForEachFound(text, skip, [&](const Found& f) {
     BlockReader reader(text, f, index++, &next_task, doc, buffer, options.pack_actions ? &result : nullptr);
     result.blocks.push_back(reader.Read());
-  }
+  });
   result.total_tasks = next_task;
   return result;
 }
