@@ -547,12 +547,12 @@ absl::Status CaptureBeginState(BatchState& s, const BatchPlan& plan,
   ASSIGN_OR_RETURN(s.tracked, ReadChanges(wt, index_tree.get(), tracked_paths));
 
   std::set<std::string> kept;
-  for (const std::string& abs : plan.paths) {
+  for (absl::string_view abs : plan.paths) {
     std::string rel;
     if (abs == wt.workdir) {
       rel = "";
     } else if (absl::StartsWith(abs, wt.workdir + "/")) {
-      rel = abs.substr(wt.workdir.size() + 1);
+      rel = std::string(abs.substr(wt.workdir.size() + 1));
     } else {
       continue;  // outside the work tree (an --allow root)
     }
@@ -1036,7 +1036,7 @@ void PlainJournal(const std::string& root, const BatchPlan& plan,
     text.reserve(kBuffer + 4096);
     for (size_t i = 0; i < plan.paths.size(); ++i) {
       if (i > 0) text += ',';
-      text += nlohmann::json(plan.paths[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      text += nlohmann::json(std::string(plan.paths[i])).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       if (text.size() >= kBuffer) {
         RETURN_IF_ERROR(append(text));
         text.clear();

@@ -1,5 +1,9 @@
 // Scenarios from test-data/batch_transaction.json, one test per case.
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
+#include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/git-tx/test/scenario_runner.h"
 
 namespace clada::git_tx::testing {
@@ -16,6 +20,22 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<nlohmann::json>& info) {
       return ScenarioName(info.param);
     });
+
+// issue 17 #9: a batch of a million deletes held each planned path as a
+// string of its own; PathList keeps them in one buffer and gives each back.
+TEST(PathList, KeepsEveryPathInOrder) {
+  PathList list{"/r/a", "", "/r/b/c"};
+  list.push_back("/r/d");
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_FALSE(list.empty());
+  EXPECT_EQ(list[0], "/r/a");
+  EXPECT_EQ(list[1], "");
+  EXPECT_EQ(list[2], "/r/b/c");
+  std::vector<std::string> seen;
+  for (absl::string_view p : list) seen.emplace_back(p);
+  EXPECT_EQ(seen, (std::vector<std::string>{"/r/a", "", "/r/b/c", "/r/d"}));
+  EXPECT_TRUE(PathList().empty());
+}
 
 }  // namespace
 }  // namespace clada::git_tx::testing
