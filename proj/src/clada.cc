@@ -1,6 +1,7 @@
 #include "proj/src/clada.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -107,7 +108,7 @@ void PlanAction(const core::Action& action, const core::PathPolicy& paths, git_t
         line = absl::StripAsciiWhitespace(line);
         if (line.empty()) continue;
         absl::StatusOr<std::string> resolved = core::ResolvePath(paths, line);
-        if (resolved.ok()) plan.paths.push_back(*std::move(resolved));
+        if (resolved.ok()) plan.paths.push_back(*resolved);
       }
     }
   }
@@ -643,15 +644,18 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   LineSpans patch_spans;
   int patch_number = 0;
   int patch_blocks = 0;
-  for (const apply_patch_reader::Patch& p : patches) {
+  for (apply_patch_reader::Patch& p : patches) {
     if (on_other_block(p.span.first_line) || in_sr(p.span.first_line) || in_rep(p.span.first_line)) continue;
     patch_spans.Add(p.span.first_line, p.span.last_line);
     bool first = true;
-    for (const apply_patch_reader::FileOp& op : p.ops) {
+    // Each operation is freed once it is packed: a million of them and
+    // their actions are never held at once.
+    for (; !p.ops.empty(); p.ops.pop_front()) {
+      const apply_patch_reader::FileOp& op = p.ops.front();
       ++patch_blocks;
       const int group = key++;
       const std::string label = absl::StrCat("patch-", ++patch_number);
-      const bool two = op.kind == apply_patch_reader::OpKind::kUpdate && op.move_to.has_value();
+      const bool two = op.kind == apply_patch_reader::OpKind::kUpdate && op.move_to().has_value();
       auto add = [&](core::Action a) {
         a.metadata.block_id = label;
         a.metadata.start_line = op.span.first_line;
@@ -667,11 +671,11 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         out.items.push_back(std::move(item));
       };
       core::Action a;
-      a.warnings = op.warnings;
+      a.warnings = op.warnings();
       if (op.kind == apply_patch_reader::OpKind::kAdd) {
         a.name = "file_write";
         a.params["path"] = op.path;
-        a.params["content"] = op.content;
+        a.params["content"] = op.content();
         add(std::move(a));
       } else if (op.kind == apply_patch_reader::OpKind::kDelete) {
         a.name = "file_delete";
@@ -693,11 +697,11 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         a.params["path"] = op.path;
         a.params["patch"] = std::move(body);
         add(std::move(a));
-        if (op.move_to.has_value()) {
+        if (op.move_to().has_value()) {
           core::Action m;
           m.name = "file_move";
           m.params["old_path"] = op.path;
-          m.params["new_path"] = *op.move_to;
+          m.params["new_path"] = *op.move_to();
           add(std::move(m));
         }
       }
@@ -715,16 +719,14 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   // Unified diffs: each file's part a group of its own (a rename with
   // hunks: the move, then the hunks, fail_fast). Inside another dialect's
   // block (a SHAM heredoc, CML, a SEARCH/REPLACE text) a diff is content.
-  udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text);
   int diff_number = 0;
   int diff_blocks = 0;
-  // Each file let go once its actions are packed: a diff of 300,000 files
-  // is not held twice.
-  for (; !diffs.files.empty(); diffs.files.pop_front()) {
-    const udiff_reader::FilePatch& f = diffs.files.front();
+  // Each file packed as soon as it is read, then let go: a diff of a
+  // million files is never held whole.
+  const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text, [&](udiff_reader::FilePatch&& f) {
     if (on_other_block(f.span.first_line) || in_sr(f.span.first_line) || in_patch(f.span.first_line) ||
         in_rep(f.span.first_line)) {
-      continue;
+      return;
     }
     ++diff_blocks;
     const int group = key++;
@@ -775,7 +777,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         add(std::move(a));
       }
     }
-  }
+  });
   for (const udiff_reader::ParseError& e : diffs.errors) {
     if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line) || in_rep(e.line)) continue;
     ++diff_blocks;
@@ -1421,6 +1423,13 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   }
   ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
                                        {settings.csl_start, settings.csl_end}, keeping);
+#ifdef __GLIBC__
+  // The readers' records are freed by now, but glibc keeps the pages of
+  // freed small blocks: handed back, the run that follows does not stack
+  // on the parse's peak (a million CML tasks: 30 MB). Only for a large
+  // answer: trimming walks the whole heap.
+  if (llm_output.size() >= (1u << 20)) malloc_trim(0);
+#endif
   result.total_blocks = parsed.total_blocks;
   result.parse_errors = std::move(parsed.errors);
   result.left_out_skipped = parsed.left_out;

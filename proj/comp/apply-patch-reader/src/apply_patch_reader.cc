@@ -228,7 +228,7 @@ class BodyParser {
                                                  : OpKind::kUpdate;
     const absl::string_view raw = lines_[i_].text;
     if (!header.canonical) {
-      op.warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(raw)), " was read as `",
+      op.details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(raw)), " was read as `",
                                          HeaderWords(op.kind), header.arg, "`"));
     }
     if (header.arg.empty()) {
@@ -238,7 +238,9 @@ class BodyParser {
       SkipToNextHeader();
       return;
     }
-    op.path = CleanPath(header.arg, &op.warnings);
+    std::vector<std::string> path_warnings;
+    op.path = CleanPath(header.arg, &path_warnings);
+    for (std::string& w : path_warnings) op.details().warnings.push_back(std::move(w));
     Read(i_);
     ++i_;
     bool ok = true;
@@ -283,8 +285,8 @@ class BodyParser {
     while (i_ < end_) {
       absl::string_view raw = lines_[i_].text;
       if (!raw.empty() && raw[0] == '+') {
-        op->content.append(raw.data() + 1, raw.size() - 1);
-        op->content.push_back('\n');
+        op->details().content.append(raw.data() + 1, raw.size() - 1);
+        op->details().content.push_back('\n');
         Read(i_);
         ++i_;
         continue;
@@ -295,12 +297,12 @@ class BodyParser {
         while (k < end_ && Trim(lines_[k].text).empty()) ++k;
         if (k < end_ && !lines_[k].text.empty() && lines_[k].text[0] == '+') {
           if (!warned) {
-            op->warnings.push_back(absl::StrCat("line ", i_ + 1,
+            op->details().warnings.push_back(absl::StrCat("line ", i_ + 1,
                                                 ": a blank line inside `*** Add File:` was read "
                                                 "as an empty line of the file (it needs a `+`)"));
             warned = true;
           }
-          for (; i_ < k; ++i_) op->content.push_back('\n');
+          for (; i_ < k; ++i_) op->details().content.push_back('\n');
           continue;
         }
       }
@@ -317,7 +319,7 @@ class BodyParser {
       ++skipped;
     }
     if (skipped > 0) {
-      op->warnings.push_back(absl::StrCat("lines ", first + 1, "-", i_,
+      op->details().warnings.push_back(absl::StrCat("lines ", first + 1, "-", i_,
                                           ": the `-` lines after `*** Delete File:` were ignored "
                                           "(deleting needs only the header)"));
     }
@@ -331,7 +333,7 @@ class BodyParser {
     bool has_lines() const { return !hunk.lines.empty(); }
   };
 
-  // Closes `c` into op->hunks. Blank patch lines at the end of a hunk that has
+  // Closes `c` into op->details().hunks. Blank patch lines at the end of a hunk that has
   // other old lines are dropped (models put blank lines between hunks).
   void Close(Chunk* c, FileOp* op) {
     if (!c->has_lines()) return;
@@ -340,7 +342,7 @@ class BodyParser {
     if (c->trailing_blank > 0 && old_lines > c->trailing_blank) {
       c->hunk.lines.resize(c->hunk.lines.size() - c->trailing_blank);
     }
-    op->hunks.push_back(std::move(c->hunk));
+    op->details().hunks.push_back(std::move(c->hunk));
     *c = Chunk();
   }
 
@@ -355,17 +357,17 @@ class BodyParser {
           ++i_;
           return false;
         }
-        std::string to = CleanPath(c.arg, &op->warnings);
+        std::string to = CleanPath(c.arg, &op->details().warnings);
         if (!c.canonical) {
-          op->warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(lines_[i_].text)),
+          op->details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(lines_[i_].text)),
                                               " was read as `*** Move to: ", to, "`"));
         }
         if (to == op->path) {
-          op->warnings.push_back(absl::StrCat("line ", i_ + 1,
+          op->details().warnings.push_back(absl::StrCat("line ", i_ + 1,
                                               ": `*** Move to:` names the file's own path; the "
                                               "file stays where it is"));
         } else {
-          op->move_to = std::move(to);
+          op->details().move_to = std::move(to);
         }
         Read(i_);
         ++i_;
@@ -382,8 +384,8 @@ class BodyParser {
             cur.hunk.is_end_of_file = true;
             cur.trailing_blank = 0;
             Close(&cur, op);
-          } else if (!op->hunks.empty() && !cur.open) {
-            op->hunks.back().is_end_of_file = true;
+          } else if (!op->details().hunks.empty() && !cur.open) {
+            op->details().hunks.back().is_end_of_file = true;
           } else {
             Error("misplaced_marker", i_, "`*** End of File` comes before any line of its hunk",
                   "put `*** End of File` after the hunk's last line");
@@ -391,7 +393,7 @@ class BodyParser {
             return false;
           }
           if (!c.canonical) {
-            op->warnings.push_back(
+            op->details().warnings.push_back(
                 absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(raw)), " was read as `*** End of File`"));
           }
           Read(i_);
@@ -431,7 +433,7 @@ class BodyParser {
         }
         continue;
       }
-      if (!cur.open && !op->hunks.empty()) {
+      if (!cur.open && !op->details().hunks.empty()) {
         // Lines after `*** End of File` without a new `@@`.
         Error("bad_line", i_, absl::StrCat(Quote(raw), " follows `*** End of File` without `@@`"),
               "open the next hunk with `@@` or `@@ <a line above the change>`");
@@ -455,7 +457,7 @@ class BodyParser {
       return false;
     }
     Close(&cur, op);
-    if (op->hunks.empty()) {
+    if (op->details().hunks.empty()) {
       Error("empty_update", header, absl::StrCat("`*** Update File: ", op->path, "` has no hunks"),
             "add the changes as `@@` followed by ' ', '-' and '+' lines, or remove the section");
       return false;
@@ -482,7 +484,7 @@ class BodyParser {
     if (t[0] == '-' && t.size() > 1 && absl::ascii_isdigit(t[1])) {
       size_t close = t.find("@@");
       if (close != absl::string_view::npos) {
-        op->warnings.push_back(absl::StrCat("line ", i_ + 1, ": the line numbers in ", Quote(raw),
+        op->details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": the line numbers in ", Quote(raw),
                                             " are ignored; apply_patch places hunks by their context"));
         absl::string_view after = Trim(t.substr(close + 2));
         if (!after.empty()) hunk->anchors.push_back(std::string(after));
@@ -493,7 +495,7 @@ class BodyParser {
       hunk->anchors.push_back(std::string(rest.substr(1)));
       return;
     }
-    op->warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(raw), " was read as `@@ ", rest, "`"));
+    op->details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(raw), " was read as `@@ ", rest, "`"));
     hunk->anchors.push_back(std::string(rest));
   }
 

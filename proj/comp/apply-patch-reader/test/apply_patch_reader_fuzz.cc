@@ -51,13 +51,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(!op.path.empty());
       Check(op.span.first_line >= p.span.first_line && op.span.last_line <= p.span.last_line);
       if (op.kind == OpKind::kUpdate) {
-        Check(!op.hunks.empty());
-        for (const auto& h : op.hunks) Check(!h.lines.empty());
+        Check(!op.hunks().empty());
+        for (const auto& h : op.hunks()) Check(!h.lines.empty());
         clada::hunk_apply::ApplyError why;
-        auto r = clada::hunk_apply::ApplyHunks(text, op.hunks, &why);
+        auto r = clada::hunk_apply::ApplyHunks(text, op.hunks(), &why);
         if (!r.ok()) Check(!why.message.empty());
       }
-      if (op.move_to) Check(*op.move_to != op.path);
+      if (op.move_to()) Check(*op.move_to() != op.path);
     }
   }
   return 0;

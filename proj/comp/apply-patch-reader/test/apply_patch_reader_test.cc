@@ -46,23 +46,23 @@ void CheckOp(const FileOp& op, const json& e) {
   EXPECT_EQ(op.path, e.at("path").get<std::string>());
   if (e.contains("move_to")) {
     if (e["move_to"].is_null()) {
-      EXPECT_FALSE(op.move_to.has_value());
+      EXPECT_FALSE(op.move_to().has_value());
     } else {
-      ASSERT_TRUE(op.move_to.has_value());
-      EXPECT_EQ(*op.move_to, e["move_to"].get<std::string>());
+      ASSERT_TRUE(op.move_to().has_value());
+      EXPECT_EQ(*op.move_to(), e["move_to"].get<std::string>());
     }
   } else {
-    EXPECT_FALSE(op.move_to.has_value());
+    EXPECT_FALSE(op.move_to().has_value());
   }
-  EXPECT_EQ(op.content, e.value("content", ""));
+  EXPECT_EQ(op.content(), e.value("content", ""));
   if (e.contains("lines")) {
     EXPECT_EQ(op.span.first_line, e["lines"][0].get<int>());
     EXPECT_EQ(op.span.last_line, e["lines"][1].get<int>());
   }
   const json hunks = e.value("hunks", json::array());
-  ASSERT_EQ(op.hunks.size(), hunks.size());
+  ASSERT_EQ(op.hunks().size(), hunks.size());
   for (size_t k = 0; k < hunks.size(); ++k) {
-    const hunk_apply::Hunk& h = op.hunks[k];
+    const hunk_apply::Hunk& h = op.hunks()[k];
     const json& eh = hunks[k];
     std::vector<std::string> lines;
     for (const PatchLine& l : h.lines) lines.push_back(LineText(l));
@@ -114,7 +114,7 @@ TEST_P(ReaderCases, Reads) {
       ExpectContains(got.errors[k].fix, errors[k].value("fix_contains", json::array()), "fix");
     }
     warnings.insert(warnings.end(), got.warnings.begin(), got.warnings.end());
-    for (const FileOp& op : got.ops) warnings.insert(warnings.end(), op.warnings.begin(), op.warnings.end());
+    for (const FileOp& op : got.ops) warnings.insert(warnings.end(), op.warnings().begin(), op.warnings().end());
   }
   const std::string all_warnings = absl::StrJoin(warnings, "\n");
   if (c.contains("warnings_contain")) {
@@ -180,13 +180,35 @@ TEST(ApplyPatchInstructions, ExampleReadsWithoutErrors) {
   EXPECT_TRUE(patches[0].warnings.empty());
   ASSERT_EQ(patches[0].ops.size(), 4u);
   EXPECT_EQ(patches[0].ops[0].kind, OpKind::kAdd);
-  EXPECT_EQ(patches[0].ops[0].content, "Hello, world.\nSecond line.\n");
+  EXPECT_EQ(patches[0].ops[0].content(), "Hello, world.\nSecond line.\n");
   EXPECT_EQ(patches[0].ops[1].kind, OpKind::kUpdate);
-  EXPECT_EQ(patches[0].ops[2].move_to.value_or(""), "src/new_name.py");
+  EXPECT_EQ(patches[0].ops[2].move_to().value_or(""), "src/new_name.py");
   EXPECT_EQ(patches[0].ops[3].kind, OpKind::kDelete);
   for (const char* word : {"*** Begin Patch", "*** End Patch", "*** End of File", "@@", "patch-1", "unique"}) {
     EXPECT_TRUE(absl::StrContains(prompt, word)) << word;
   }
+}
+
+// issue 17 #9: a million one-line deletes held 184 bytes an operation
+// (its move, content, hunks and warnings, all empty) in a vector that
+// doubled; a delete is now 72 bytes, in a deque.
+TEST(FileOp, IsSmallAndCopiesItsDetails) {
+  EXPECT_LE(sizeof(FileOp), 72u);
+  const std::vector<Patch> patches = ReadPatches(
+      "*** Begin Patch\n*** Delete File: a\n*** Update File: b\n*** Move to: c\n@@\n-x\n+y\n*** End Patch\n");
+  ASSERT_EQ(patches.size(), 1u);
+  ASSERT_EQ(patches[0].ops.size(), 2u);
+  const FileOp& del = patches[0].ops[0];
+  EXPECT_TRUE(!del.move_to().has_value() && del.content().empty() && del.hunks().empty() && del.warnings().empty());
+  FileOp copy = patches[0].ops[1];
+  EXPECT_EQ(copy.move_to().value_or(""), "c");
+  ASSERT_EQ(copy.hunks().size(), 1u);
+  copy.details().hunks.clear();
+  EXPECT_EQ(patches[0].ops[1].hunks().size(), 1u);
+  FileOp assigned;
+  assigned = del;
+  EXPECT_EQ(assigned.path, "a");
+  EXPECT_FALSE(assigned.move_to().has_value());
 }
 
 }  // namespace

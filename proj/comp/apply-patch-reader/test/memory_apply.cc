@@ -27,7 +27,7 @@ OpOutcome Fail(std::string message) { return {false, std::move(message), {}}; }
 
 OpOutcome ApplyFileOp(const FileOp& op, FileMap* files) {
   OpOutcome out;
-  out.warnings = op.warnings;
+  out.warnings = op.warnings();
   switch (op.kind) {
     case OpKind::kAdd: {
       if (IsDirectory(*files, op.path)) return Fail(absl::StrCat(op.path, " is a directory"));
@@ -36,7 +36,7 @@ OpOutcome ApplyFileOp(const FileOp& op, FileMap* files) {
         out.warnings.push_back(
             absl::StrCat("*** Add File: ", op.path, " replaced the existing file (", LineCount(it->second), " lines)"));
       }
-      (*files)[op.path] = op.content;
+      (*files)[op.path] = op.content();
       return out;
     }
     case OpKind::kDelete: {
@@ -53,20 +53,20 @@ OpOutcome ApplyFileOp(const FileOp& op, FileMap* files) {
       auto it = files->find(op.path);
       if (it == files->end()) return Fail(absl::StrCat("no file ", op.path, " to update"));
       hunk_apply::ApplyError why;
-      absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(it->second, op.hunks, &why);
+      absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(it->second, op.hunks(), &why);
       if (!r.ok()) return Fail(absl::StrCat(op.path, ": ", r.status().message()));
       for (const std::string& w : r->warnings) out.warnings.push_back(absl::StrCat(op.path, ": ", w));
-      if (op.move_to) {
-        if (IsDirectory(*files, *op.move_to)) {
-          return Fail(absl::StrCat(*op.move_to, " is a directory"));
+      if (op.move_to()) {
+        if (IsDirectory(*files, *op.move_to())) {
+          return Fail(absl::StrCat(*op.move_to(), " is a directory"));
         }
-        auto dest = files->find(*op.move_to);
+        auto dest = files->find(*op.move_to());
         if (dest != files->end()) {
-          out.warnings.push_back(absl::StrCat("*** Move to: ", *op.move_to, " replaced the existing file (",
+          out.warnings.push_back(absl::StrCat("*** Move to: ", *op.move_to(), " replaced the existing file (",
                                               LineCount(dest->second), " lines)"));
         }
         files->erase(it);
-        (*files)[*op.move_to] = std::move(r->content);
+        (*files)[*op.move_to()] = std::move(r->content);
       } else {
         it->second = std::move(r->content);
       }

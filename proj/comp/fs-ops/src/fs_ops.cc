@@ -947,7 +947,7 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
     }
   }
   if (patches.size() != 1 || patches[0].ops.size() != 1 ||
-      patches[0].ops[0].kind != apply_patch_reader::OpKind::kUpdate || patches[0].ops[0].move_to.has_value()) {
+      patches[0].ops[0].kind != apply_patch_reader::OpKind::kUpdate || patches[0].ops[0].move_to().has_value()) {
     return absl::InvalidArgumentError(
         "patch must hold one file's update (its @@ hunks); add, delete and move files with file_write, file_delete "
         "and file_move");
@@ -956,18 +956,18 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
                                                                     -> absl::StatusOr<EditResult> {
     hunk_apply::ApplyError why;
-    absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(body, op.hunks, &why);
+    absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(body, op.hunks(), &why);
     if (!r.ok()) return absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
     EditResult e;
     e.content = std::move(r->content);
-    e.replacements = static_cast<int64_t>(op.hunks.size());
+    e.replacements = static_cast<int64_t>(op.hunks().size());
     e.warnings = std::move(r->warnings);
     return e;
   }));
   out.data.erase("replacements_made");
-  out.data["hunks_applied"] = static_cast<int64_t>(op.hunks.size());
+  out.data["hunks_applied"] = static_cast<int64_t>(op.hunks().size());
   for (const std::string& w : patches[0].warnings) out.warnings.push_back(w);
-  for (const std::string& w : op.warnings) out.warnings.push_back(w);
+  for (const std::string& w : op.warnings()) out.warnings.push_back(w);
   return out;
 }
 

@@ -199,6 +199,13 @@ absl::string_view FileKindName(FileKind kind) {
 }
 
 Diffs ReadDiffs(absl::string_view text) {
+  std::deque<FilePatch> files;
+  Diffs out = ReadDiffs(text, [&files](FilePatch&& f) { files.push_back(std::move(f)); });
+  out.files = std::move(files);
+  return out;
+}
+
+Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_file) {
   Diffs out;
   // A diff starts at a line beginning `diff --git ` or `--- `: an answer
   // without one has none, and its lines are not tabled (a million-block
@@ -348,7 +355,7 @@ Diffs ReadDiffs(absl::string_view text) {
                                       "the lines, each starting with ' ', '-' or '+'",
                                       Span(lines, start, last)});
     } else {
-      out.files.push_back(std::move(f));
+      on_file(std::move(f));
     }
     i = std::max(i, start + 1);
   }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/source_span.h"
@@ -77,6 +78,11 @@ struct Diffs {
 // `--- ` line followed by a `+++ ` line, bare or in a fence. Never fails,
 // never throws.
 Diffs ReadDiffs(absl::string_view text);
+
+// The same, each file patch handed to `on_file` as soon as it is read
+// instead of kept (the returned Diffs::files is empty): a diff of a
+// million files is never held whole (its files took 300 bytes each).
+Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_file);
 
 // The spans of ReadDiffs(text)'s files and errors, in order.
 std::vector<SourceSpan> FindDiffs(absl::string_view text);

@@ -174,6 +174,30 @@ TEST(UdiffReader, OddInputs) {
 
 // The prompt's example is a diff clada reads: one file, one hunk whose
 // counts are right (no warning), no error.
+TEST(UdiffReader, StreamedFilesAreTheFilesRead) {
+  const std::string text =
+      "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+      "--- a/gone\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+      "--- a/nohunk\n+++ b/nohunk\n"
+      "diff --git a/old b/new\nrename from old\nrename to new\n";
+  const Diffs kept = ReadDiffs(text);
+  std::vector<FilePatch> streamed;
+  const Diffs rest = ReadDiffs(text, [&streamed](FilePatch&& f) { streamed.push_back(std::move(f)); });
+  EXPECT_TRUE(rest.files.empty());
+  ASSERT_EQ(streamed.size(), kept.files.size());
+  ASSERT_EQ(streamed.size(), 3u);
+  for (size_t i = 0; i < streamed.size(); ++i) {
+    EXPECT_EQ(streamed[i].path, kept.files[i].path);
+    EXPECT_EQ(streamed[i].move_to, kept.files[i].move_to);
+    EXPECT_EQ(streamed[i].hunks.size(), kept.files[i].hunks.size());
+    EXPECT_EQ(streamed[i].span.begin, kept.files[i].span.begin);
+    EXPECT_EQ(streamed[i].span.end, kept.files[i].span.end);
+  }
+  ASSERT_EQ(rest.errors.size(), kept.errors.size());
+  ASSERT_EQ(rest.errors.size(), 1u);
+  EXPECT_EQ(rest.errors[0].code, kept.errors[0].code);
+}
+
 TEST(UdiffInstructions, ExampleReadsWithoutErrors) {
   const std::string prompt = UdiffInstructions();
   const Diffs d = ReadDiffs(prompt);
