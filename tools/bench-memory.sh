@@ -8,9 +8,17 @@
 # and 300,000 one-line operations in each other dialect (CML, CSL, replacer,
 # SEARCH/REPLACE, apply_patch, unified diff), each on a file that does not
 # exist, so that each fails at once. Prints one line per input and exits 1
-# when a run is over its bound. Usage: tools/bench-memory.sh [CLADA_BINARY]
+# when a run is over its bound. With --large first, measures instead the
+# same one-line operations in each of those six dialects as many as fit the
+# input limit (50 MiB: about 0.8 to 2 million; each run takes a minute or
+# two). Usage: tools/bench-memory.sh [--large] [CLADA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+large=0
+if [ "${1:-}" = --large ]; then
+  large=1
+  shift
+fi
 if [ $# -ge 1 ]; then
   bin=$1
 else
@@ -20,9 +28,27 @@ fi
 dir=$(mktemp -d /tmp/clada-bench-memory.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/root"
-python3 - "$dir" <<'PY'
+python3 - "$dir" "$large" <<'PY'
 import sys
 d = sys.argv[1]
+if sys.argv[2] == "1":  # --large: each dialect's operations up to the 50 MiB input limit
+    cap = 50 * 1024 * 1024 - 4096
+    def fill(name, op, head="", tail=""):
+        with open(d + "/" + name, "w") as f:
+            f.write(head)
+            size, i = len(head) + len(tail), 0
+            while size + len(op(i)) <= cap:
+                f.write(op(i))
+                size += len(op(i))
+                i += 1
+            f.write(tail)
+    fill("cml.md", lambda i: f'<remove path="no{i}"/>\n')
+    fill("csl.md", lambda i: f'<---SEARCH file="no{i}"--->\nx\n<---REPLACE--->\ny\n<---END--->\n')
+    fill("replacer.md", lambda i: f"<<<FILE>>>\nno{i}\n<<<SEARCH>>>\nx\n<<<REPLACE>>>\ny\n<<<END>>>\n")
+    fill("aider.md", lambda i: f"no{i}\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n")
+    fill("patch.md", lambda i: f"*** Delete File: no{i}\n", "*** Begin Patch\n", "*** End Patch\n")
+    fill("udiff.md", lambda i: f"--- a/no{i}\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
+    sys.exit(0)
 line = "0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789\n"
 with open(d + "/root/big.txt", "w") as f:
     f.write(line * (4_500_000 // len(line)))
@@ -86,6 +112,15 @@ measure() {  # name, answer, largest file read (bytes), extra flags...
     "$(echo "$input_bytes / 1048576" | bc -l)" "$(echo "$peak_kb / 1024" | bc -l)" \
     "$(echo "$bound_kb / 1024" | bc -l)" "$(echo "$report_bytes / 1024" | bc -l)" "$verdict"
 }
+if [ "$large" = 1 ]; then
+  measure "CML <remove> tasks to the limit" "$dir/cml.md" 0
+  measure "CSL SEARCH operations to the limit" "$dir/csl.md" 0
+  measure "replacer blocks to the limit" "$dir/replacer.md" 0
+  measure "SEARCH/REPLACE blocks to the limit" "$dir/aider.md" 0
+  measure "apply_patch deletes to the limit" "$dir/patch.md" 0
+  measure "unified-diff deletes to the limit" "$dir/udiff.md" 0
+  exit $status
+fi
 big=$(stat -c %s "$dir/root/big.txt")
 measure "200 file_reads of a 4.5 MB file" "$dir/reads.md" "$big"
 measure "the same, --json" "$dir/reads.md" "$big" --json
