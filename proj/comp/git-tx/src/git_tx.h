@@ -25,6 +25,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -133,9 +134,11 @@ class BatchTransaction {
   std::unique_ptr<internal::BatchState> state_;
 };
 
-// Paths packed in one buffer, read back as views. A batch of a million
-// one-line deletes held each planned path as a string (64 to 96 bytes
-// with its heap block); here a path costs its bytes and one offset.
+// Paths packed in buffers of 1 MB, read back as views. A batch of a
+// million one-line deletes held each planned path as a string (64 to 96
+// bytes with its heap block); here a path costs its bytes and one offset,
+// and no buffer is ever copied to grow (one that doubled held three times
+// the paths for a moment).
 class PathList {
  public:
   PathList() = default;
@@ -143,14 +146,20 @@ class PathList {
     for (const std::string& p : paths) push_back(p);
   }
   void push_back(absl::string_view path) {
-    bytes_.append(path.data(), path.size());
-    ends_.push_back(bytes_.size());
+    if (chunks_.empty() || (!chunks_.back().empty() && chunks_.back().size() + path.size() > kChunkBytes)) {
+      chunks_.emplace_back().reserve(std::max(kChunkBytes, path.size()));
+    }
+    chunks_.back().append(path.data(), path.size());
+    ends_.push_back({chunks_.size() - 1, chunks_.back().size()});
   }
   size_t size() const { return ends_.size(); }
   bool empty() const { return ends_.empty(); }
   absl::string_view operator[](size_t i) const {
-    const size_t begin = i == 0 ? 0 : ends_[i - 1];
-    return absl::string_view(bytes_).substr(begin, ends_[i] - begin);
+    const End& end = ends_[i];
+    // A path starts where the one before it ends, unless that one is in
+    // an earlier buffer: then at the start of its own.
+    const size_t begin = i > 0 && ends_[i - 1].chunk == end.chunk ? ends_[i - 1].offset : 0;
+    return absl::string_view(chunks_[end.chunk]).substr(begin, end.offset - begin);
   }
 
   class const_iterator {
@@ -172,8 +181,13 @@ class PathList {
   const_iterator end() const { return const_iterator(this, ends_.size()); }
 
  private:
-  std::string bytes_;
-  std::vector<size_t> ends_;  // where each path ends in bytes_
+  static constexpr size_t kChunkBytes = 1 << 20;
+  struct End {
+    size_t chunk : 24;   // 16 million buffers of 1 MB
+    size_t offset : 40;  // within it
+  };
+  std::vector<std::string> chunks_;
+  std::vector<End> ends_;
 };
 
 // What a batch is about to do, known before any action runs.

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/git-tx/test/scenario_runner.h"
@@ -35,6 +36,15 @@ TEST(PathList, KeepsEveryPathInOrder) {
   for (absl::string_view p : list) seen.emplace_back(p);
   EXPECT_EQ(seen, (std::vector<std::string>{"/r/a", "", "/r/b/c", "/r/d"}));
   EXPECT_TRUE(PathList().empty());
+  // Across its 1 MB buffers, and a path longer than one.
+  PathList many;
+  std::vector<std::string> want;
+  for (int i = 0; i < 100000; ++i) want.push_back(absl::StrCat("/some/root/directory/file-", i));
+  want.insert(want.begin() + 5000, std::string(3 << 20, 'x'));
+  want.insert(want.begin() + 7000, "");
+  for (const std::string& p : want) many.push_back(p);
+  ASSERT_EQ(many.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(many[i], want[i]) << i;
 }
 
 }  // namespace
