@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/rare.h"
 #include "proj/comp/core/src/source_span.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
 
@@ -48,36 +49,15 @@ struct FileOp {
   std::string path;
   SourceSpan span;  // its header through its last line
 
-  const std::optional<std::string>& move_to() const { return details_ ? details_->move_to : Empty().move_to; }
-  const std::string& content() const { return details_ ? details_->content : Empty().content; }
-  const std::vector<hunk_apply::Hunk>& hunks() const { return details_ ? details_->hunks : Empty().hunks; }
-  const std::vector<std::string>& warnings() const { return details_ ? details_->warnings : Empty().warnings; }
+  const std::optional<std::string>& move_to() const { return details_.get().move_to; }
+  const std::string& content() const { return details_.get().content; }
+  const std::vector<hunk_apply::Hunk>& hunks() const { return details_.get().hunks; }
+  const std::vector<std::string>& warnings() const { return details_.get().warnings; }
   // The details, made (empty) when the operation has none yet: to add to.
-  FileOpDetails& details() {
-    if (!details_) details_ = std::make_unique<FileOpDetails>();
-    return *details_;
-  }
-
-  FileOp() = default;
-  FileOp(const FileOp& other) { *this = other; }
-  FileOp& operator=(const FileOp& other) {
-    if (this != &other) {
-      kind = other.kind;
-      path = other.path;
-      span = other.span;
-      details_ = other.details_ ? std::make_unique<FileOpDetails>(*other.details_) : nullptr;
-    }
-    return *this;
-  }
-  FileOp(FileOp&&) = default;
-  FileOp& operator=(FileOp&&) = default;
+  FileOpDetails& details() { return details_.mut(); }
 
  private:
-  static const FileOpDetails& Empty() {
-    static const FileOpDetails kEmpty;
-    return kEmpty;
-  }
-  std::unique_ptr<FileOpDetails> details_;
+  core::Rare<FileOpDetails> details_;
 };
 
 struct ParseError {

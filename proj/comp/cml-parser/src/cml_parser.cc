@@ -379,7 +379,7 @@ class BlockReader {
     block_.index = index;
     block_.is_tasks_block = found.name == "tasks";
     block_.span = found.span;
-    if (packed_ != nullptr) block_.packed_begin = block_.packed_end = packed_->packed.size();
+    if (packed_ != nullptr) block_.packed_begin = block_.packed_end = static_cast<uint32_t>(packed_->packed.size());
   }
 
   CmlBlock Read() {
@@ -574,7 +574,7 @@ class BlockReader {
     if (packed_ != nullptr) {
       packed_->packed_actions.Add(t.action);
       packed_->packed.push_back({number, line});
-      block_.packed_end = packed_->packed.size();
+      block_.packed_end = static_cast<uint32_t>(packed_->packed.size());
     }
   }
 

@@ -10,6 +10,7 @@
 #ifndef CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_
 #define CLADA_PROJ_COMP_CML_PARSER_SRC_CML_PARSER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/packed_actions.h"
+#include "proj/comp/core/src/rare.h"
 #include "proj/comp/core/src/source_span.h"
 
 namespace clada::cml_parser {
@@ -75,47 +77,25 @@ struct CmlBlockDetails {
 };
 
 struct CmlBlock {
-  int index = 0;
-  int task_count = 0;  // tasks read plus tasks in error
-  bool is_tasks_block = false;
-  SourceSpan span;
+  int32_t index = 0;
+  uint32_t task_count : 31;  // tasks read plus tasks in error
+  uint32_t is_tasks_block : 1;
   // With ParseOptions::pack_actions, tasks() is empty and the block's tasks
   // are CmlParseResult::packed[packed_begin, packed_end).
-  size_t packed_begin = 0, packed_end = 0;
+  uint32_t packed_begin = 0, packed_end = 0;
+  SourceSpan span;
 
-  const std::string& version() const { return details_ ? details_->version : Empty().version; }
-  const std::vector<Task>& tasks() const { return details_ ? details_->tasks : Empty().tasks; }
-  const std::vector<CmlError>& errors() const { return details_ ? details_->errors : Empty().errors; }
-  const std::vector<std::string>& warnings() const { return details_ ? details_->warnings : Empty().warnings; }
+  const std::string& version() const { return details_.get().version; }
+  const std::vector<Task>& tasks() const { return details_.get().tasks; }
+  const std::vector<CmlError>& errors() const { return details_.get().errors; }
+  const std::vector<std::string>& warnings() const { return details_.get().warnings; }
   // The details, made (empty) when the block has none yet: to add to.
-  CmlBlockDetails& details() {
-    if (!details_) details_ = std::make_unique<CmlBlockDetails>();
-    return *details_;
-  }
+  CmlBlockDetails& details() { return details_.mut(); }
 
-  CmlBlock() = default;
-  CmlBlock(const CmlBlock& other) { *this = other; }
-  CmlBlock& operator=(const CmlBlock& other) {
-    if (this != &other) {
-      index = other.index;
-      task_count = other.task_count;
-      is_tasks_block = other.is_tasks_block;
-      span = other.span;
-      packed_begin = other.packed_begin;
-      packed_end = other.packed_end;
-      details_ = other.details_ ? std::make_unique<CmlBlockDetails>(*other.details_) : nullptr;
-    }
-    return *this;
-  }
-  CmlBlock(CmlBlock&&) = default;
-  CmlBlock& operator=(CmlBlock&&) = default;
+  CmlBlock() : task_count(0), is_tasks_block(0) {}
 
  private:
-  static const CmlBlockDetails& Empty() {
-    static const CmlBlockDetails kEmpty;
-    return kEmpty;
-  }
-  std::unique_ptr<CmlBlockDetails> details_;
+  core::Rare<CmlBlockDetails> details_;
 };
 
 struct CmlParseResult {

@@ -195,7 +195,7 @@ TEST(ParseCml, SkipsLinesOfOtherBlocks) {
 // a packed standalone task (an answer of a million holds a million), and a
 // copy of a block with parts copies them.
 TEST(CmlBlock, IsSmallAndCopiesItsDetails) {
-  EXPECT_LE(sizeof(CmlBlock), 64u);
+  EXPECT_LE(sizeof(CmlBlock), 48u);
   ParseOptions packed;
   packed.pack_actions = true;
   const CmlParseResult r = ParseCml("<remove path=\"a\"/>\n<tasks version=\"9\"><remove path=\"b\"/></tasks>\n", {}, packed);
