@@ -301,6 +301,12 @@ class LineSpans {
     spans_.emplace_back(first, last);
     ready_ = false;
   }
+  // Every span of `other` too.
+  void AddAll(const LineSpans& other) {
+    spans_.insert(spans_.end(), other.spans_.begin(), other.spans_.end());
+    ready_ = false;
+  }
+  void Reserve(size_t n) { spans_.reserve(n); }
   size_t size() const { return spans_.size(); }
   // A span holds `line` (its first line included).
   bool Holds(int line) const { return Reaches(line, line + 1); }
@@ -400,9 +406,11 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
   }
   LineSpans csl_spans;
+  csl_spans.Reserve(csl.blocks.size());
   for (const csl_parser::CslBlock& b : csl.blocks) csl_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_csl = [&csl_spans](int line) { return csl_spans.size() > 0 && csl_spans.HoldsBelowStart(line); };
   LineSpans cml_spans;
+  cml_spans.Reserve(cml.blocks.size());
   for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
   // The seeds' replacer blocks. One that starts on a SHAM block's lines or
@@ -545,12 +553,16 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     for (const std::string& w : b.warnings()) out.warnings.push_back(w);
   }
   std::vector<cml_parser::PackedTask>().swap(cml.packed);
+  // The blocks are items now: freed before the readers that follow (a
+  // million of them are 64 MB); cml_spans still says where they were.
+  const int cml_block_count = static_cast<int>(cml.blocks.size());
+  std::vector<cml_parser::CmlBlock>().swap(cml.blocks);
   // CSL: each standalone operation a group of its own; a TASKS block one
   // atomic_validation group (an invalid operation and none of them runs; at
   // run time the first failure skips the rest).
   int csl_dropped = 0;
   size_t csl_items = csl.packed.size();
-  for (const csl_parser::CslBlock& b : csl.blocks) csl_items += b.operations.size();
+  for (const csl_parser::CslBlock& b : csl.blocks) csl_items += b.operations().size();
   out.items.reserve(out.items.size() + csl_items);
   const size_t csl_base = out.actions.packed.Append(std::move(csl.packed_actions));
   for (csl_parser::CslBlock& b : csl.blocks) {
@@ -560,12 +572,12 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
     const int group = key++;
     int32_t skip_reason = -1;
-    if (b.is_tasks && !b.errors.empty()) {
-      const csl_parser::CslError& first = b.errors.front();
+    if (b.is_tasks && !b.errors().empty()) {
+      const csl_parser::CslError& first = b.errors().front();
       skip_reason = static_cast<int32_t>(out.actions.skip_reasons.size());
       out.actions.skip_reasons.push_back(
-          absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors.size(),
-                       b.errors.size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
+          absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors().size(),
+                       b.errors().size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
                        first.line, ": ", first.code, "), and a TASKS block runs all or nothing"));
     }
     AnswerItem operation;  // what every operation of the block shares
@@ -574,7 +586,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     operation.fail_fast = b.is_tasks;
     operation.atomic = b.is_tasks;
     operation.skip_reason = skip_reason;
-    for (csl_parser::Operation& op : b.operations) {
+    for (const csl_parser::Operation& op : b.operations()) {
       AnswerItem& item = out.items.emplace_back(operation);
       item.line = op.span.first_line;
       out.actions.Add(op.action, item);
@@ -585,13 +597,15 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       item.index = static_cast<int32_t>(csl_base + i);
       item.source = AnswerItem::Source::kPacked;
     }
-    for (csl_parser::CslError& e : b.errors) {
-      errors.push_back({ReaderError(e.label, e.code, std::move(e.message), e.line, text, e.span.begin, e.span.end,
-                                    std::move(e.fix)),
-                        "csl", group});
+    for (const csl_parser::CslError& e : b.errors()) {
+      errors.push_back(
+          {ReaderError(e.label, e.code, e.message, e.line, text, e.span.begin, e.span.end, e.fix), "csl", group});
     }
-    for (std::string& w : b.warnings) out.warnings.push_back(std::move(w));
+    for (const std::string& w : b.warnings()) out.warnings.push_back(w);
   }
+  const int csl_block_count = static_cast<int>(csl.blocks.size());
+  decltype(csl.blocks)().swap(csl.blocks);
+  decltype(csl.packed)().swap(csl.packed);
   // Replacer blocks: each an independent group, labelled rep-N.
   int rep_blocks = static_cast<int>(rep.edits.size() + rep.errors.size());
   for (; !rep.edits.empty(); rep.edits.pop_front()) {
@@ -613,9 +627,10 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
   aider_reader::Blocks sr = aider_reader::ReadBlocks(text);
   LineSpans other_blocks;  // SHAM, CML and CSL
+  other_blocks.Reserve(sham_lines.size() + cml_spans.size() + csl_spans.size());
   for (const cml_parser::LineRange& r : sham_lines) other_blocks.Add(r.first, r.last);
-  for (const cml_parser::CmlBlock& b : cml.blocks) other_blocks.Add(b.span.first_line, b.span.last_line);
-  for (const csl_parser::CslBlock& b : csl.blocks) other_blocks.Add(b.span.first_line, b.span.last_line);
+  other_blocks.AddAll(cml_spans);
+  other_blocks.AddAll(csl_spans);
   auto on_other_block = [&other_blocks](int line) { return other_blocks.Holds(line); };
   LineSpans sr_spans;
   for (; !sr.edits.empty(); sr.edits.pop_front()) {
@@ -874,8 +889,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     std::vector<sham_action_parser::LeftOutBlock>().swap(sham.left_out);
   }
   for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + static_cast<int>(cml.blocks.size()) - cml_dropped +
-                     static_cast<int>(csl.blocks.size()) - csl_dropped + static_cast<int>(sr_spans.size()) + diff_blocks +
+  out.total_blocks = sham.total_blocks - dropped + cml_block_count - cml_dropped + csl_block_count - csl_dropped + static_cast<int>(sr_spans.size()) + diff_blocks +
                      patch_blocks + rep_blocks;
   return out;
 }

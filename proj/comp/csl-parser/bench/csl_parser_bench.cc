@@ -47,7 +47,7 @@ void ParseCsl5MB(benchmark::State& state, bool packed) {
     auto r = std::make_unique<clada::csl_parser::CslParseResult>(clada::csl_parser::ParseCsl(answer, {}, {}, options));
     blocks = r->blocks.size();
     actions = r->packed_actions.size();
-    for (const auto& b : r->blocks) actions += b.operations.size();
+    for (const auto& b : r->blocks) actions += b.operations().size();
     benchmark::DoNotOptimize(r);
     // Freeing the actions is the caller's cost, not the parser's.
     state.PauseTiming();

@@ -249,7 +249,7 @@ class Reader {
       } else if (m.kind == Kind::kEnd || m.kind == Kind::kReplace || m.kind == Kind::kTo) {
         b.span = Span(m.begin, m.end, m.line);
         b.operation_count = 1;
-        b.errors.push_back(Stray(m, label));
+        b.details().errors.push_back(Stray(m, label));
         pos = m.end;
       } else {
         b.operation_count = 1;
@@ -365,20 +365,20 @@ class Reader {
     b->is_tasks = true;
     // Room for a few operations at once rather than growing 1, 2, 4 and
     // moving each action on the way.
-    if (build_ && !pack_) b->operations.reserve(4);
+    if (build_ && !pack_) b->details().operations.reserve(4);
     std::vector<std::string> ignored;
     std::string attr_error;
     std::optional<Attributes> attrs = ParseAttributes(open.attrs, &attr_error);
     if (!attrs) {
-      b->errors.push_back(Error("invalid_attribute", open, label,
+      b->details().errors.push_back(Error("invalid_attribute", open, label,
                                 absl::StrCat("TASKS on line ", open.line, ": ", attr_error),
                                 absl::StrCat("write ", M("TASKS"), " or ", M("TASKS version=\"1.0\"")), open.end));
     } else {
       for (const Attribute& a : *attrs) {
         if (a.name == "version") {
-          b->version = std::string(a.value);
+          b->details().version = std::string(a.value);
         } else {
-          b->warnings.push_back(absl::StrCat("TASKS on line ", open.line, ": attribute ", a.name, "=\"", a.value,
+          b->details().warnings.push_back(absl::StrCat("TASKS on line ", open.line, ": attribute ", a.name, "=\"", a.value,
                                              "\" is not CSL's (TASKS takes version) and was ignored"));
         }
       }
@@ -393,13 +393,13 @@ class Reader {
       const size_t gap_end = found ? m.begin : text_.size();
       if (!prose_noted && HasProse(text_.substr(pos, gap_end - pos))) {
         prose_noted = true;
-        b->warnings.push_back(absl::StrCat("TASKS on line ", open.line,
+        b->details().warnings.push_back(absl::StrCat("TASKS on line ", open.line,
                                            ": text between its operations is not an operation and was ignored"));
       }
       if (!found) {
-        const bool covered = !b->errors.empty() && b->errors.back().span.end == text_.size();
+        const bool covered = !b->errors().empty() && b->errors().back().span.end == text_.size();
         if (!covered) {
-          b->errors.push_back(Error(
+          b->details().errors.push_back(Error(
               "unclosed_operation", open, label,
               absl::StrCat("TASKS on line ", open.line, " is never closed: the answer ends before its ", M("END")),
               absl::StrCat("end the block with a line ", M("END"), " after the ", M("END"),
@@ -420,7 +420,7 @@ class Reader {
       }
       if (m.kind == Kind::kTasks) {
         ++depth;
-        b->errors.push_back(Error(
+        b->details().errors.push_back(Error(
             "nested_tasks", m, label,
             absl::StrCat("TASKS on line ", m.line, " is inside the TASKS block of line ", open.line,
                          "; TASKS blocks do not nest, so neither block runs"),
@@ -431,7 +431,7 @@ class Reader {
         continue;
       }
       if (m.kind == Kind::kReplace || m.kind == Kind::kTo) {
-        b->errors.push_back(Stray(m, label));
+        b->details().errors.push_back(Stray(m, label));
         pos = m.end;
         continue;
       }
@@ -456,12 +456,12 @@ class Reader {
   // One WRITE, RUN, SEARCH or unknown operation from its marker; adds an
   // Operation or a CslError to `b` and returns where reading goes on.
   size_t ReadOperation(const Marker& open, const std::string& label, CslBlock* b) {
-    const size_t errors = b->errors.size(), operations = b->operations.size();
+    const size_t errors = b->errors().size(), operations = b->operations().size();
     const size_t next = ReadOperationBody(open, label, b);
-    if (b->errors.size() > errors) {
-      last_span_ = b->errors.back().span;
-    } else if (b->operations.size() > operations) {
-      last_span_ = b->operations.back().span;
+    if (b->errors().size() > errors) {
+      last_span_ = b->errors().back().span;
+    } else if (b->operations().size() > operations) {
+      last_span_ = b->operations().back().span;
     }  // a packed operation set last_span_ itself
     return next;
   }
@@ -486,7 +486,7 @@ class Reader {
       for (const char* op : {"WRITE", "RUN", "SEARCH", "TASKS"}) {
         absl::string_view rest = name;
         if (absl::ConsumePrefix(&rest, op) && absl::StrContains(rest, '=')) {
-          b->errors.push_back(Error(
+          b->details().errors.push_back(Error(
               "invalid_attribute", open, label,
               absl::StrCat(op, " on line ", open.line, ": no space between the name and its attributes (", name, ")"),
               absl::StrCat("write ", M(absl::StrCat(op, " ", rest, open.attrs))), end));
@@ -495,7 +495,7 @@ class Reader {
       }
       const std::string upper = absl::AsciiStrToUpper(name);
       const bool known = KindOf(upper) != Kind::kUnknown;
-      b->errors.push_back(Error(
+      b->details().errors.push_back(Error(
           "unknown_operation", open, label,
           absl::StrCat(name, " on line ", open.line, " is not a CSL operation",
                        known ? absl::StrCat(": operation names are case-sensitive, write ", upper) : "",
@@ -521,12 +521,12 @@ class Reader {
                           absl::StrCat("end the ", name, "'s text with a line ", M("END")), text_.size());
         }
         problem->span = Span(open.begin, text_.size(), open.line);
-        b->errors.push_back(std::move(*problem));
+        b->details().errors.push_back(std::move(*problem));
         return text_.size();
       }
       if (m.kind == Kind::kEnd) break;
       if (IsOpener(m.kind)) {
-        b->errors.push_back(Error(
+        b->details().errors.push_back(Error(
             "unclosed_operation", open, label,
             absl::StrCat(name, " on line ", open.line, " is never closed: line ", m.line, " starts ", m.name,
                          " before its ", M("END")),
@@ -577,7 +577,7 @@ class Reader {
     }
     if (problem) {
       problem->span = Span(open.begin, next, open.line);
-      b->errors.push_back(std::move(*problem));
+      b->details().errors.push_back(std::move(*problem));
       return next;
     }
 
@@ -585,7 +585,7 @@ class Reader {
     // `b`: each action's strings are made once, from views of the answer,
     // and moved nowhere (at 15,000 actions in 5 MB the building is the cost).
     auto fail = [&](std::string code, std::string message, std::string fix) {
-      b->errors.push_back(Error(std::move(code), open, label, std::move(message), std::move(fix), next));
+      b->details().errors.push_back(Error(std::move(code), open, label, std::move(message), std::move(fix), next));
       return next;
     };
     std::string attr_error;
@@ -740,7 +740,7 @@ class Reader {
     }
     // Made whole and moved in (an Operation made empty first would make an
     // empty parameter object only to free it).
-    b->operations.push_back(
+    b->details().operations.push_back(
         Operation{core::MakeAction(parts), std::string(name), label, Span(open.begin, next, open.line)});
     return next;
   }

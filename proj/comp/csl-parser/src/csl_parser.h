@@ -22,12 +22,14 @@
 #ifndef CLADA_PROJ_COMP_CSL_PARSER_SRC_CSL_PARSER_H_
 #define CLADA_PROJ_COMP_CSL_PARSER_SRC_CSL_PARSER_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/packed_actions.h"
+#include "proj/comp/core/src/rare.h"
 #include "proj/comp/core/src/source_span.h"
 
 namespace clada::csl_parser {
@@ -84,18 +86,37 @@ struct CslError {
 // error, none runs; at run time the first failure skips the rest) or one
 // standalone operation or stray marker (independent). Numbered from 1 (N of
 // `task-N`) in document order.
-struct CslBlock {
-  int number = 0;
-  bool is_tasks = false;
-  std::string version;  // TASKS version="..." as written; empty when absent
-  SourceSpan span;
+// What few blocks have (a TASKS block's version, operations read whole,
+// errors, warnings): behind a pointer, so that the block of a standalone
+// operation read packed, most of an answer of many small operations,
+// takes 48 bytes (a million of them took 160 MB when each held these).
+struct CslBlockDetails {
+  std::string version;                // TASKS version="..." as written; empty when absent
   std::vector<Operation> operations;  // read whole, in order
   std::vector<CslError> errors;       // in order of their lines
   std::vector<std::string> warnings;  // ignored attributes, prose inside TASKS
-  int operation_count = 0;            // operations read plus those in error (M runs 1..count)
-  // With ParseOptions::pack_actions, `operations` is empty and the block's
+};
+
+struct CslBlock {
+  int32_t number = 0;
+  uint32_t operation_count : 31;  // operations read plus those in error (M runs 1..count)
+  uint32_t is_tasks : 1;
+  // With ParseOptions::pack_actions, operations() is empty and the block's
   // operations are CslParseResult::packed[packed_begin, packed_end).
-  size_t packed_begin = 0, packed_end = 0;
+  uint32_t packed_begin = 0, packed_end = 0;
+  SourceSpan span;
+
+  const std::string& version() const { return details_.get().version; }
+  const std::vector<Operation>& operations() const { return details_.get().operations; }
+  const std::vector<CslError>& errors() const { return details_.get().errors; }
+  const std::vector<std::string>& warnings() const { return details_.get().warnings; }
+  // The details, made (empty) when the block has none yet: to add to.
+  CslBlockDetails& details() { return details_.mut(); }
+
+  CslBlock() : operation_count(0), is_tasks(0) {}
+
+ private:
+  core::Rare<CslBlockDetails> details_;
 };
 
 struct CslParseResult {

@@ -56,11 +56,11 @@ Json ToJson(const CslParseResult& r) {
     Json jb = Json::object();
     jb["number"] = b.number;
     jb["group"] = b.is_tasks ? "atomic_validation" : "independent";
-    if (!b.version.empty()) jb["version"] = b.version;
+    if (!b.version().empty()) jb["version"] = b.version();
     jb["lines"] = {b.span.first_line, b.span.last_line};
     jb["operation_count"] = b.operation_count;
     Json ops = Json::array();
-    for (const Operation& op : b.operations) {
+    for (const Operation& op : b.operations()) {
       Json jo = Json::object();
       jo["label"] = op.label;
       jo["operation"] = op.operation;
@@ -71,9 +71,9 @@ Json ToJson(const CslParseResult& r) {
       ops.push_back(jo);
     }
     jb["operations"] = ops;
-    if (!b.errors.empty()) {
+    if (!b.errors().empty()) {
       Json errors = Json::array();
-      for (const CslError& e : b.errors) {
+      for (const CslError& e : b.errors()) {
         Json je = Json::object();
         je["code"] = e.code;
         je["operation"] = e.operation;
@@ -86,7 +86,7 @@ Json ToJson(const CslParseResult& r) {
       }
       jb["errors"] = errors;
     }
-    if (!b.warnings.empty()) jb["warnings"] = b.warnings;
+    if (!b.warnings().empty()) jb["warnings"] = b.warnings();
     blocks.push_back(jb);
   }
   Json out = Json::object();
@@ -99,14 +99,14 @@ Json ToJson(const CslParseResult& r) {
 // not kept: set to the first).
 CslParseResult Unpacked(CslParseResult r) {
   for (CslBlock& b : r.blocks) {
-    EXPECT_TRUE(b.operations.empty());
+    EXPECT_TRUE(b.operations().empty());
     for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
       Operation op;
       op.action = r.packed_actions.Get(i);
       op.label = op.action.metadata.block_id;
       op.operation = OperationOf(op.action.name);
       op.span.first_line = op.span.last_line = r.packed[i].line;
-      b.operations.push_back(std::move(op));
+      b.details().operations.push_back(std::move(op));
     }
   }
   return r;
@@ -166,9 +166,9 @@ TEST(CslInstructions, ExamplesReadWithoutErrors) {
   const CslParseResult r = ParseCsl(prompt);
   int operations = 0;
   for (const CslBlock& b : r.blocks) {
-    for (const CslError& e : b.errors) ADD_FAILURE() << e.message;
-    for (const std::string& w : b.warnings) ADD_FAILURE() << w;
-    operations += static_cast<int>(b.operations.size());
+    for (const CslError& e : b.errors()) ADD_FAILURE() << e.message;
+    for (const std::string& w : b.warnings()) ADD_FAILURE() << w;
+    operations += static_cast<int>(b.operations().size());
   }
   EXPECT_GE(operations, 10);
   for (const char* taught : {"<---WRITE file=", "append=\"true\"", "<---RUN--->", "<---RUN dir=", "<---SEARCH file=",
@@ -187,8 +187,8 @@ TEST(CslInstructions, UseTheConfiguredDelimiters) {
   const CslParseResult r = ParseCsl(prompt, d);
   int operations = 0;
   for (const CslBlock& b : r.blocks) {
-    for (const CslError& e : b.errors) ADD_FAILURE() << e.message;
-    operations += static_cast<int>(b.operations.size());
+    for (const CslError& e : b.errors()) ADD_FAILURE() << e.message;
+    operations += static_cast<int>(b.operations().size());
   }
   EXPECT_GE(operations, 10);
   EXPECT_TRUE(ParseCsl(prompt).blocks.empty());  // the default markers are not in it
@@ -203,8 +203,8 @@ TEST(ParseCsl, SkipsLinesOfOtherBlocks) {
       "<---RUN--->\necho 3\n<---END--->\n";
   const CslParseResult r = ParseCsl(text, {}, {{4, 6}});
   ASSERT_EQ(r.blocks.size(), 2u);
-  EXPECT_EQ(r.blocks[1].operations[0].action.params["code"], "echo 3");
-  EXPECT_EQ(r.blocks[1].operations[0].label, "task-2");
+  EXPECT_EQ(r.blocks[1].operations()[0].action.params["code"], "echo 3");
+  EXPECT_EQ(r.blocks[1].operations()[0].label, "task-2");
 }
 
 // Empty delimiters would make every line a marker: nothing is read.
@@ -220,6 +220,28 @@ TEST(OperationOf, NamesTheCslOperationOfEachAction) {
   EXPECT_EQ(OperationOf("file_replace_all_text"), "SEARCH");
   EXPECT_EQ(OperationOf("file_replace_text_range"), "SEARCH");
   EXPECT_EQ(OperationOf("file_read"), "file_read");
+}
+
+// issue 17 #9: the block of every standalone operation carried a version,
+// its operations, errors and warnings, empty (160 bytes); they are behind a
+// pointer now, made only when one is written.
+TEST(CslBlock, IsSmallAndCopiesItsDetails) {
+  EXPECT_LE(sizeof(CslBlock), 48u);
+  ParseOptions packed;
+  packed.pack_actions = true;
+  const CslParseResult r = ParseCsl(
+      "<---RUN--->\necho 1\n<---END--->\n<---TASKS version=\"9\"--->\n<---NOPE--->\n<---END--->\n<---END--->\n",
+      {}, {}, packed);
+  ASSERT_EQ(r.blocks.size(), 2u);
+  EXPECT_TRUE(r.blocks[0].operations().empty() && r.blocks[0].errors().empty() && r.blocks[0].warnings().empty());
+  EXPECT_EQ(r.blocks[0].version(), "");
+  EXPECT_EQ(r.blocks[0].packed_end - r.blocks[0].packed_begin, 1u);
+  EXPECT_TRUE(r.blocks[1].is_tasks);
+  CslBlock copy = r.blocks[1];
+  EXPECT_EQ(copy.version(), "9");
+  ASSERT_FALSE(copy.errors().empty());
+  copy.details().errors.clear();
+  EXPECT_FALSE(r.blocks[1].errors().empty());
 }
 
 }  // namespace
