@@ -293,7 +293,7 @@ class Reader {
     const Marker* next = At(k);
     Edit e;
     e.number = number;
-    e.explanation = std::move(explanation);
+    e.set_explanation(std::move(explanation));
     e.path = std::move(path);
     e.file_line = file.line;
     e.edit_line = opener.line;
@@ -411,8 +411,7 @@ core::Action ToAction(const Edit& edit) {
   a.metadata.block_id = absl::StrCat("rep-", edit.number);
   a.metadata.start_line = edit.span.first_line;
   a.metadata.end_line = edit.span.last_line;
-  a.metadata.explanation = edit.explanation;
-  a.warnings = edit.warnings;
+  a.metadata.explanation = edit.explanation();
   a.params["path"] = edit.path;
   if (edit.kind == EditKind::kOverwrite) {
     a.name = "file_write";

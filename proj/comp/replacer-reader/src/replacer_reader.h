@@ -23,10 +23,12 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/rare.h"
 #include "proj/comp/core/src/source_span.h"
 
 namespace clada::replacer_reader {
@@ -41,15 +43,25 @@ enum class EditKind { kSearchReplace, kOverwrite };
 struct Edit {
   int number = 0;            // 1-based, across the answer's blocks (errors count too)
   EditKind kind = EditKind::kSearchReplace;
-  std::string explanation;   // the EXPLANATION's lines, blank lines around them dropped; "" when none
+  bool removes = false;      // kSearchReplace: REPLACE holds only blank lines: remove the SEARCH text
+  int file_line = 0;         // the `<<<FILE>>>` line
+  int edit_line = 0;         // the `<<<SEARCH>>>` or `<<<OVERWRITE>>>` line
   std::string path;          // the FILE's line, trimmed
   std::string search;        // kSearchReplace
   std::string replace;       // kSearchReplace: the REPLACE text; kOverwrite: the content
-  bool removes = false;      // kSearchReplace: REPLACE holds only blank lines: remove the SEARCH text
   SourceSpan span;           // its first marker (EXPLANATION or FILE) through `<<<END>>>`
-  int file_line = 0;         // the `<<<FILE>>>` line
-  int edit_line = 0;         // the `<<<SEARCH>>>` or `<<<OVERWRITE>>>` line
-  std::vector<std::string> warnings;
+
+  // The EXPLANATION's lines, blank lines around them dropped; "" when none.
+  // Behind a pointer: most blocks have none, and an answer of a million
+  // blocks carried it empty (and an always empty list of warnings: the edit
+  // is 152 bytes, not 200).
+  const std::string& explanation() const { return explanation_.get(); }
+  void set_explanation(std::string text) {
+    if (!text.empty()) explanation_.mut() = std::move(text);
+  }
+
+ private:
+  core::Rare<std::string> explanation_;
 };
 
 // A block that could not be read. Codes: `missing_file` (a SEARCH or

@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string spanned = text.substr(e.span.begin, e.span.end - e.span.begin);
     Check(spanned.find(e.search) != std::string::npos);
     Check(spanned.find(e.replace) != std::string::npos);
-    Check(spanned.find(e.explanation) != std::string::npos);
+    Check(spanned.find(e.explanation()) != std::string::npos);
     Check(e.kind == EditKind::kOverwrite || !e.search.empty());
   }
   for (const ParseError& e : b.errors) {

@@ -58,7 +58,7 @@ TEST_P(ReaderCases, Reads) {
     const json& e = edits[k];
     EXPECT_EQ(got.kind == EditKind::kOverwrite ? "overwrite" : "search_replace", e.value("kind", "search_replace"));
     EXPECT_EQ(got.path, e.at("path").get<std::string>());
-    EXPECT_EQ(got.explanation, e.value("explanation", ""));
+    EXPECT_EQ(got.explanation(), e.value("explanation", ""));
     if (e.contains("search")) {
       EXPECT_EQ(got.search, e["search"].get<std::string>());
     }
@@ -121,7 +121,7 @@ TEST_P(ReaderCases, Reads) {
     }
     EXPECT_EQ(actions[k].metadata.start_line, b.edits[k].span.first_line);
     EXPECT_EQ(actions[k].metadata.end_line, b.edits[k].span.last_line);
-    EXPECT_EQ(actions[k].metadata.explanation, b.edits[k].explanation);
+    EXPECT_EQ(actions[k].metadata.explanation, b.edits[k].explanation());
     if (e.contains("params")) {
       EXPECT_EQ(json::parse(actions[k].params.dump()), e["params"]);
     }
@@ -178,6 +178,19 @@ TEST(ReplacerInstructions, ExamplesReadWithoutErrors) {
                            "<<<END>>>", "exactly once", "rep-1", "absolute", "parent directories"}) {
     EXPECT_NE(prompt.find(word), std::string::npos) << word;
   }
+}
+
+// issue 17 #9: every edit carried an explanation and a list of warnings
+// (always empty), 56 bytes an edit.
+TEST(Edit, IsSmallAndKeepsItsExplanation) {
+  EXPECT_LE(sizeof(Edit), 152u);
+  const Blocks b = ReadBlocks("<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"
+                              "<<<EXPLANATION>>>\nwhy\n<<<FILE>>>\nb\n<<<OVERWRITE>>>\ny\n<<<END>>>\n");
+  ASSERT_EQ(b.edits.size(), 2u);
+  EXPECT_EQ(b.edits[0].explanation(), "");
+  EXPECT_EQ(b.edits[1].explanation(), "why");
+  const Edit copy = b.edits[1];
+  EXPECT_EQ(copy.explanation(), b.edits[1].explanation());
 }
 
 }  // namespace
