@@ -1,6 +1,7 @@
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -19,10 +20,19 @@ constexpr absl::string_view kEofMarker = "*** End of File";
 constexpr absl::string_view kHeaders = "`*** Add File: <path>`, `*** Delete File: <path>` or `*** Update File: <path>`";
 
 struct Line {
-  size_t begin = 0;        // first byte
-  size_t next = 0;         // first byte of the next line (end of this one with its break)
-  absl::string_view text;  // without "\n" or "\r\n"
+  absl::string_view text;    // without "\n" or "\r\n"
+  uint32_t break_bytes = 0;  // 1 ("\n"), 2 ("\r\n") or 0 (the last line, unended)
 };
+
+// Where line i starts in the text: its view's offset from line 0's, which
+// starts the text (24 bytes a line, not 40 with both offsets kept).
+size_t LineBegin(const std::vector<Line>& lines, size_t i) {
+  return static_cast<size_t>(lines[i].text.data() - lines[0].text.data());
+}
+// Where the line after line i starts (line i's end with its break).
+size_t LineNext(const std::vector<Line>& lines, size_t i) {
+  return LineBegin(lines, i) + lines[i].text.size() + lines[i].break_bytes;
+}
 
 std::vector<Line> SplitText(absl::string_view text) {
   std::vector<Line> lines;
@@ -35,7 +45,7 @@ std::vector<Line> SplitText(absl::string_view text) {
     size_t next = nl == absl::string_view::npos ? text.size() : nl + 1;
     size_t end = nl == absl::string_view::npos ? text.size() : nl;
     if (end > start && text[end - 1] == '\r') --end;
-    lines.push_back({start, next, text.substr(start, end - start)});
+    lines.push_back({text.substr(start, end - start), static_cast<uint32_t>(next - end)});
     start = next;
   }
   return lines;
@@ -259,10 +269,10 @@ class BodyParser {
       if (!stopped_) SkipToNextHeader();
       return;
     }
-    op.span.begin = lines_[start].begin;
+    op.span.begin = LineBegin(lines_, start);
     size_t last = start;
     for (size_t k = start; k < i_ && k <= last_read_; ++k) last = k;
-    op.span.end = lines_[last].next;
+    op.span.end = LineNext(lines_, last);
     op.span.first_line = static_cast<int>(start) + 1;
     op.span.last_line = static_cast<int>(last) + 1;
     patch_->ops.push_back(std::move(op));
@@ -520,7 +530,7 @@ struct Envelope {
 };
 
 SourceSpan SpanOf(const std::vector<Line>& lines, size_t first, size_t last) {
-  return {lines[first].begin, lines[last].next, static_cast<int>(first) + 1, static_cast<int>(last) + 1};
+  return {LineBegin(lines, first), LineNext(lines, last), static_cast<int>(first) + 1, static_cast<int>(last) + 1};
 }
 
 // Reads the envelope whose `*** Begin Patch` is lines[b].
