@@ -294,44 +294,83 @@ sham_action_parser::ActionParseError CmlErrorToParseError(const cml_parser::CmlE
 
 // The line spans of a dialect's blocks (inclusive; they may nest), asked
 // "does a block hold this line?" in O(log n) however many blocks an answer
-// has: sorted by first line, with the furthest last line reached so far.
+// has. What each question needs is kept apart: for Holds, the union of
+// the spans (adjacent ones merged as they come, so two million one-line
+// CML tasks on consecutive lines are one range, not 24 MB); for
+// HoldsBelowStart, only the spans of two lines or more (a one-line block
+// has no line below its start), sorted by first line with the furthest
+// last line reached so far.
 class LineSpans {
  public:
   void Add(int first, int last) {
-    spans_.emplace_back(first, last);
-    ready_ = false;
+    ++count_;
+    AddToUnion(first, last);
+    if (last > first) {
+      multi_.emplace_back(first, last);
+      multi_ready_ = false;
+    }
   }
   // Every span of `other` too.
   void AddAll(const LineSpans& other) {
-    spans_.insert(spans_.end(), other.spans_.begin(), other.spans_.end());
-    ready_ = false;
+    count_ += other.count_;
+    for (const auto& [first, last] : other.union_) AddToUnion(first, last);
+    multi_.insert(multi_.end(), other.multi_.begin(), other.multi_.end());
+    multi_ready_ = false;
   }
-  void Reserve(size_t n) { spans_.reserve(n); }
-  size_t size() const { return spans_.size(); }
+  // How many spans were added.
+  size_t size() const { return count_; }
   // A span holds `line` (its first line included).
-  bool Holds(int line) const { return Reaches(line, line + 1); }
+  bool Holds(int line) const {
+    if (!union_ready_) {
+      std::sort(union_.begin(), union_.end());
+      std::vector<std::pair<int, int>> merged;
+      for (const auto& span : union_) {
+        if (!merged.empty() && span.first <= merged.back().second + 1) {
+          merged.back().second = std::max(merged.back().second, span.second);
+        } else {
+          merged.push_back(span);
+        }
+      }
+      union_.swap(merged);
+      union_ready_ = true;
+    }
+    auto after = std::upper_bound(union_.begin(), union_.end(), std::make_pair(line, std::numeric_limits<int>::max()));
+    return after != union_.begin() && std::prev(after)->second >= line;
+  }
   // A span holds `line` below its first line (a block starting inside it).
-  bool HoldsBelowStart(int line) const { return Reaches(line, line); }
-
- private:
-  // Some span starting before `before` ends at or after `line`.
-  bool Reaches(int line, int before) const {
-    if (!ready_) {
-      std::sort(spans_.begin(), spans_.end());
+  bool HoldsBelowStart(int line) const {
+    if (!multi_ready_) {
+      std::sort(multi_.begin(), multi_.end());
       furthest_.clear();
-      for (const auto& [first, last] : spans_) {
+      furthest_.reserve(multi_.size());
+      for (const auto& [first, last] : multi_) {
         furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
       }
-      ready_ = true;
+      multi_ready_ = true;
     }
-    auto after = std::lower_bound(spans_.begin(), spans_.end(), std::make_pair(before, std::numeric_limits<int>::min()));
-    if (after == spans_.begin()) return false;
-    return furthest_[static_cast<size_t>(after - spans_.begin()) - 1] >= line;
+    // Some span starting before `line` ends at or after it.
+    auto after = std::lower_bound(multi_.begin(), multi_.end(), std::make_pair(line, std::numeric_limits<int>::min()));
+    if (after == multi_.begin()) return false;
+    return furthest_[static_cast<size_t>(after - multi_.begin()) - 1] >= line;
   }
 
-  mutable std::vector<std::pair<int, int>> spans_;
+ private:
+  void AddToUnion(int first, int last) {
+    // In order and touching the last range (the usual case): widen it.
+    if (union_ready_ && !union_.empty() && first >= union_.back().first && first <= union_.back().second + 1) {
+      union_.back().second = std::max(union_.back().second, last);
+      return;
+    }
+    if (!union_.empty() && first < union_.back().first) union_ready_ = false;
+    union_.emplace_back(first, last);
+  }
+
+  size_t count_ = 0;
+  mutable std::vector<std::pair<int, int>> union_;  // sorted and merged when union_ready_
+  mutable bool union_ready_ = true;
+  mutable std::vector<std::pair<int, int>> multi_;
   mutable std::vector<int> furthest_;
-  mutable bool ready_ = true;
+  mutable bool multi_ready_ = true;
 };
 
 // A reader's parse error as the report shows every block's: the block's
@@ -406,11 +445,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     }
   }
   LineSpans csl_spans;
-  csl_spans.Reserve(csl.blocks.size());
   for (const csl_parser::CslBlock& b : csl.blocks) csl_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_csl = [&csl_spans](int line) { return csl_spans.size() > 0 && csl_spans.HoldsBelowStart(line); };
   LineSpans cml_spans;
-  cml_spans.Reserve(cml.blocks.size());
   for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
   // The seeds' replacer blocks. One that starts on a SHAM block's lines or
@@ -627,7 +664,6 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
   aider_reader::Blocks sr = aider_reader::ReadBlocks(text);
   LineSpans other_blocks;  // SHAM, CML and CSL
-  other_blocks.Reserve(sham_lines.size() + cml_spans.size() + csl_spans.size());
   for (const cml_parser::LineRange& r : sham_lines) other_blocks.Add(r.first, r.last);
   other_blocks.AddAll(cml_spans);
   other_blocks.AddAll(csl_spans);
