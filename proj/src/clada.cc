@@ -108,7 +108,16 @@ void PlanAction(const core::Action& action, const core::PathPolicy& paths, git_t
         line = absl::StripAsciiWhitespace(line);
         if (line.empty()) continue;
         absl::StatusOr<std::string> resolved = core::ResolvePath(paths, line);
-        if (resolved.ok()) plan.paths.push_back(*resolved);
+        if (!resolved.ok()) continue;
+        // Below the working root, kept relative to it (BatchPlan::paths).
+        absl::string_view planned = *resolved;
+        if (planned == paths.working_root) {
+          planned = "";
+        } else if (absl::StartsWith(planned, paths.working_root) && planned.size() > paths.working_root.size() &&
+                   planned[paths.working_root.size()] == '/' && paths.working_root != "/") {
+          planned.remove_prefix(paths.working_root.size() + 1);
+        }
+        plan.paths.push_back(planned);
       }
     }
   }

@@ -511,9 +511,17 @@ absl::StatusOr<std::optional<BatchState>> LoadJournal(WorkTree& wt) {
 
 // ---- BeginBatch's state and Finish's commits. ----
 
+// A planned path as the absolute path it names: relative ones are below
+// the working root `root` (BatchPlan::paths).
+std::string PlannedPath(const std::string& root, absl::string_view path) {
+  if (absl::StartsWith(path, "/")) return std::string(path);
+  if (path.empty()) return root;
+  return absl::StrCat(root, "/", path);
+}
+
 // Records the state before the batch in `s` (see BatchState) and writes
-// the snapshot tree's objects.
-absl::Status CaptureBeginState(BatchState& s, const BatchPlan& plan,
+// the snapshot tree's objects. `root`: the canonical working root.
+absl::Status CaptureBeginState(BatchState& s, const std::string& root, const BatchPlan& plan,
                                const git_commit* head) {
   const WorkTree& wt = *s.wt;
   git_index* raw = nullptr;
@@ -547,12 +555,13 @@ absl::Status CaptureBeginState(BatchState& s, const BatchPlan& plan,
   ASSIGN_OR_RETURN(s.tracked, ReadChanges(wt, index_tree.get(), tracked_paths));
 
   std::set<std::string> kept;
-  for (absl::string_view abs : plan.paths) {
+  for (absl::string_view planned : plan.paths) {
+    const std::string abs = PlannedPath(root, planned);
     std::string rel;
     if (abs == wt.workdir) {
       rel = "";
     } else if (absl::StartsWith(abs, wt.workdir + "/")) {
-      rel = std::string(abs.substr(wt.workdir.size() + 1));
+      rel = abs.substr(wt.workdir.size() + 1);
     } else {
       continue;  // outside the work tree (an --allow root)
     }
@@ -1036,7 +1045,7 @@ void PlainJournal(const std::string& root, const BatchPlan& plan,
     text.reserve(kBuffer + 4096);
     for (size_t i = 0; i < plan.paths.size(); ++i) {
       if (i > 0) text += ',';
-      text += nlohmann::json(std::string(plan.paths[i])).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      text += nlohmann::json(internal::PlannedPath(root, plan.paths[i])).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       if (text.size() >= kBuffer) {
         RETURN_IF_ERROR(append(text));
         text.clear();
@@ -1097,7 +1106,7 @@ absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
   state->active = true;
   if (state->read_only) return std::make_unique<BatchTransaction>(std::move(state));
   state->batch_id = internal::NewBatchId();
-  RETURN_IF_ERROR(internal::CaptureBeginState(*state, plan, head.get()));
+  RETURN_IF_ERROR(internal::CaptureBeginState(*state, root, plan, head.get()));
   RETURN_IF_ERROR(internal::WriteJournal(*state));
   return std::make_unique<BatchTransaction>(std::move(state));
 }

@@ -192,9 +192,11 @@ class PathList {
 
 // What a batch is about to do, known before any action runs.
 struct BatchPlan {
-  // Canonical absolute paths the batch's valid actions will write, move or
-  // delete (each `format: path` / `multiline_paths` parameter of a write
-  // action, resolved); a directory covers everything below it. An untracked
+  // Canonical paths the batch's valid actions will write, move or delete
+  // (each `format: path` / `multiline_paths` parameter of a write action,
+  // resolved), absolute or relative to the working root given to
+  // BeginBatch ("" is the root itself: a million paths under a long root
+  // then do not each hold it); a directory covers everything below it. An untracked
   // or ignored file at or below one of them is kept in the `[clada:pre]`
   // snapshot, so its old bytes can come back with `clada undo`.
   PathList paths;

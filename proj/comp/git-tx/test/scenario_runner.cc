@@ -238,6 +238,10 @@ class Scenario {
          step["begin"].value("plan", std::vector<std::string>{})) {
       plan.paths.push_back(Abs(rel));
     }
+    // "plan_relative": paths as given, relative to the root (as clada plans
+    // what is below it).
+    for (const std::string& rel : step["begin"].value("plan_relative", std::vector<std::string>{}))
+      plan.paths.push_back(rel);
     // "plan_many": {"count": N, "prefix": P}: N paths P0, P1, ... (a batch
     // too large to spell out).
     if (step["begin"].contains("plan_many")) {
