@@ -1,9 +1,13 @@
 #include "proj/comp/core/src/packed_actions.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <tuple>
 #include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace clada::core {
 namespace {
@@ -64,6 +68,107 @@ void EmitString(absl::string_view s, Sink& sink) {
   sink.Bytes(s);
 }
 
+// The words every action repeats (the schema's action and parameter
+// names), packed as their number here: a million `file_delete` actions
+// do not each hold the name and the key `path`. Only ever read back by
+// this build, so the list can change freely.
+constexpr absl::string_view kWords[] = {
+    "file_write", "file_append", "file_replace_text", "file_replace_all_text", "file_replace_text_range",
+    "files_replace_all_text", "file_replace_lines", "file_apply_diff", "file_apply_patch", "file_read_numbered",
+    "file_read", "files_read", "file_delete", "file_move", "dir_create", "dir_delete", "ls", "grep", "glob", "exec",
+    "context_add", "context_remove", "context_list", "context_prune", "context_clear", "undo", "git_step_back",
+    "git_step_forward", "git_squash", "all", "base_path", "code", "content", "contiguous_only", "count", "cwd", "days",
+    "delimiter", "diff", "hours", "include", "lang", "lines", "message", "mode", "msg_target", "new_content",
+    "new_path", "new_text", "old_path", "old_text", "old_text_end", "old_text_start", "patch", "path", "paths",
+    "pattern", "recursive", "return_output", "timeout"};
+
+// Up to sixteen bytes of `s` (its first eight and its last eight, which
+// for a word of 16 bytes or less are all of them) with fixed-size loads.
+struct Fingerprint {
+  uint64_t head = 0, tail = 0;
+  bool operator==(const Fingerprint& o) const { return head == o.head && tail == o.tail; }
+};
+inline uint64_t Load8(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint64_t Load4(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline Fingerprint FingerprintOf(absl::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  if (n >= 8) return {Load8(p), Load8(p + n - 8)};
+  if (n >= 4) return {Load4(p), Load4(p + n - 4)};
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return {v, 0};
+}
+
+// A word's number in kWords, or -1: its fingerprint looked for among the
+// few words of its length, then the bytes compared once (a hash map, or a
+// memcmp with each word of the length, cost a dense CSL answer's parse a
+// third of its speed).
+int WordNumber(absl::string_view s) {
+  constexpr size_t kMaxLength = 24;
+  struct Entry {
+    Fingerprint fingerprint;
+    int number;
+  };
+  static const auto* by_length = [] {
+    auto* t = new std::array<std::vector<Entry>, kMaxLength + 1>();
+    for (size_t i = 0; i < sizeof kWords / sizeof kWords[0]; ++i)
+      (*t)[kWords[i].size()].push_back({FingerprintOf(kWords[i]), static_cast<int>(i)});
+    return t;
+  }();
+  if (s.size() > kMaxLength) return -1;
+  const Fingerprint fingerprint = FingerprintOf(s);
+  for (const Entry& e : (*by_length)[s.size()]) {
+    // Up to 16 bytes the fingerprint is the whole word.
+    if (e.fingerprint == fingerprint && (s.size() <= 16 || kWords[e.number] == s)) return e.number;
+  }
+  return -1;
+}
+
+// A name or key: its number in kWords (odd header) or its bytes (even).
+template <typename Sink>
+void EmitWord(absl::string_view s, Sink& sink) {
+  const int number = WordNumber(s);
+  if (number >= 0) {
+    EmitVarint(static_cast<uint64_t>(number) * 2 + 1, sink);
+    return;
+  }
+  EmitVarint(s.size() * 2, sink);
+  sink.Bytes(s);
+}
+
+// The block ids readers give their actions (task-12, patch-3, ...): the
+// prefix's number and N (odd header), or the bytes (even): `task-1234567`
+// is 4 bytes, not 13.
+constexpr absl::string_view kLabelPrefixes[] = {"task-", "patch-", "diff-", "rep-", "sr-"};
+
+template <typename Sink>
+void EmitLabel(absl::string_view s, Sink& sink) {
+  for (size_t i = 0; i < sizeof kLabelPrefixes / sizeof kLabelPrefixes[0]; ++i) {
+    const absl::string_view prefix = kLabelPrefixes[i];
+    if (s.size() <= prefix.size() || s.size() > prefix.size() + 9 || s.substr(0, prefix.size()) != prefix) continue;
+    const absl::string_view digits = s.substr(prefix.size());
+    // Only N as it is written back: digits, no leading zero.
+    if (digits[0] == '0' || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      break;
+    uint64_t n = 0;
+    for (char c : digits) n = n * 10 + static_cast<uint64_t>(c - '0');
+    EmitVarint(i * 2 + 1, sink);
+    EmitVarint(n, sink);
+    return;
+  }
+  EmitVarint(s.size() * 2, sink);
+  sink.Bytes(s);
+}
+
 void PutVarint(uint64_t v, std::string* out) {
   StringSink sink{out};
   EmitVarint(v, sink);
@@ -77,6 +182,16 @@ void PutSigned(int64_t v, std::string* out) {
 void PutString(absl::string_view s, std::string* out) {
   StringSink sink{out};
   EmitString(s, sink);
+}
+
+void PutWord(absl::string_view s, std::string* out) {
+  StringSink sink{out};
+  EmitWord(s, sink);
+}
+
+void PutLabel(absl::string_view s, std::string* out) {
+  StringSink sink{out};
+  EmitLabel(s, sink);
 }
 
 void PutJson(const Json& j, std::string* out) {
@@ -117,7 +232,7 @@ void PutJson(const Json& j, std::string* out) {
       out->push_back(kObject);
       PutVarint(j.size(), out);
       for (auto it = j.begin(); it != j.end(); ++it) {
-        PutString(it.key(), out);
+        PutWord(it.key(), out);
         PutJson(it.value(), out);
       }
       return;
@@ -155,6 +270,22 @@ class Reader {
     p_ += n;
     return s;
   }
+  // What EmitWord wrote (a view of kWords or of the bytes).
+  absl::string_view Word() {
+    const uint64_t header = Varint();
+    if (header % 2 == 1) return kWords[header / 2];
+    absl::string_view s(p_, header / 2);
+    p_ += header / 2;
+    return s;
+  }
+  // What EmitLabel wrote.
+  std::string Label() {
+    const uint64_t header = Varint();
+    if (header % 2 == 1) return absl::StrCat(kLabelPrefixes[header / 2], Varint());
+    std::string s(p_, header / 2);
+    p_ += header / 2;
+    return s;
+  }
   Json Value() {
     switch (static_cast<Tag>(*p_++)) {
       case kNull:
@@ -183,7 +314,7 @@ class Reader {
       case kObject: {
         Json o = Json::object();
         for (uint64_t n = Varint(); n > 0; --n) {
-          std::string key(String());
+          std::string key(Word());
           o.emplace(std::move(key), Value());
         }
         return o;
@@ -212,6 +343,17 @@ void PutStrings(const std::vector<std::string>& v, std::string* out) {
 std::vector<std::string> ReadStrings(Reader& r) {
   std::vector<std::string> v(r.Varint());
   for (std::string& s : v) s = std::string(r.String());
+  return v;
+}
+
+void PutWords(const std::vector<std::string>& v, std::string* out) {
+  PutVarint(v.size(), out);
+  for (const std::string& s : v) PutWord(s, out);
+}
+
+std::vector<std::string> ReadWords(Reader& r) {
+  std::vector<std::string> v(r.Varint());
+  for (std::string& s : v) s = std::string(r.Word());
   return v;
 }
 
@@ -266,14 +408,14 @@ std::string& Staging() {
 
 size_t PackedActions::Add(const Action& action) {
   std::string& bytes = Staging();
-  PutString(action.name, &bytes);
+  PutWord(action.name, &bytes);
   PutJson(action.params, &bytes);
-  PutString(action.metadata.block_id, &bytes);
+  PutLabel(action.metadata.block_id, &bytes);
   PutSigned(action.metadata.start_line, &bytes);
   PutSigned(action.metadata.end_line, &bytes);
   PutString(action.metadata.explanation, &bytes);
   PutStrings(action.warnings, &bytes);
-  PutStrings(action.line_params, &bytes);
+  PutWords(action.line_params, &bytes);
   bytes.push_back(action.search_replace ? 1 : 0);
   std::memcpy(Place(bytes.size()), bytes.data(), bytes.size());
   if (bytes.capacity() > 4 * kChunkBytes) std::string().swap(bytes);  // a 50 MB body is not kept
@@ -287,11 +429,11 @@ namespace {
 // (number_integer) and booleans.
 template <typename Sink>
 void EmitParts(const ActionParts& parts, Sink& sink) {
-  EmitString(parts.name, sink);
+  EmitWord(parts.name, sink);
   sink.Byte(kObject);
   EmitVarint(parts.params.size(), sink);
   for (const PackedParam& p : parts.params) {
-    EmitString(p.key, sink);
+    EmitWord(p.key, sink);
     switch (p.type) {
       case PackedParam::Type::kString:
         sink.Byte(kString);
@@ -306,14 +448,14 @@ void EmitParts(const ActionParts& parts, Sink& sink) {
         break;
     }
   }
-  EmitString(parts.block_id, sink);
+  EmitLabel(parts.block_id, sink);
   EmitSigned(parts.start_line, sink);
   EmitSigned(parts.end_line, sink);
   EmitString(parts.explanation, sink);
   EmitVarint(parts.warnings.size(), sink);
   for (const std::string& w : parts.warnings) EmitString(w, sink);
   EmitVarint(parts.line_params.size(), sink);
-  for (absl::string_view l : parts.line_params) EmitString(l, sink);
+  for (absl::string_view l : parts.line_params) EmitWord(l, sink);
   sink.Byte(parts.search_replace ? 1 : 0);
 }
 
@@ -358,21 +500,21 @@ Action PackedActions::Get(size_t index) const {
   const uint64_t w = where_[index];
   Reader r(chunks_[w >> kOffsetBits].data.get() + (w & ((uint64_t{1} << kOffsetBits) - 1)));
   Action a;
-  a.name = std::string(r.String());
+  a.name = std::string(r.Word());
   a.params = r.Value();
-  a.metadata.block_id = std::string(r.String());
+  a.metadata.block_id = r.Label();
   a.metadata.start_line = static_cast<int>(r.Signed());
   a.metadata.end_line = static_cast<int>(r.Signed());
   a.metadata.explanation = std::string(r.String());
   a.warnings = ReadStrings(r);
-  a.line_params = ReadStrings(r);
+  a.line_params = ReadWords(r);
   a.search_replace = r.Byte();
   return a;
 }
 
 absl::string_view PackedActions::Name(size_t index) const {
   const uint64_t w = where_[index];
-  return Reader(chunks_[w >> kOffsetBits].data.get() + (w & ((uint64_t{1} << kOffsetBits) - 1))).String();
+  return Reader(chunks_[w >> kOffsetBits].data.get() + (w & ((uint64_t{1} << kOffsetBits) - 1))).Word();
 }
 
 size_t PackedActions::bytes() const {

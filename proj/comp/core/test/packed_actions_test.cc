@@ -173,8 +173,46 @@ TEST(PackedActions, ASmallTaskTakesFewBytes) {
     a.metadata.start_line = a.metadata.end_line = i + 1;
     packed.Add(a);
   }
-  // About 50 bytes of packing and 8 of index each, chunks rounding up.
-  EXPECT_LT(packed.bytes(), 100000u * 64);
+  // About 25 bytes of packing (the name, the key `path` and `task-`
+  // packed as numbers) and 8 of index each, chunks rounding up.
+  EXPECT_LT(packed.bytes(), 100000u * 45);
+}
+
+// Names, keys and block ids are packed as numbers when they are the
+// schema's words and readers' labels, as bytes otherwise: each comes back
+// as it was.
+TEST(PackedActions, WordsAndLabelsComeBackAsTheyWere) {
+  const std::string labels[] = {"task-1",  "task-0",  "task-007",      "task-12.3",     "task-", "patch-999999999",
+                                "patch-1234567890", "rep-5", "sr-0x1", "diff-42", "block-3", "", "TASK-1", "task-1 "};
+  const std::string names[] = {"file_delete", "files_read", "exec", "not_an_action", "", "ls"};
+  PackedActions packed;
+  std::vector<Action> in;
+  for (const std::string& label : labels) {
+    for (const std::string& name : names) {
+      Action a;
+      a.name = name;
+      a.params["path"] = "p";
+      a.params["unknown_key"] = Json::object({{"content", 1}, {"weird key", "x"}});
+      a.metadata.block_id = label;
+      a.line_params = {"content", "not_a_param", ""};
+      in.push_back(a);
+      packed.Add(a);
+      const PackedParam params[] = {PackedParam::String("path", "p"), PackedParam::String("odd", "q")};
+      const absl::string_view lines[] = {"content", "other"};
+      ActionParts parts;
+      parts.name = name;
+      parts.params = params;
+      parts.block_id = label;
+      parts.line_params = lines;
+      in.push_back(MakeAction(parts));
+      packed.Add(parts);
+    }
+  }
+  ASSERT_EQ(packed.size(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    ExpectSameAction(packed.Get(i), in[i]);
+    EXPECT_EQ(packed.Name(i), in[i].name);
+  }
 }
 
 }  // namespace
