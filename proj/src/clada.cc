@@ -1485,8 +1485,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
 #ifdef __GLIBC__
   // The readers' records are freed by now, but glibc keeps the pages of
   // freed small blocks: handed back, the run that follows does not stack
-  // on the parse's peak (a million CML tasks: 30 MB). Only for a large
-  // answer: trimming walks the whole heap.
+  // on the parse's peak. Only for a large answer: trimming walks the
+  // whole heap.
   if (llm_output.size() >= (1u << 20)) malloc_trim(0);
 #endif
   result.total_blocks = parsed.total_blocks;
