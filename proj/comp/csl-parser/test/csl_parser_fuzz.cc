@@ -54,10 +54,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(previous_end <= b.span.begin && b.span.begin < b.span.end && b.span.end <= size);
     Check(b.span.begin == 0 || text[b.span.begin - 1] == '\n');
     Check(b.span.first_line >= 1 && b.span.first_line <= b.span.last_line);
-    Check(b.is_tasks || b.operations.size() + b.errors.size() == 1);
+    Check(b.is_tasks || b.operations().size() + b.errors().size() == 1);
     previous_end = b.span.end;
     int sub = 0;
-    for (const Operation& op : b.operations) {
+    for (const Operation& op : b.operations()) {
       Check(kActions.count(op.action.name) == 1);
       Check(op.operation == OperationOf(op.action.name));
       Check(op.action.metadata.block_id == op.label);
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(op.span.begin >= b.span.begin && op.span.end <= b.span.end);
       Check(op.span.first_line >= b.span.first_line && op.span.last_line <= b.span.last_line);
     }
-    for (const CslError& e : b.errors) {
+    for (const CslError& e : b.errors()) {
       Check(!e.code.empty() && !e.message.empty() && !e.fix.empty() && !e.operation.empty());
       Check(e.label.compare(0, label.size(), label) == 0);
       Check(e.line >= b.span.first_line && e.line <= b.span.last_line);
@@ -88,11 +88,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < r.blocks.size(); ++i) {
     const CslBlock& b = r.blocks[i];
     const CslBlock& pb = p.blocks[i];
-    Check(pb.operations.empty() && pb.packed_end - pb.packed_begin == b.operations.size());
-    Check(pb.errors.size() == b.errors.size() && pb.warnings == b.warnings);
+    Check(pb.operations().empty() && pb.packed_end - pb.packed_begin == b.operations().size());
+    Check(pb.errors().size() == b.errors().size() && pb.warnings() == b.warnings());
     Check(pb.span.begin == b.span.begin && pb.span.end == b.span.end && pb.span.last_line == b.span.last_line);
-    for (size_t k = 0; k < b.operations.size(); ++k) {
-      const Operation& op = b.operations[k];
+    for (size_t k = 0; k < b.operations().size(); ++k) {
+      const Operation& op = b.operations()[k];
       const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
       Check(p.packed[pb.packed_begin + k].line == op.span.first_line);
       Check(a.name == op.action.name && a.params == op.action.params);
