@@ -111,12 +111,8 @@ void PlanAction(const core::Action& action, const core::PathPolicy& paths, git_t
         if (!resolved.ok()) continue;
         // Below the working root, kept relative to it (BatchPlan::paths).
         absl::string_view planned = *resolved;
-        if (planned == paths.working_root) {
-          planned = "";
-        } else if (absl::StartsWith(planned, paths.working_root) && planned.size() > paths.working_root.size() &&
-                   planned[paths.working_root.size()] == '/' && paths.working_root != "/") {
-          planned.remove_prefix(paths.working_root.size() + 1);
-        }
+        if (paths.working_root != "/" && core::IsWithin(planned, paths.working_root))
+          planned.remove_prefix(std::min(planned.size(), paths.working_root.size() + 1));
         plan.paths.push_back(planned);
       }
     }
@@ -600,7 +596,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   }
   std::vector<cml_parser::PackedTask>().swap(cml.packed);
   // The blocks are items now: freed before the readers that follow (a
-  // million of them are 64 MB); cml_spans still says where they were.
+  // million of them are 48 MB); cml_spans still says where they were.
   const int cml_block_count = static_cast<int>(cml.blocks.size());
   std::vector<cml_parser::CmlBlock>().swap(cml.blocks);
   // CSL: each standalone operation a group of its own; a TASKS block one

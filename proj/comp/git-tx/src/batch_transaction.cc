@@ -939,9 +939,10 @@ const std::vector<std::string>& BatchTransaction::notes() const {
 namespace {
 
 // What the note about a killed plain run needs from its journal: the
-// count, whether it ran an exec, and the first paths. Read from the
-// journal's head with a SAX parser that stops once it has them, so a
-// journal of any size is read in bounded memory.
+// count, whether it ran an exec, and the first paths. Read by a SAX
+// parser from the journal's first 256 KB only (a parse error where they
+// are cut short ends it), so a journal of any size is read in bounded
+// memory.
 struct PlainJournalHead {
   static constexpr size_t kNamed = 20;  // a note of 300,000 paths would be megabytes
   std::vector<std::string> paths;       // the first kNamed
