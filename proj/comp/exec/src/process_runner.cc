@@ -419,6 +419,7 @@ struct SupervisorSetup {
   char* const* envp;
   const posix_spawn_file_actions_t* actions;
   const posix_spawnattr_t* attr;
+  bool stop_before_report;  // RunSpec::stop_supervisor_before_report_for_testing
 };
 
 int64_t MonotonicNanos() {
@@ -620,6 +621,7 @@ bool KillAllDescendants(pid_t* seen, int* seen_count, int* killed, int64_t limit
     SendMessage(s.status_fd, kSpawnFailed, rc);
     ::_exit(0);
   }
+  if (s.stop_before_report) ::raise(SIGSTOP);
   SendMessage(s.status_fd, kStarted, snippet);
 
   sigset_t term;
@@ -911,7 +913,8 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   const std::optional<PidAllocation> before = ReadPidAllocation();
   const SupervisorSetup setup = {::getpid(),     status_write.get(), command_read.get(), out_write.get(),
                                  err_write.get(), argv[0],           argv.data(),        envp.data(),
-                                 &actions,        &attr};
+                                 &actions,        &attr,
+                                 spec.stop_supervisor_before_report_for_testing};
   const Clock::time_point start = Clock::now();
   pid_t supervisor = -1;
   int fork_errno = 0;
@@ -956,14 +959,6 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     return ReadStatFields(supervisor, &state, &ppid, &since) ? since : 0;
   };
 
-  SupervisorMessage started = {};
-  const bool got_started = ReadMessage(status_read.get(), &started);
-  if (got_started && started.kind != kStarted) {
-    finish_supervisor();
-    const int err = started.kind == kSpawnFailed ? started.value : EIO;
-    return absl::InternalError(
-        absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(err)));
-  }
   ::fcntl(out_read.get(), F_SETFL, O_NONBLOCK);
   ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
 
@@ -1007,7 +1002,10 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     }
     return 0;
   };
-  if (!got_started) abandon_supervisor(0);
+  // The start is read in the loop below, not waited for here: a snippet
+  // can stop its supervisor before the supervisor reports it, and the
+  // timeout must still apply.
+  bool started = false;
 
   for (;;) {
     Clock::time_point now = Clock::now();
@@ -1083,7 +1081,21 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
     }
     if (status_i >= 0 && fds[status_i].revents != 0) {
       SupervisorMessage done = {};
-      if (!ReadMessage(status_read.get(), &done) || done.kind != kDone) {
+      if (!ReadMessage(status_read.get(), &done)) {
+        abandon_supervisor(0);
+        continue;
+      }
+      if (!started) {
+        if (done.kind != kStarted) {
+          finish_supervisor();
+          const int err = done.kind == kSpawnFailed ? done.value : EIO;
+          return absl::InternalError(
+              absl::StrCat("cannot start ", spec.argv[0], " in '", spec.cwd, "': ", ::strerror(err)));
+        }
+        started = true;
+        continue;
+      }
+      if (done.kind != kDone) {
         abandon_supervisor(0);
         continue;
       }

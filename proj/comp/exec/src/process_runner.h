@@ -49,6 +49,10 @@ struct RunSpec {
   // Checked every 50 ms while the program runs: once true, the program is
   // stopped as on timeout, and RunResult::cancelled says so. Not owned.
   const std::atomic<bool>* cancel = nullptr;
+  // Tests only: the supervisor stops itself (SIGSTOP) after starting the
+  // program and before it reports the start, as a snippet's `kill -STOP
+  // $PPID` can when it runs first.
+  bool stop_supervisor_before_report_for_testing = false;
 };
 
 struct RunResult {
