@@ -26,8 +26,6 @@
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
-#include "proj/src/cml_report.h"
-#include "proj/src/csl_report.h"
 #include "proj/src/mcp_adapter.h"
 #include "proj/comp/aider-reader/src/aider_reader.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
@@ -44,6 +42,9 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
+// The results section of `clada listen`'s output file: this many report
+// budgets (the summary at the top of FILE: one).
+constexpr int64_t kListenReportBudgets = 8;
 
 constexpr char kUsage[] = R"(usage: clada [COMMAND] [ARGS] [FLAGS]
 
@@ -594,15 +595,14 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
     // The output file keeps the full report: every output as --json keeps
     // it (each up to max_output, all together up to twice that); of an
     // answer of many thousands of blocks, the results and refused blocks
-    // eight report budgets show, the others counted.
+    // eight report budgets show, the others counted. The summary at the
+    // top of FILE keeps to one report budget.
     clada_options.full_outputs = true;
-    clada_options.full_report_budget_bytes = 8 * env.settings.report_budget_bytes;
+    clada_options.full_report_budget_bytes = kListenReportBudgets * env.settings.report_budget_bytes;
     ExecutionResult result = Clada(clada_options).Execute(text);
     listener::RunReport report;
-    const bool csl = UsesCslReport(result);
-    const bool cml = !csl && UsesCmlReport(result);
-    report.summary = csl ? FormatCslResults(result) : cml ? FormatCmlResults(result) : FormatResultsSection(result);
-    report.full_report = csl ? FormatCslReport(result) : cml ? FormatCmlReport(result) : FormatReport(result, 0);
+    report.summary = FormatTextResults(result, env.settings.report_budget_bytes);
+    report.full_report = FormatTextReport(result, clada_options.full_report_budget_bytes, ReportOutputs::kWhole);
     report.stderr_line = FormatSummaryLine(result);
     report.blocks_run = result.total_blocks;
     return report;

@@ -226,7 +226,8 @@ using Parts = DialectReportParts;
 // The report of the entries marked shown; those that are not, and the
 // results a ResultKeeper left out (result.left_out), are counted where they
 // would stand. `budget_bytes` > 0: the outputs that do not fit are named.
-Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, int64_t budget_bytes) {
+Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, int64_t budget_bytes,
+             ReportOutputs what) {
   const LeftOutResults& gap = result.left_out;
   const bool has_gap = gap.count > 0;
   const size_t n = entries.size();
@@ -406,13 +407,14 @@ Parts Render(const ExecutionResult& result, const std::vector<Entry>& entries, i
   absl::StrAppend(&out, "\n", summary);
 
   // The outputs of the tasks shown, as many as fit; the others named.
+  if (what == ReportOutputs::kLeftOut) return parts;
   parts.AppendOutputs(
       n, [&entries](size_t i) { return &entries[i]; }, gap, budget_bytes, "task");
   return parts;
 }
 
 // The report within `budget_bytes` (0: no cap).
-Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
+Parts Build(const ExecutionResult& result, int64_t budget_bytes, ReportOutputs what) {
   const LeftOutResults& gap = result.left_out;
   const bool has_gap = gap.count > 0;
   std::vector<Entry> entries = MakeEntries(result);
@@ -425,7 +427,7 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
       e.shown = !e.in_gap;
     }
   }
-  if (budget_bytes <= 0) return Render(result, entries, 0);
+  if (budget_bytes <= 0) return Render(result, entries, 0, what);
   // Its line, its element, and its block's when it starts one.
   int64_t outputs_total = 0;
   std::vector<int64_t> sizes(n, 0);
@@ -438,8 +440,8 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
     outputs_total += static_cast<int64_t>(e.output.size());
   }
   return FitDialectReport(
-      sizes, outputs_total, has_gap, has_gap ? gap.after : n, has_gap ? n - gap.after : n, budget_bytes,
-      [&](int64_t budget) { return Render(result, entries, budget); },
+      sizes, outputs_total, has_gap, has_gap ? gap.after : n, has_gap ? n - gap.after : n, budget_bytes, what,
+      [&](int64_t budget) { return Render(result, entries, budget, what); },
       [&](size_t i, bool on) { entries[i].shown = on && !entries[i].in_gap; });
 }
 
@@ -447,10 +449,12 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
 
 bool UsesCmlReport(const ExecutionResult& result) { return UsesDialectReport(result, "cml"); }
 
-std::string FormatCmlResults(const ExecutionResult& result) { return Build(result, 0).results; }
+std::string FormatCmlResults(const ExecutionResult& result, int64_t budget_bytes) {
+  return Build(result, budget_bytes, ReportOutputs::kLeftOut).results;
+}
 
-std::string FormatCmlReport(const ExecutionResult& result, int64_t budget_bytes) {
-  Parts parts = Build(result, budget_bytes);
+std::string FormatCmlReport(const ExecutionResult& result, int64_t budget_bytes, ReportOutputs what) {
+  Parts parts = Build(result, budget_bytes, what);
   std::string out = absl::StrCat(kResultsMarker, "\n", parts.results);
   if (!parts.outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", parts.outputs);
   absl::StrAppend(&out, kEndMarker, "\n");

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "proj/src/clada.h"
+#include "proj/src/report.h"
 
 namespace clada {
 
@@ -30,7 +31,9 @@ bool UsesCmlReport(const ExecutionResult& result);
 
 // The task lines and the <result> summary, without markers or outputs
 // (what `clada listen` puts at the top of the file).
-std::string FormatCmlResults(const ExecutionResult& result);
+// With budget_bytes > 0, within it (the first and the last lines shown, as
+// in the report), else every line.
+std::string FormatCmlResults(const ExecutionResult& result, int64_t budget_bytes = 0);
 
 // The whole report in the CML form, between clada's section markers. With
 // budget_bytes > 0 (report_budget) it stays within it: when the tasks do
@@ -41,7 +44,10 @@ std::string FormatCmlResults(const ExecutionResult& result);
 // comment stands for each run of blocks left out; the outputs that do not
 // fit are named. The results a ResultKeeper left out (result.left_out) are
 // counted in the same way. 0: every task.
-std::string FormatCmlReport(const ExecutionResult& result, int64_t budget_bytes = 0);
+// With ReportOutputs::kWhole the budget is the results section's alone and
+// every output kept is shown.
+std::string FormatCmlReport(const ExecutionResult& result, int64_t budget_bytes = 0,
+                            ReportOutputs what = ReportOutputs::kWithinBudget);
 
 }  // namespace clada
 

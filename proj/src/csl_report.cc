@@ -215,7 +215,8 @@ using Parts = DialectReportParts;
 // results a ResultKeeper left out (result.left_out), are counted in one
 // line where they would stand. `budget_bytes` > 0: the outputs that do not
 // fit are named.
-Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int64_t budget_bytes) {
+Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int64_t budget_bytes,
+             ReportOutputs what) {
   const LeftOutResults& gap = result.left_out;
   const bool has_gap = gap.count > 0;
   const size_t n = lines.size();
@@ -271,18 +272,19 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
   for (const Line& l : lines) {
     if (!l.parse_error) by_result[l.result] = &l;
   }
+  if (what == ReportOutputs::kLeftOut) return parts;
   parts.AppendOutputs(
       by_result.size(), [&by_result](size_t i) { return by_result[i]; }, gap, budget_bytes, "operation");
   return parts;
 }
 
 // The report within `budget_bytes` (0: no cap).
-Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
+Parts Build(const ExecutionResult& result, int64_t budget_bytes, ReportOutputs what) {
   const LeftOutResults& gap = result.left_out;
   const bool has_gap = gap.count > 0;
   std::vector<Line> lines = MakeLines(result);
   const size_t n = lines.size();
-  if (budget_bytes <= 0) return Render(result, lines, 0);
+  if (budget_bytes <= 0) return Render(result, lines, 0, what);
   int64_t outputs_total = 0;
   std::vector<int64_t> sizes(n, 0);
   size_t before = 0, after = 0;
@@ -295,8 +297,8 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
     outputs_total += static_cast<int64_t>(l.output.size());
   }
   return FitDialectReport(
-      sizes, outputs_total, has_gap, has_gap ? before : n, has_gap ? after : n, budget_bytes,
-      [&](int64_t budget) { return Render(result, lines, budget); },
+      sizes, outputs_total, has_gap, has_gap ? before : n, has_gap ? after : n, budget_bytes, what,
+      [&](int64_t budget) { return Render(result, lines, budget, what); },
       [&](size_t i, bool on) { lines[i].shown = on && lines[i].place != Line::kAmong; });
 }
 
@@ -304,10 +306,12 @@ Parts Build(const ExecutionResult& result, int64_t budget_bytes) {
 
 bool UsesCslReport(const ExecutionResult& result) { return UsesDialectReport(result, "csl"); }
 
-std::string FormatCslResults(const ExecutionResult& result) { return Build(result, 0).results; }
+std::string FormatCslResults(const ExecutionResult& result, int64_t budget_bytes) {
+  return Build(result, budget_bytes, ReportOutputs::kLeftOut).results;
+}
 
-std::string FormatCslReport(const ExecutionResult& result, int64_t budget_bytes) {
-  Parts parts = Build(result, budget_bytes);
+std::string FormatCslReport(const ExecutionResult& result, int64_t budget_bytes, ReportOutputs what) {
+  Parts parts = Build(result, budget_bytes, what);
   std::string out = absl::StrCat(kResultsMarker, "\n", parts.results);
   if (!parts.outputs.empty()) absl::StrAppend(&out, kOutputsMarker, "\n", parts.outputs);
   absl::StrAppend(&out, kEndMarker, "\n");

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "proj/src/clada.h"
+#include "proj/src/report.h"
 
 namespace clada {
 
@@ -28,7 +29,9 @@ bool UsesCslReport(const ExecutionResult& result);
 
 // The status lines and the summary line, without markers or outputs (what
 // `clada listen` puts at the top of the file).
-std::string FormatCslResults(const ExecutionResult& result);
+// With budget_bytes > 0, within it (the first and the last lines shown, as
+// in the report), else every line.
+std::string FormatCslResults(const ExecutionResult& result, int64_t budget_bytes = 0);
 
 // The whole report in the CSL form, between clada's section markers. With
 // budget_bytes > 0 (report_budget) it stays within it: when the operations
@@ -37,7 +40,10 @@ std::string FormatCslResults(const ExecutionResult& result);
 // keeps the counts of the whole batch, and the outputs that do not fit are
 // named. The results a ResultKeeper left out (result.left_out) are counted
 // in the same way. 0: every operation.
-std::string FormatCslReport(const ExecutionResult& result, int64_t budget_bytes = 0);
+// With ReportOutputs::kWhole the budget is the results section's alone and
+// every output kept is shown.
+std::string FormatCslReport(const ExecutionResult& result, int64_t budget_bytes = 0,
+                            ReportOutputs what = ReportOutputs::kWithinBudget);
 
 }  // namespace clada
 

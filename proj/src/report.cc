@@ -755,23 +755,15 @@ void BuildResultsSection(const ExecutionResult& result, ResultsSink& sink) {
   }
 }
 
-}  // namespace
-
-std::string FormatResultsSection(const ExecutionResult& result) {
-  ResultsSink sink(0);
-  BuildResultsSection(result, sink);
-  return std::move(sink).Text();
-}
-
-std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
-  const bool capped = budget_bytes > 0;
-  ResultsSink sink(ResultsKeepBytes(budget_bytes));
+// The results section, within `share_bytes` (0: whole): a batch of
+// thousands of actions shows its first and last, the others counted.
+// `keep_bytes`: what ResultsSink keeps of the head and of the tail.
+std::string CappedResultsSection(const ExecutionResult& result, int64_t share_bytes, int64_t keep_bytes) {
+  ResultsSink sink(keep_bytes);
   BuildResultsSection(result, sink);
   const int64_t dropped_lines = sink.dropped_lines(), dropped_bytes = sink.dropped_bytes();
   std::string out = std::move(sink).Text();
-  // The results get up to a quarter of the budget when the outputs need
-  // the rest; a batch of thousands of actions shows its first and last.
-  if (capped && static_cast<int64_t>(out.size()) > budget_bytes / 4) {
+  if (share_bytes > 0 && static_cast<int64_t>(out.size()) > share_bytes) {
     int ok = result.left_out.succeeded, failed = result.left_out.count - result.left_out.succeeded;
     for (const ActionResult& r : result.results) (r.success ? ok : failed)++;
     OutputKind kind;
@@ -780,7 +772,26 @@ std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes) {
     kind.earlier_bytes = dropped_bytes;
     kind.summary = absl::StrCat(ok, " succeeded, ", failed, " failed, ", CountSkippedBlocks(result),
                                 " skipped in all");
-    out = FitText(std::move(out), budget_bytes / 4, kind);
+    out = FitText(std::move(out), share_bytes, kind);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatResultsSection(const ExecutionResult& result, int64_t budget_bytes) {
+  return CappedResultsSection(result, budget_bytes, ResultsKeepBytes(budget_bytes));
+}
+
+std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes, ReportOutputs what) {
+  const bool capped = budget_bytes > 0 && what == ReportOutputs::kWithinBudget;
+  // The results get up to a quarter of the budget when the outputs need
+  // the rest (all of it when the budget is theirs alone).
+  std::string out = CappedResultsSection(result, what == ReportOutputs::kWithinBudget ? budget_bytes / 4 : budget_bytes,
+                                         ResultsKeepBytes(budget_bytes));
+  if (what == ReportOutputs::kLeftOut) {
+    absl::StrAppend(&out, kEndMarker, "\n");
+    return out;
   }
   const int64_t room = budget_bytes - static_cast<int64_t>(out.size()) - 200;
   std::string outputs;
@@ -1187,10 +1198,16 @@ bool UsesDialectReport(const ExecutionResult& result, absl::string_view form) {
   return any;
 }
 
-std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes) {
-  if (UsesCslReport(result)) return FormatCslReport(result, budget_bytes);
-  if (UsesCmlReport(result)) return FormatCmlReport(result, budget_bytes);
-  return FormatReport(result, budget_bytes);
+std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes, ReportOutputs what) {
+  if (UsesCslReport(result)) return FormatCslReport(result, budget_bytes, what);
+  if (UsesCmlReport(result)) return FormatCmlReport(result, budget_bytes, what);
+  return FormatReport(result, budget_bytes, what);
+}
+
+std::string FormatTextResults(const ExecutionResult& result, int64_t budget_bytes) {
+  if (UsesCslReport(result)) return FormatCslResults(result, budget_bytes);
+  if (UsesCmlReport(result)) return FormatCmlResults(result, budget_bytes);
+  return FormatResultsSection(result, budget_bytes);
 }
 
 }  // namespace clada

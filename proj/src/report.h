@@ -32,17 +32,27 @@ inline constexpr char kResultsMarker[] = "=== CLADA RESULTS ===";
 inline constexpr char kOutputsMarker[] = "=== OUTPUTS ===";
 inline constexpr char kEndMarker[] = "=== END ===";
 
+// What a report's budget covers. kWithinBudget: the results and the
+// outputs together (the report `clada run` prints). kWhole: the results
+// only; every output kept is shown (the outputs were bounded when they were
+// kept: `clada listen`'s output file). kLeftOut: the results only, no
+// outputs.
+enum class ReportOutputs { kWithinBudget, kWhole, kLeftOut };
+
 // The plain-text report: results (one line per action and per skipped
 // block), then the outputs of read actions and exec, as an OutputBudget
 // kept them. With budget_bytes > 0 (report_budget) the whole report stays
 // within it: the results take at most a quarter when they are longer (head
 // and tail kept, the cut marked with the batch's counts), and the outputs
 // of actions that no longer fit are named, not shown. 0: no cap (the
-// outputs are bounded by the budget they were kept with). Control
+// outputs are bounded by the budget they were kept with). With
+// ReportOutputs::kWhole the budget is the results section's alone and every
+// output is shown; with kLeftOut, no output is. Control
 // characters other than newline and tab (and the CR of a CRLF) are shown
 // escaped (\x1b, \u009b): nothing an action read or ran reaches the
 // terminal raw.
-std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes);
+std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes,
+                         ReportOutputs outputs = ReportOutputs::kWithinBudget);
 
 // Whether the text report of `result` takes the seeds' form `form` ("cml",
 // "csl"): the report setting names it, or it is "auto", no result was left
@@ -52,7 +62,15 @@ bool UsesDialectReport(const ExecutionResult& result, absl::string_view form);
 
 // The text report `clada run` prints: the CSL or CML form when
 // UsesDialectReport says so, else FormatReport(result, budget_bytes).
-std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes);
+std::string FormatTextReport(const ExecutionResult& result, int64_t budget_bytes,
+                             ReportOutputs outputs = ReportOutputs::kWithinBudget);
+
+// The results section of FormatTextReport's form for `result` (clada's,
+// CML's or CSL's), without its markers and without the outputs, within
+// `budget_bytes` as FormatReport(result, budget_bytes, kWhole) shows it
+// (the first and the last lines, one line counting the others); 0: every
+// line. What `clada listen` puts at the top of the file.
+std::string FormatTextResults(const ExecutionResult& result, int64_t budget_bytes);
 
 // For the seeds' report forms within a budget: how many of their entries
 // (sizes in report order) are shown at the head and at the tail, the cut
@@ -75,6 +93,12 @@ struct DialectReportParts {
   int64_t ReportSize() const {
     return static_cast<int64_t>(results.size() + outputs.size() + sizeof kResultsMarker + sizeof kEndMarker +
                                 (outputs.empty() ? 0 : sizeof kOutputsMarker));
+  }
+  // What a budget covers (ReportOutputs): the whole report, or the results.
+  int64_t BudgetedSize(ReportOutputs what) const {
+    return what == ReportOutputs::kWithinBudget
+               ? ReportSize()
+               : static_cast<int64_t>(results.size() + sizeof kResultsMarker + sizeof kEndMarker);
   }
   // Room kept for the line that names the outputs left out.
   static constexpr int64_t kOutputsLineBytes = 400;
@@ -128,29 +152,35 @@ struct DialectReportParts {
 // The report of a seeds' form within `budget_bytes`: every entry when that
 // fits, else the head and the tail that fit (ChooseShownEnds over `sizes`,
 // at most `head_max` and `tail_max`), the outputs taking at most three
-// quarters. `render()` renders the entries marked shown; `show(i, on)`
+// quarters (with ReportOutputs::kWhole or kLeftOut the budget is the
+// results section's alone). `render(budget)` renders the entries marked
+// shown (budget: what the outputs may fill; 0: no cap); `show(i, on)`
 // marks entry i (an entry that can never be shown ignores it).
 template <typename Render, typename Show>
 DialectReportParts FitDialectReport(const std::vector<int64_t>& sizes, int64_t outputs_total, bool has_gap,
-                                    size_t head_max, size_t tail_max, int64_t budget_bytes, Render render,
-                                    Show show) {
+                                    size_t head_max, size_t tail_max, int64_t budget_bytes, ReportOutputs what,
+                                    Render render, Show show) {
   const size_t n = sizes.size();
+  const bool with_outputs = what == ReportOutputs::kWithinBudget;
+  const int64_t render_budget = with_outputs ? budget_bytes : 0;
+  if (!with_outputs) outputs_total = 0;
   int64_t sizes_total = 0;
   for (int64_t s : sizes) sizes_total += s;
   // Every entry, when that fits.
   if (!has_gap && sizes_total + outputs_total <= 4 * budget_bytes) {
     DialectReportParts whole = render(0);
-    if (whole.ReportSize() <= budget_bytes) return whole;
+    if (whole.BudgetedSize(what) <= budget_bytes) return whole;
   }
   for (size_t i = 0; i < n; ++i) show(i, false);
-  const int64_t bare = render(budget_bytes).ReportSize();
+  const int64_t bare = render(render_budget).BudgetedSize(what);
   int64_t share = budget_bytes - bare - std::min(outputs_total, budget_bytes * 3 / 4) - 512;
   while (true) {
     const ShownEnds ends = ChooseShownEnds(sizes, head_max, tail_max, std::max<int64_t>(share, 0));
     for (size_t i = 0; i < n; ++i) show(i, i < ends.head || i >= n - ends.tail);
-    DialectReportParts parts = render(budget_bytes);
-    if (parts.ReportSize() <= budget_bytes || share <= 0) return parts;
-    share = std::min(share / 2, share - (parts.ReportSize() - budget_bytes));
+    DialectReportParts parts = render(render_budget);
+    const int64_t size = parts.BudgetedSize(what);
+    if (size <= budget_bytes || share <= 0) return parts;
+    share = std::min(share / 2, share - (size - budget_bytes));
   }
 }
 
@@ -265,7 +295,9 @@ bool ShowsChange(absl::string_view action_name);
 std::string EscapeControlCharacters(absl::string_view text);
 
 // Only the results section (no outputs), for summaries.
-std::string FormatResultsSection(const ExecutionResult& result);
+// With budget_bytes > 0, within it: the first and the last entries, one
+// line in place of the others that counts them.
+std::string FormatResultsSection(const ExecutionResult& result, int64_t budget_bytes = 0);
 
 // {success, totalBlocks, executedActions, results, parseErrors, warnings, git, fatalError?}
 core::Json ExecutionResultToJson(const ExecutionResult& result);

@@ -253,6 +253,23 @@ class ListenProcessTest : public ::testing::TestWithParam<Json> {
     const std::string output = root_ + "/" + kOutputFile;
     if (step.contains("save")) {
       Save(TextOf(step.at("save")), step.at("how").get<std::string>());
+    } else if (step.contains("saveGenerated")) {  // head lines, `each` with {n} = 1..count, tail lines
+      const Json& g = step.at("saveGenerated");
+      std::string text = TextOf(g.value("head", Json::array()));
+      const std::string each = g.at("each").get<std::string>();
+      for (int n = 1; n <= g.at("count").get<int>(); ++n) {
+        absl::StrAppend(&text, absl::StrReplaceAll(each, {{"{n}", absl::StrCat(n)}}), "\n");
+      }
+      absl::StrAppend(&text, TextOf(g.value("tail", Json::array())));
+      Save(text, step.at("how").get<std::string>());
+    } else if (step.contains("expectSummaryAtMostBytes")) {
+      const std::string section = TopSection(ReadAll(file_));
+      EXPECT_LE(static_cast<int64_t>(section.size()), step.at("expectSummaryAtMostBytes").get<int64_t>())
+          << section.substr(0, 2000);
+    } else if (step.contains("expectOutputAtMostBytes")) {
+      const std::string out = ReadAll(output);
+      EXPECT_LE(static_cast<int64_t>(out.size()), step.at("expectOutputAtMostBytes").get<int64_t>())
+          << out.substr(0, 2000);
     } else if (step.contains("waitRun")) {
       WaitRun(step.at("waitRun").get<std::string>());
     } else if (step.contains("expectFile")) {
