@@ -11,12 +11,20 @@
 # when a run is over its bound. With --large first, measures instead the
 # same one-line operations in each of those six dialects as many as fit the
 # input limit (50 MiB: about 0.8 to 2 million; each run takes a minute or
-# two). Usage: tools/bench-memory.sh [--large] [CLADA_BINARY]
+# two). With --listen first, measures `clada listen` instead: the answer
+# saved into the listened file at once, the listener stopped (SIGINT) once
+# it has written its report; the 300k inputs of the other dialects, the
+# 600k small blocks and a million empty ones.
+# Usage: tools/bench-memory.sh [--large|--listen] [CLADA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 large=0
+listen=0
 if [ "${1:-}" = --large ]; then
   large=1
+  shift
+elif [ "${1:-}" = --listen ]; then
+  listen=1
   shift
 fi
 if [ $# -ge 1 ]; then
@@ -96,13 +104,37 @@ with open(d + "/udiff.md", "w") as f:
         f.write(f"--- a/no{i}\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
 PY
 status=0
+# `clada listen` on a chat file in a fresh root: saves `answer` into it,
+# waits for the report beside it, stops the listener; the report is that
+# file.
+listen_once() {  # answer
+  local answer=$1 root="$dir/listen-root" pid i
+  rm -rf "$root"
+  mkdir -p "$root"
+  : >"$root/chat.md"
+  /usr/bin/time -v -o "$dir/time.txt" "$bin" listen "$root/chat.md" --root "$root" --no-git \
+    2>"$dir/listen.log" &
+  pid=$!
+  for i in $(seq 300); do grep -q "Ctrl-C stops" "$dir/listen.log" && break; sleep 0.1; done
+  cp "$answer" "$root/chat.tmp"
+  mv "$root/chat.tmp" "$root/chat.md"
+  for i in $(seq 3000); do [ -s "$root/.clada-output-latest.txt" ] && break; sleep 0.2; done
+  sleep 1  # the summary is written into chat.md after the report
+  pkill -INT -P "$pid" || true
+  wait "$pid" || true
+  cp "$root/.clada-output-latest.txt" "$dir/report.txt"
+}
 measure() {  # name, answer, largest file read (bytes), extra flags...
   local name=$1 answer=$2 largest=$3
   shift 3
   local input_bytes peak_kb bound_kb report_bytes
   input_bytes=$(stat -c %s "$answer")
-  /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$answer" --root "$dir/root" --no-git --quiet "$@" \
-    >"$dir/report.txt" 2>/dev/null || true
+  if [ "$listen" = 1 ]; then
+    listen_once "$answer"
+  else
+    /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$answer" --root "$dir/root" --no-git --quiet "$@" \
+      >"$dir/report.txt" 2>/dev/null || true
+  fi
   peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time.txt")
   bound_kb=$(((4 * input_bytes + 100 * 1024 * 1024 + largest) / 1024))
   report_bytes=$(stat -c %s "$dir/report.txt")
@@ -119,6 +151,17 @@ if [ "$large" = 1 ]; then
   measure "SEARCH/REPLACE blocks to the limit" "$dir/aider.md" 0
   measure "apply_patch deletes to the limit" "$dir/patch.md" 0
   measure "unified-diff deletes to the limit" "$dir/udiff.md" 0
+  exit $status
+fi
+if [ "$listen" = 1 ]; then
+  measure "listen: 600k small file_read blocks" "$dir/small.md" 6
+  measure "listen: a million empty blocks" "$dir/empty.md" 0
+  measure "listen: 300k CML <remove> tasks" "$dir/cml.md" 0
+  measure "listen: 300k CSL SEARCH operations" "$dir/csl.md" 0
+  measure "listen: 300k replacer blocks" "$dir/replacer.md" 0
+  measure "listen: 300k SEARCH/REPLACE blocks" "$dir/aider.md" 0
+  measure "listen: 300k apply_patch deletes" "$dir/patch.md" 0
+  measure "listen: 300k unified-diff deletes" "$dir/udiff.md" 0
   exit $status
 fi
 big=$(stat -c %s "$dir/root/big.txt")

@@ -2,6 +2,9 @@
 // write the results back.
 #include <fcntl.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/file.h>
@@ -18,6 +21,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -79,9 +83,29 @@ std::vector<std::string> KeysOf(const std::vector<ScannedBlock>& blocks) {
 }
 
 // Occurrences of each key.
-absl::flat_hash_map<std::string, int> CountKeys(const std::vector<ScannedBlock>& blocks) {
-  absl::flat_hash_map<std::string, int> counts;
-  for (const ScannedBlock& b : blocks) ++counts[b.key];
+// Keys are held as their 64-bit hashes (KeyHash): 8 bytes a block, not a
+// string's 32 and more; two keys of one chat that hash alike are not a
+// concern at 2^-64.
+size_t KeyHash(const std::string& key) { return absl::Hash<std::string>{}(key); }
+
+// After a file this large, freed memory is handed back to the system
+// (TrimHeap) before the run and before the write-back, so that neither
+// stacks on the peak of the step before it.
+constexpr size_t kTrimAfterBytes = 1u << 20;
+
+// glibc keeps the pages of freed small blocks; trimming walks the whole
+// heap, so it is done only after a large file.
+void TrimHeap() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+// Occurrences of each key (by KeyHash).
+absl::flat_hash_map<size_t, int> CountKeys(const std::vector<ScannedBlock>& blocks) {
+  absl::flat_hash_map<size_t, int> counts;
+  counts.reserve(blocks.size());
+  for (const ScannedBlock& b : blocks) ++counts[KeyHash(b.key)];
   return counts;
 }
 
@@ -143,7 +167,8 @@ class Listener {
   void Acknowledge(const std::vector<ScannedBlock>& again);
   // Puts a section of the listener's at the top of FILE, nothing else.
   void WriteNote(const std::string& first_line, const std::string& body);
-  std::vector<ScannedBlock> NewBlocks(const std::vector<ScannedBlock>& all) const;
+  // The blocks of `all` not run yet (pointers into it).
+  std::vector<const ScannedBlock*> NewBlocks(const std::vector<ScannedBlock>& all) const;
   void Log(absl::string_view line) {
     if (options_.log != nullptr) *options_.log << line << std::endl;
   }
@@ -167,10 +192,10 @@ class Listener {
   std::vector<internal::ShownRun> unseen_;
   size_t unseen_left_out_ = 0;  // older unseen runs dropped past kMaxRunsShown
   // Key -> when this listener last ran it (memory only).
-  absl::flat_hash_map<std::string, absl::Time> ran_at_;
+  absl::flat_hash_map<size_t, absl::Time> ran_at_;  // by KeyHash
   // Occurrences of each key in FILE as last read or written: a save that
   // adds a copy of a block already run is a re-paste.
-  absl::flat_hash_map<std::string, int> last_counts_;
+  absl::flat_hash_map<size_t, int> last_counts_;  // by KeyHash
   // The keys the last acknowledgement offered to run again.
   std::vector<std::string> rerun_keys_;
   // This listener has put a section at the top of FILE: a FILE without one
@@ -255,13 +280,13 @@ absl::Status Listener::Setup() {
   std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
   if (text.ok()) {
-    const std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl);
+    const std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl, /*with_texts=*/false);
     last_counts_ = CountKeys(all);
-    std::vector<ScannedBlock> unrun = NewBlocks(all);
+    std::vector<const ScannedBlock*> unrun = NewBlocks(all);
     state_.SetPresent(KeysOf(all));
     if (!state_.HasListenedTo(file_)) {
       // First start on FILE: what is in it is an old chat, not a paste to run.
-      for (const ScannedBlock& b : unrun) state_.MarkRun(b.key);
+      for (const ScannedBlock* b : unrun) state_.MarkRun(b->key);
       state_.MarkListenedTo(file_);
       absl::Status saved = SaveListenState(options_.state_dir, state_);
       if (!saved.ok()) {
@@ -286,8 +311,8 @@ absl::Status Listener::Setup() {
   return absl::OkStatus();
 }
 
-std::vector<ScannedBlock> Listener::NewBlocks(const std::vector<ScannedBlock>& all) const {
-  return internal::FilterNewBlocks(all, state_);
+std::vector<const ScannedBlock*> Listener::NewBlocks(const std::vector<ScannedBlock>& all) const {
+  return internal::NewBlocksOf(all, state_);
 }
 
 absl::StatusOr<Events> Listener::ReadEvents() {
@@ -361,9 +386,9 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   }
   if (written_text_ && *text == *written_text_) return absl::OkStatus();  // our own write-back
 
-  std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl);
-  std::vector<ScannedBlock> fresh = NewBlocks(all);
-  absl::flat_hash_map<std::string, int> counts = CountKeys(all);
+  std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl, /*with_texts=*/false);
+  std::vector<const ScannedBlock*> fresh = NewBlocks(all);
+  absl::flat_hash_map<size_t, int> counts = CountKeys(all);
   bool run_again = false;
   if (fresh.empty() && RunAgainTicked(*text)) {
     // The person asked to run the blocks the acknowledgement named: their
@@ -371,7 +396,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     absl::flat_hash_set<std::string> wanted(rerun_keys_.begin(), rerun_keys_.end());
     rerun_keys_.clear();
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
-      if (wanted.erase(it->key) > 0) fresh.insert(fresh.begin(), *it);
+      if (wanted.erase(it->key) > 0) fresh.insert(fresh.begin(), &*it);
     }
     run_again = !fresh.empty();
     if (!run_again) {
@@ -393,8 +418,8 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     absl::flat_hash_set<std::string> seen;
     const bool summary_gone = wrote_section_ && !OwnTopSection(*text).has_value();
     for (const ScannedBlock& b : all) {
-      auto last = last_counts_.find(b.key);
-      const bool added = last == last_counts_.end() || counts[b.key] > last->second;
+      auto last = last_counts_.find(KeyHash(b.key));
+      const bool added = last == last_counts_.end() || counts[KeyHash(b.key)] > last->second;
       if ((added || summary_gone) && seen.insert(b.key).second) again.push_back(b);
     }
     last_counts_ = std::move(counts);
@@ -405,7 +430,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   // A last block without its end marker may still be arriving (an editor
   // writing in pieces): give it a moment, then run it as it is.
   const ScannedBlock& last = all.back();
-  if (!run_again && !last.closed && fresh.back().key == last.key && waited_text_ != *text) {
+  if (!run_again && !last.closed && fresh.back()->key == last.key && waited_text_ != *text) {
     waited_text_ = *text;
     *recheck_at = absl::Now() + kUnclosedGrace;
     return absl::OkStatus();
@@ -415,9 +440,9 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   rerun_keys_.clear();
   const absl::Time now = absl::Now();
   state_.SetPresent(KeysOf(all));  // none of these is forgotten
-  for (const ScannedBlock& b : fresh) {
-    state_.MarkRun(b.key);
-    ran_at_[b.key] = now;
+  for (const ScannedBlock* b : fresh) {
+    state_.MarkRun(b->key);
+    ran_at_[KeyHash(b->key)] = now;
   }
   state_.MarkListenedTo(file_);  // when FILE could not be read at start
   absl::Status saved = SaveListenState(options_.state_dir, state_);
@@ -425,12 +450,24 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     return absl::Status(saved.code(),
                         absl::StrCat("cannot record the blocks about to run, so none ran: ", saved.message()));
   }
-  RunReport report = run_(BuildRunText(*text, fresh));
-
+  std::string run_text = internal::BuildRunText(*text, fresh);
   std::vector<std::string> ids;
-  for (size_t i = 0; i < fresh.size() && i < kMaxIdsInLog; ++i) ids.push_back(fresh[i].id.empty() ? "?" : fresh[i].id);
+  for (size_t i = 0; i < fresh.size() && i < kMaxIdsInLog; ++i) ids.push_back(fresh[i]->id.empty() ? "?" : fresh[i]->id);
   if (fresh.size() > kMaxIdsInLog) ids.push_back("...");
-  size_t count = report.blocks_run > 0 ? static_cast<size_t>(report.blocks_run) : fresh.size();
+  const size_t fresh_count = fresh.size();
+  const bool large = text->size() >= kTrimAfterBytes;
+  // The run and the write-back need none of the scan: a file of a hundred
+  // thousand blocks would hold it twice over meanwhile.
+  std::string().swap(*text);
+  std::vector<ScannedBlock>().swap(all);
+  std::vector<const ScannedBlock*>().swap(fresh);
+  absl::flat_hash_map<size_t, int>().swap(counts);
+  if (large) TrimHeap();
+  RunReport report = run_(run_text);
+  std::string().swap(run_text);
+  if (large) TrimHeap();
+
+  size_t count = report.blocks_run > 0 ? static_cast<size_t>(report.blocks_run) : fresh_count;
   Log(absl::StrCat(ClockTime(), " clada listen: ran ", Plural(count, "block"), " (", absl::StrJoin(ids, ", "),
                    ")", run_again ? ", again as asked" : "", ": ", report.stderr_line));
   WriteBack(report, count);
@@ -484,14 +521,19 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   }
   std::string updated =
       InsertSummary(*current, FormatSummarySection(first_line, internal::CombineSummaries(runs, left_out)));
+  std::string().swap(*current);
   // Blocks not run yet in FILE were saved during this run: the run they
   // start must show these results again, or they are replaced unseen.
-  const bool saved_during_run = !NewBlocks(ScanBlocks(updated, options_.csl)).empty();
+  bool saved_during_run = false;
+  {
+    const std::vector<ScannedBlock> blocks = ScanBlocks(updated, options_.csl, /*with_texts=*/false);
+    saved_during_run = !NewBlocks(blocks).empty();
+    last_counts_ = CountKeys(blocks);
+  }
   if (saved_during_run) {
     unseen_ = std::move(runs);
     unseen_left_out_ = left_out;
   }
-  last_counts_ = CountKeys(ScanBlocks(updated, options_.csl));
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: results not written into the file: ", written.message()));
@@ -512,7 +554,7 @@ void Listener::Acknowledge(const std::vector<ScannedBlock>& again) {
   std::vector<std::string> ids;
   for (const ScannedBlock& b : again) {
     if (ids.size() < kMaxIdsInLog) ids.push_back(b.id.empty() ? "?" : b.id);
-    auto at = ran_at_.find(b.key);
+    auto at = ran_at_.find(KeyHash(b.key));
     if (at != ran_at_.end() && (!latest || at->second > *latest)) latest = at->second;
   }
   if (again.size() > kMaxIdsInLog) ids.push_back("...");
@@ -534,9 +576,14 @@ void Listener::WriteNote(const std::string& first_line, const std::string& body)
     return;
   }
   std::string updated = InsertSummary(*current, FormatSummarySection(first_line, body));
+  std::string().swap(*current);
   // Blocks saved meanwhile: the save that brought them runs them next.
-  const bool unrun = !NewBlocks(ScanBlocks(updated, options_.csl)).empty();
-  last_counts_ = CountKeys(ScanBlocks(updated, options_.csl));
+  bool unrun = false;
+  {
+    const std::vector<ScannedBlock> blocks = ScanBlocks(updated, options_.csl, /*with_texts=*/false);
+    unrun = !NewBlocks(blocks).empty();
+    last_counts_ = CountKeys(blocks);
+  }
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {
     Log(absl::StrCat(ClockTime(), " clada listen: note not written into the file: ", written.message()));

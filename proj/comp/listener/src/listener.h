@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -132,7 +133,12 @@ struct ScannedBlock {
 // inside an envelope is the envelope's. An envelope without `*** End
 // Patch`, and a diff whose last hunk lacks lines its header counts, are not
 // closed.
-std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl = {});
+//
+// With `with_texts` false, each block's `text` is left empty (its key is
+// still of its text): the listener, which needs only where the blocks are,
+// then holds no copy of a file of a hundred thousand blocks.
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl = {},
+                                     bool with_texts = true);
 
 // `text` without its results sections (the lines ScanBlocks skips).
 std::string StripResultsSections(absl::string_view text);
@@ -152,7 +158,7 @@ std::string BlockKey(absl::string_view id, absl::string_view block_text);
 // runs, also one saved while the listener was stopped.
 class ListenState {
  public:
-  bool HasRun(const std::string& key) const { return index_.contains(key); }
+  bool HasRun(const std::string& key) const { return index_.contains(absl::Hash<std::string>{}(key)); }
   // Adds `key` (no-op when known); past kMaxRememberedBlocks (or past the
   // blocks present, when more), forgets the oldest key that is not present
   // (SetPresent): a key still in the file is never forgotten, or its block
@@ -170,7 +176,9 @@ class ListenState {
 
  private:
   std::deque<std::string> keys_;
-  absl::flat_hash_set<std::string> index_;
+  // Hashes of keys_ (8 bytes a block; two keys of one chat that hash alike
+  // are not a concern at 2^-64).
+  absl::flat_hash_set<size_t> index_;
   // Hashes of the keys present (SetPresent): 8 bytes a block.
   absl::flat_hash_set<size_t> present_;
   std::deque<std::string> files_;

@@ -133,17 +133,17 @@ std::vector<Extent> ParsedExtents(absl::string_view text) {
   const std::string read = sham_action_parser::TolerantReading(text, /*read_quoted_blocks=*/true);
   const std::vector<Line> lines = SplitLines(read);
   if (lines.empty()) return extents;
-  const sham_parser::ParseResult parsed =
-      sham_parser::ParseBlocks(read, std::max(sham_parser::kMaxInputBytes, read.size()));
   const size_t last_index = lines.size() - 1;
-  for (const sham_parser::Block& b : parsed.blocks) {
-    Extent e;
-    e.id = b.id;
-    e.first = static_cast<size_t>(b.start_line - 1);
-    e.last = std::min<size_t>(static_cast<size_t>(b.last_line - 1), last_index);
-    e.closed = b.end_line.has_value();
-    if (e.first <= last_index) extents.push_back(std::move(e));
-  }
+  // Only where each block is: its properties are dropped as it closes.
+  const sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
+      read, std::max(sham_parser::kMaxInputBytes, read.size()), [&](sham_parser::Block&& b) {
+        Extent e;
+        e.id = std::move(b.id);
+        e.first = static_cast<size_t>(b.start_line - 1);
+        e.last = std::min<size_t>(static_cast<size_t>(b.last_line - 1), last_index);
+        e.closed = b.end_line.has_value();
+        if (e.first <= last_index) extents.push_back(std::move(e));
+      });
   for (const sham_parser::ParseError& error : parsed.errors) {
     if (!error.block_id.empty() || error.line < 1 ||
         (error.code != "MALFORMED_HEADER" && error.code != "INVALID_BLOCK_ID"))
@@ -182,7 +182,7 @@ std::vector<Extent> ParsedExtents(absl::string_view text) {
 
 }  // namespace
 
-ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines) {
+ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines, bool with_texts) {
   ScanResult result;
   result.in_results.assign(lines.size(), false);
 
@@ -224,13 +224,17 @@ ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines) {
     extents = ParsedExtents(without);
   }
 
+  result.blocks.reserve(extents.size());
   for (const Extent& e : extents) {
     if (result.in_results[e.first]) continue;
     ScannedBlock b;
     b.id = e.id;
-    for (size_t j = e.first; j <= e.last; ++j)
-      absl::StrAppend(&b.text, lines[j].full);
-    b.key = BlockKey(b.id, b.text);
+    // The lines are consecutive views of `text`.
+    const absl::string_view block_text(lines[e.first].full.data(),
+                                       static_cast<size_t>(lines[e.last].full.data() + lines[e.last].full.size() -
+                                                           lines[e.first].full.data()));
+    b.key = BlockKey(b.id, block_text);
+    if (with_texts) b.text = std::string(block_text);
     b.start_line = static_cast<int>(e.first) + 1;
     b.end_line = static_cast<int>(e.last) + 1;
     b.closed = e.closed;
@@ -239,13 +243,19 @@ ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines) {
   return result;
 }
 
-std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state) {
-  std::vector<ScannedBlock> fresh;
-  absl::flat_hash_set<std::string> seen;
+std::vector<const ScannedBlock*> NewBlocksOf(const std::vector<ScannedBlock>& all, const ListenState& state) {
+  std::vector<const ScannedBlock*> fresh;
+  absl::flat_hash_set<absl::string_view> seen;
   for (const ScannedBlock& b : all) {
     if (state.HasRun(b.key) || !seen.insert(b.key).second) continue;
-    fresh.push_back(b);
+    fresh.push_back(&b);
   }
+  return fresh;
+}
+
+std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state) {
+  std::vector<ScannedBlock> fresh;
+  for (const ScannedBlock* b : NewBlocksOf(all, state)) fresh.push_back(*b);
   return fresh;
 }
 
@@ -434,10 +444,10 @@ std::vector<ScannedBlock> DiffBlocks(absl::string_view text, const ScanResult& s
 
 }  // namespace internal
 
-std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl) {
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl, bool with_texts) {
   // A byte order mark (some editors save one) would hide a header on line 1.
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  internal::ScanResult scan = internal::ScanLines(text, internal::SplitLines(text));
+  internal::ScanResult scan = internal::ScanLines(text, internal::SplitLines(text), with_texts);
   // CML blocks (cml_parser::FindCml), outside SHAM blocks and results
   // sections, as a run reads them; a SHAM block that starts inside one (in
   // its CDATA) is its content.
@@ -518,6 +528,8 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
     return false;
   };
   std::vector<ScannedBlock> out;
+  out.reserve(scan.blocks.size() + sr.size() + rep.size() + patches.size() + diffs.size() + csl_spans.size() +
+              spans.size());
   for (ScannedBlock& b : scan.blocks) {
     bool inside = inside_csl(b.start_line) || inside_rep(b.start_line);
     for (const cml_parser::SourceSpan& sp : spans) {
@@ -569,14 +581,19 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
     b.closed = true;
     out.push_back(std::move(b));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; });
+  if (!with_texts) {
+    for (ScannedBlock& b : out) std::string().swap(b.text);
+  }
+  // Usually in order already: a stable sort would take a buffer of half
+  // the blocks.
+  auto by_line = [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; };
+  if (!std::is_sorted(out.begin(), out.end(), by_line)) std::stable_sort(out.begin(), out.end(), by_line);
   return out;
 }
 
 std::string StripResultsSections(absl::string_view text) {
   std::vector<internal::Line> lines = internal::SplitLines(text);
-  internal::ScanResult scan = internal::ScanLines(text, lines);
+  internal::ScanResult scan = internal::ScanLines(text, lines, /*with_texts=*/false);
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!scan.in_results[i]) absl::StrAppend(&out, lines[i].full);
@@ -607,12 +624,19 @@ std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenStat
 }
 
 std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedBlock>& blocks) {
+  std::vector<const ScannedBlock*> refs;
+  refs.reserve(blocks.size());
+  for (const ScannedBlock& b : blocks) refs.push_back(&b);
+  return internal::BuildRunText(file_text, refs);
+}
+
+std::string internal::BuildRunText(absl::string_view file_text, const std::vector<const ScannedBlock*>& blocks) {
   std::vector<internal::Line> lines = internal::SplitLines(file_text);
   std::vector<bool> keep(lines.size(), false);
   size_t last = 0;
-  for (const ScannedBlock& b : blocks) {
-    for (int n = b.start_line; n <= b.end_line && n <= static_cast<int>(lines.size()); ++n) keep[n - 1] = true;
-    last = std::max(last, static_cast<size_t>(std::min<int>(b.end_line, lines.size())));
+  for (const ScannedBlock* b : blocks) {
+    for (int n = b->start_line; n <= b->end_line && n <= static_cast<int>(lines.size()); ++n) keep[n - 1] = true;
+    last = std::max(last, static_cast<size_t>(std::min<int>(b->end_line, lines.size())));
   }
   std::string out;
   for (size_t i = 0; i < last; ++i) {

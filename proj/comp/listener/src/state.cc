@@ -1,5 +1,6 @@
 // The remembered keys of blocks already run: <state_dir>/listen-state.json.
 #include <algorithm>
+#include <deque>
 #include <string>
 
 #include "absl/hash/hash.h"
@@ -34,7 +35,7 @@ absl::Status NotAState(const std::string& path, absl::string_view why) {
 }  // namespace
 
 void ListenState::MarkRun(const std::string& key) {
-  if (!index_.insert(key).second) return;
+  if (!index_.insert(absl::Hash<std::string>{}(key)).second) return;
   keys_.push_back(key);
   // A present key at the front goes to the back (it was just seen): there
   // is a key not present whenever the keys outnumber the present ones.
@@ -44,7 +45,7 @@ void ListenState::MarkRun(const std::string& key) {
     if (present_.contains(absl::Hash<std::string>{}(oldest))) {
       keys_.push_back(std::move(oldest));
     } else {
-      index_.erase(oldest);
+      index_.erase(absl::Hash<std::string>{}(oldest));
     }
   }
 }
@@ -102,16 +103,22 @@ absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
 }
 
 absl::Status SaveListenState(const std::string& state_dir, const ListenState& state) {
-  nlohmann::json json = nlohmann::json::object();
-  json["version"] = kStateVersion;
-  nlohmann::json ran = nlohmann::json::array();
-  for (const std::string& key : state.keys()) ran.push_back(key);
-  json["ran"] = std::move(ran);
-  nlohmann::json files = nlohmann::json::array();
-  for (const std::string& file : state.files()) files.push_back(file);
-  json["files"] = std::move(files);
-  json["readers"] = kBlockReaders;
-  return core::WriteFileAtomic(StatePath(state_dir), json.dump(1) + "\n");
+  // Written out string by string: a document of every key (hundreds of
+  // thousands for a big chat) would take several times their size.
+  std::string text = absl::StrCat("{\n \"version\": ", kStateVersion, ",\n \"readers\": ", kBlockReaders, ",\n");
+  auto append_array = [&text](absl::string_view name, const std::deque<std::string>& values, bool last) {
+    absl::StrAppend(&text, " \"", name, "\": [");
+    bool first = true;
+    for (const std::string& v : values) {
+      absl::StrAppend(&text, first ? "\n  " : ",\n  ", nlohmann::json(v).dump());
+      first = false;
+    }
+    absl::StrAppend(&text, values.empty() ? "]" : "\n ]", last ? "\n" : ",\n");
+  };
+  append_array("ran", state.keys(), false);
+  append_array("files", state.files(), true);
+  text += "}\n";
+  return core::WriteFileAtomic(StatePath(state_dir), text);
 }
 
 }  // namespace clada::listener

@@ -33,6 +33,19 @@ TEST_P(ScanBlocksTest, FindsTheExpectedBlocks) {
     ASSERT_EQ(blocks.size(), c.at("texts").size());
     for (size_t i = 0; i < blocks.size(); ++i) EXPECT_EQ(blocks[i].text, TextOf(c.at("texts")[i]));
   }
+  // Without the texts (what the listener asks for): the same blocks and
+  // keys, no text kept.
+  std::vector<ScannedBlock> bare = ScanBlocks(TextOf(c.at("text")), {}, /*with_texts=*/false);
+  ASSERT_EQ(bare.size(), blocks.size());
+  for (size_t i = 0; i < bare.size(); ++i) {
+    SCOPED_TRACE("block " + std::to_string(i) + " without its text");
+    EXPECT_EQ(bare[i].id, blocks[i].id);
+    EXPECT_EQ(bare[i].key, blocks[i].key);
+    EXPECT_EQ(bare[i].start_line, blocks[i].start_line);
+    EXPECT_EQ(bare[i].end_line, blocks[i].end_line);
+    EXPECT_EQ(bare[i].closed, blocks[i].closed);
+    EXPECT_TRUE(bare[i].text.empty());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ScanBlocksTest, ::testing::ValuesIn(LoadCases("scan_blocks.json")), CaseName);

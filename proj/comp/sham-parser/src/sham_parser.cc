@@ -52,7 +52,8 @@ int ToInt(size_t n) { return static_cast<int>(n); }
 
 class BlockParser {
  public:
-  explicit BlockParser(absl::string_view text) : text_(text) {}
+  explicit BlockParser(absl::string_view text, const std::function<void(Block&&)>* on_block = nullptr)
+      : text_(text), on_block_(on_block) {}
 
   ParseResult Run() && {
     const size_t n = text_.size();
@@ -137,7 +138,11 @@ class BlockParser {
       if (loose.has_value()) last_line = *loose;
     }
     block_->last_line = last_line;
-    result_.blocks.push_back(std::move(*block_));
+    if (on_block_ != nullptr) {
+      (*on_block_)(std::move(*block_));
+    } else {
+      result_.blocks.push_back(std::move(*block_));
+    }
     block_.reset();
     dialect_ = nullptr;
     state_ = State::kSeekingHeader;
@@ -530,6 +535,7 @@ class BlockParser {
   }
 
   const absl::string_view text_;
+  const std::function<void(Block&&)>* on_block_;  // null: blocks go to result_
   ParseResult result_;
 
   // The line being processed.
@@ -553,9 +559,7 @@ class BlockParser {
   size_t heredoc_content_end_ = 0;
 };
 
-}  // namespace
-
-ParseResult ParseBlocks(absl::string_view input, size_t max_bytes) {
+ParseResult Parse(absl::string_view input, size_t max_bytes, const std::function<void(Block&&)>* on_block) {
   if (input.size() > max_bytes) {
     ParseResult result;
     ParseError e;
@@ -569,10 +573,18 @@ ParseResult ParseBlocks(absl::string_view input, size_t max_bytes) {
     result.errors.push_back(std::move(e));
     return result;
   }
-  if (internal::IsValidUtf8(input)) return BlockParser(input).Run();
+  if (internal::IsValidUtf8(input)) return BlockParser(input, on_block).Run();
   // Decode as Node does: each ill-formed sequence becomes U+FFFD.
   const std::string repaired = internal::ReplaceInvalidUtf8(input);
-  return BlockParser(repaired).Run();
+  return BlockParser(repaired, on_block).Run();
+}
+
+}  // namespace
+
+ParseResult ParseBlocks(absl::string_view input, size_t max_bytes) { return Parse(input, max_bytes, nullptr); }
+
+ParseResult ParseBlocks(absl::string_view input, size_t max_bytes, const std::function<void(Block&&)>& on_block) {
+  return Parse(input, max_bytes, &on_block);
 }
 
 }  // namespace clada::sham_parser

@@ -10,6 +10,7 @@
 #ifndef CLADA_PROJ_COMP_SHAM_PARSER_SRC_SHAM_PARSER_H_
 #define CLADA_PROJ_COMP_SHAM_PARSER_SRC_SHAM_PARSER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -92,6 +93,11 @@ struct ParseResult {
 // (`--max-input`). See kMaxReportedErrors for inputs with more errors than
 // anyone can use.
 ParseResult ParseBlocks(absl::string_view input, size_t max_bytes = kMaxInputBytes);
+
+// The same parse, each block handed to `on_block` as it closes instead of
+// kept in the result (whose `blocks` stays empty), for a caller that needs
+// only where the blocks are, not all of them at once.
+ParseResult ParseBlocks(absl::string_view input, size_t max_bytes, const std::function<void(Block&&)>& on_block);
 
 // The reference's JSON shape:
 // {"blocks":[{"id","properties","startLine","endLine"}],

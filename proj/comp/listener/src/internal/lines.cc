@@ -1,9 +1,14 @@
 #include "proj/comp/listener/src/internal/lines.h"
 
+#include <algorithm>
+
 namespace clada::listener::internal {
 
 std::vector<Line> SplitLines(absl::string_view text) {
   std::vector<Line> lines;
+  // Exactly: a listened file of 50 MB can hold millions of lines.
+  lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
+                (text.empty() || text.back() == '\n' ? 0 : 1));
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);

@@ -19,7 +19,8 @@ struct ScanResult {
 // The blocks of `text` (split into `lines`) as the grammar parser finds
 // them, outside clada's results sections, and which lines those sections
 // hold.
-ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines);
+// With `with_texts` false, ScannedBlock::text is left empty.
+ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines, bool with_texts = true);
 
 // True when `line` is `marker` exactly, from column 0 (a trailing '\r' is
 // not part of Line::content). Only such lines delimit a results section;
@@ -40,6 +41,11 @@ absl::string_view SummaryBody(absl::string_view summary);
 
 // The blocks of `all` that `state` has not run, first occurrence of each key.
 std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state);
+// The same, as pointers into `all` (no copies).
+std::vector<const ScannedBlock*> NewBlocksOf(const std::vector<ScannedBlock>& all, const ListenState& state);
+
+// BuildRunText of the blocks pointed to.
+std::string BuildRunText(absl::string_view file_text, const std::vector<const ScannedBlock*>& blocks);
 
 }  // namespace clada::listener::internal
 
