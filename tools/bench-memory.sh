@@ -15,16 +15,22 @@
 # saved into the listened file at once, the listener stopped (SIGINT) once
 # it has written its report; the 300k inputs of the other dialects, the
 # 600k small blocks and a million empty ones.
-# Usage: tools/bench-memory.sh [--large|--listen] [CLADA_BINARY]
+# With --git first, runs `clada run` as the standard inputs do but in a git
+# repository (the root made one, with one commit), as a user runs it.
+# Usage: tools/bench-memory.sh [--large|--listen|--git] [CLADA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 large=0
 listen=0
+git_mode=0
 if [ "${1:-}" = --large ]; then
   large=1
   shift
 elif [ "${1:-}" = --listen ]; then
   listen=1
+  shift
+elif [ "${1:-}" = --git ]; then
+  git_mode=1
   shift
 fi
 if [ $# -ge 1 ]; then
@@ -104,6 +110,12 @@ with open(d + "/udiff.md", "w") as f:
         f.write(f"--- a/no{i}\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
 PY
 status=0
+if [ "$git_mode" = 1 ]; then
+  git -C "$dir/root" init -q
+  git -C "$dir/root" add -A
+  git -C "$dir/root" -c user.name=bench -c user.email=bench@localhost commit -qm base
+  git -C "$dir/root" tag base
+fi
 # `clada listen` on a chat file in a fresh root: saves `answer` into it,
 # waits for the report beside it, stops the listener; the report is that
 # file.
@@ -132,7 +144,13 @@ measure() {  # name, answer, largest file read (bytes), extra flags...
   if [ "$listen" = 1 ]; then
     listen_once "$answer"
   else
-    /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$answer" --root "$dir/root" --no-git --quiet "$@" \
+    local git_flag=--no-git
+    if [ "$git_mode" = 1 ]; then
+      git_flag=--git=require
+      # Each run starts from the one commit: no AI commit of the last run to build on.
+      git -C "$dir/root" reset -q --hard base && git -C "$dir/root" clean -qfdx -e .clada
+    fi
+    /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$answer" --root "$dir/root" $git_flag --quiet "$@" \
       >"$dir/report.txt" 2>/dev/null || true
   fi
   peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time.txt")

@@ -1383,8 +1383,8 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       record.action = r.action;
       record.target = std::move(target);
       record.success = r.success;
-      record.explanation = r.explanation;
-      record.touched_paths = std::move(outcome.touched_paths);
+      if (!r.explanation.empty()) record.explanation.mut() = r.explanation;
+      if (!outcome.touched_paths.empty()) record.touched_paths.mut() = std::move(outcome.touched_paths);
       const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
       record.touches_anything = def != nullptr && def->executor == "exec";
       records.push_back(std::move(record));

@@ -101,7 +101,8 @@ void BM_BatchOneChangedFile(benchmark::State& state) {
     }
     state.PauseTiming();
     WriteNewContent(target);
-    ActionRecord record{"b1", "file_write", target, true, {target}, false};
+    ActionRecord record{"b1", "file_write", target, true, {}, false};
+    record.touched_paths.mut() = {target};
     state.ResumeTiming();
     start = absl::Now();
     auto result = (*tx)->Finish({record});
@@ -138,7 +139,8 @@ void BM_BatchWithSnapshot(benchmark::State& state) {
     }
     state.PauseTiming();
     WriteNewContent(target);
-    ActionRecord record{"b1", "file_write", target, true, {target}, false};
+    ActionRecord record{"b1", "file_write", target, true, {}, false};
+    record.touched_paths.mut() = {target};
     state.ResumeTiming();
     start = absl::Now();
     auto result = (*tx)->Finish({record});

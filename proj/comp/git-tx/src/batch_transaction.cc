@@ -120,7 +120,7 @@ std::vector<std::string> TouchedPrefixes(
     const WorkTree& wt, const std::vector<ActionRecord>& records) {
   std::vector<std::string> out;
   for (const ActionRecord& r : records) {
-    for (const std::string& t : r.touched_paths) {
+    for (const std::string& t : r.touched_paths.get()) {
       if (t == wt.workdir) {
         out.push_back("");
       } else if (absl::StartsWith(t, wt.workdir + "/")) {
@@ -888,7 +888,7 @@ absl::StatusOr<std::vector<std::string>> RecoverInterruptedBatch(
   record.action = "interrupted batch";
   record.success = false;
   for (const std::string& rel : s.planned_rel)
-    record.touched_paths.push_back(WorkdirPath(w, rel));
+    record.touched_paths.mut().push_back(WorkdirPath(w, rel));
   record.touches_anything = s.has_exec;
   ASSIGN_OR_RETURN(BatchCommitResult r, CommitBatch(s, {record}));
   std::vector<std::string> notes = s.notes;

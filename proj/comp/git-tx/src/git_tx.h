@@ -39,6 +39,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/rare.h"
 
 namespace clada::git_tx {
 
@@ -63,14 +64,15 @@ struct ActionRecord {
   std::string target;  // what the action was about, e.g. a path
   bool success = false;
   // Canonical absolute paths the action created, changed or removed; a
-  // directory covers everything below it.
-  std::vector<std::string> touched_paths;
+  // directory covers everything below it. Rare (a pointer, empty when none):
+  // a batch of hundreds of thousands of actions holds a record for each.
+  core::Rare<std::vector<std::string>> touched_paths;
   // The action may have changed any file (e.g. `exec`): every change in the
   // work tree is then attributed to the batch.
   bool touches_anything = false;
   // The reason the answer gave for the action (a replacer block's
   // EXPLANATION): written under the action in the commit's body. "" none.
-  std::string explanation;
+  core::Rare<std::string> explanation;
 };
 
 // What Finish committed.

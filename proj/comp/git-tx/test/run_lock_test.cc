@@ -254,7 +254,7 @@ TEST(RunLock, ConcurrentRunsAreSerialised) {
     record.action = "file_write";
     record.target = path;
     record.success = true;
-    record.touched_paths = {path};
+    record.touched_paths.mut() = {path};
     results[i] = (*tx)->Finish({record});
   };
   std::thread t0(run, 0), t1(run, 1);
@@ -293,7 +293,7 @@ TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
     record.action = "file_write";
     record.target = root + "/b.txt";
     record.success = true;
-    record.touched_paths = {record.target};
+    record.touched_paths.mut() = {record.target};
     absl::StatusOr<BatchCommitResult> done = (*tx)->Finish({record});
     ASSERT_TRUE(done.ok() && done->commit_id) << done.status();
   }

@@ -294,10 +294,10 @@ class Scenario {
       rec.action = r["action"];
       rec.target = r.contains("target") ? Abs(r["target"]) : "";
       rec.success = r.value("ok", true);
-      rec.explanation = r.value("explanation", "");
+      rec.explanation.mut() = r.value("explanation", "");
       for (const std::string& t :
            r.value("touched", std::vector<std::string>{})) {
-        rec.touched_paths.push_back(Abs(t));
+        rec.touched_paths.mut().push_back(Abs(t));
       }
       rec.touches_anything = r.value("anything", false);
       records.push_back(rec);

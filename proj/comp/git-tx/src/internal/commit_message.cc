@@ -18,7 +18,7 @@ constexpr size_t kSubjectListBudget = 60;
 std::vector<std::string> RelTouched(const ActionRecord& r,
                                     absl::string_view workdir) {
   std::vector<std::string> out;
-  for (const std::string& t : r.touched_paths) {
+  for (const std::string& t : r.touched_paths.get()) {
     if (t == workdir) {
       out.push_back("");
     } else if (absl::StartsWith(t, absl::StrCat(workdir, "/"))) {
@@ -179,7 +179,7 @@ std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
     if (!r.block_id.empty()) absl::StrAppend(&msg, " (block ", r.block_id, ")");
     absl::StrAppend(&msg, "\n");
     // Its explanation, indented under it, one line of the body per line.
-    for (absl::string_view line : absl::StrSplit(r.explanation, '\n', absl::SkipWhitespace())) {
+    for (absl::string_view line : absl::StrSplit(r.explanation.get(), '\n', absl::SkipWhitespace())) {
       absl::StrAppend(&msg, "  ", absl::StripTrailingAsciiWhitespace(line), "\n");
     }
   }
