@@ -149,6 +149,7 @@ absl::StatusOr<std::vector<TreeChange>> ReadChanges(
     const std::vector<std::string>& paths) {
   ASSIGN_OR_RETURN(bool trust_mode, FileModeIsTrusted(wt.repo.get()));
   std::vector<TreeChange> out;
+  out.reserve(paths.size());
   for (const std::string& rel : paths) {
     TreeChange c;
     c.path = rel;
@@ -716,17 +717,20 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     foreign_rel.push_back(p);
     result.foreign_changes.push_back(WorkdirPath(wt, p));
   };
-  auto batch = [&](const TreeChange& c, bool touched) {
-    batch_changes.push_back(c);
+  // Moved out of `now`, which is not read again: a batch of a hundred
+  // thousand files would hold two copies of its changes.
+  batch_changes.reserve(now.size());
+  auto batch = [&](TreeChange& c, bool touched) {
     if (!touched) result.unattributed_changes.push_back(WorkdirPath(wt, c.path));
+    batch_changes.push_back(std::move(c));
   };
-  for (const TreeChange& c : now) {
+  for (TreeChange& c : now) {
     const bool touched = UnderAny(c.path, prefixes);
     auto kept = s.kept_untracked.find(c.path);
     if (kept != s.kept_untracked.end()) {
       if (!SameState(c, &kept->second) && (touched || takes_all)) {
-        batch(c, touched);
         kept_in_snapshot.push_back(c.path);
+        batch(c, touched);
       } else {
         // Unchanged (or not the batch's): it stays untracked, out of git.
         TreeChange drop;
@@ -745,9 +749,9 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
       if (blob == s.exec_untracked.end() || SameState(c, &blob->second))
         continue;
       if (touched || takes_all) {
-        batch(c, touched);
-        snapshot_edits.push_back(blob->second);
         kept_in_snapshot.push_back(c.path);
+        snapshot_edits.push_back(blob->second);
+        batch(c, touched);
       } else {
         foreign(c.path);
       }
