@@ -159,7 +159,7 @@ absl::StatusOr<std::vector<TreeChange>> ReadChanges(
       out.push_back(std::move(c));
       continue;
     }
-    c.st = *st;
+    c.st = IndexStatOf(*st);
     RETURN_IF_ERROR(GitStatus(
         git_blob_create_from_workdir(&c.id, wt.repo.get(), rel.c_str()),
         absl::StrCat("read '", rel, "' into git")));
@@ -278,15 +278,15 @@ absl::Status UpdateIndexFor(const WorkTree& wt,
       continue;
     }
     git_index_entry e{};
-    e.ctime.seconds = static_cast<int32_t>(c.st.st_ctim.tv_sec);
-    e.ctime.nanoseconds = static_cast<uint32_t>(c.st.st_ctim.tv_nsec);
-    e.mtime.seconds = static_cast<int32_t>(c.st.st_mtim.tv_sec);
-    e.mtime.nanoseconds = static_cast<uint32_t>(c.st.st_mtim.tv_nsec);
-    e.dev = static_cast<uint32_t>(c.st.st_dev);
-    e.ino = static_cast<uint32_t>(c.st.st_ino);
-    e.uid = c.st.st_uid;
-    e.gid = c.st.st_gid;
-    e.file_size = static_cast<uint32_t>(c.st.st_size);
+    e.ctime.seconds = c.st.ctime_s;
+    e.ctime.nanoseconds = c.st.ctime_ns;
+    e.mtime.seconds = c.st.mtime_s;
+    e.mtime.nanoseconds = c.st.mtime_ns;
+    e.dev = c.st.dev;
+    e.ino = c.st.ino;
+    e.uid = c.st.uid;
+    e.gid = c.st.gid;
+    e.file_size = c.st.size;
     e.mode = c.mode;
     e.id = c.id;
     e.path = c.path.c_str();
@@ -764,6 +764,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
       foreign(c.path);
     }
   }
+  std::vector<TreeChange>().swap(now);  // its changes were moved out
   if (!foreign_rel.empty()) {
     s.notes.push_back(absl::StrCat(
         foreign_rel.size(),
@@ -829,6 +830,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     ASSIGN_OR_RETURN(parent, LookupCommit(wt.repo.get(), snap));
   }
   std::vector<std::string> batch_paths;
+  batch_paths.reserve(batch_changes.size());
   for (const TreeChange& c : batch_changes) batch_paths.push_back(c.path);
   const std::string message = absl::StrCat(
       s.recovering ? BuildInterruptedMessage(s.planned_rel, batch_paths, foreign_rel)
@@ -841,7 +843,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
 
   // The index: the batch's paths as committed, and the user's own changes
   // as snapshotted (unless someone staged something else there meanwhile).
-  std::vector<TreeChange> index_changes = batch_changes;
+  std::vector<TreeChange> index_changes = std::move(batch_changes);  // not read again
   if (make_snapshot) {
     // A foreign change stays in the work tree: the index entry keeps the
     // snapshot's bytes and the stat taken at BeginBatch, so it shows.

@@ -273,6 +273,20 @@ static bool IsLeftoverTempFile(absl::string_view path) {
   return absl::StartsWith(base, ".") && absl::StrContains(base, ".clada-tmp-");
 }
 
+IndexStat IndexStatOf(const struct stat& st) {
+  IndexStat s;
+  s.ctime_s = static_cast<int32_t>(st.st_ctim.tv_sec);
+  s.ctime_ns = static_cast<uint32_t>(st.st_ctim.tv_nsec);
+  s.mtime_s = static_cast<int32_t>(st.st_mtim.tv_sec);
+  s.mtime_ns = static_cast<uint32_t>(st.st_mtim.tv_nsec);
+  s.dev = static_cast<uint32_t>(st.st_dev);
+  s.ino = static_cast<uint32_t>(st.st_ino);
+  s.uid = st.st_uid;
+  s.gid = st.st_gid;
+  s.size = static_cast<uint32_t>(st.st_size);
+  return s;
+}
+
 absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
   git_status_options opts;
   RETURN_IF_ERROR(

@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,12 +70,24 @@ struct ChangedPath {
 
 // One path's bytes in the work tree, as git stores them: a blob and mode,
 // or its absence.
+// What an index entry keeps of a file's stat, as git stores it (32 bits
+// each): 36 bytes, where a struct stat takes 144 and a batch may hold a
+// hundred thousand changes.
+struct IndexStat {
+  int32_t ctime_s = 0;
+  uint32_t ctime_ns = 0;
+  int32_t mtime_s = 0;
+  uint32_t mtime_ns = 0;
+  uint32_t dev = 0, ino = 0, uid = 0, gid = 0, size = 0;
+};
+IndexStat IndexStatOf(const struct stat& st);
+
 struct TreeChange {
   std::string path;     // repo-relative
   bool remove = false;  // absent (or a directory)
   git_oid id{};
   git_filemode_t mode = GIT_FILEMODE_BLOB;
-  struct stat st {};  // taken before hashing, for the index entry
+  IndexStat st;  // taken before hashing, for the index entry
 };
 
 // Every changed path (staged, unstaged, untracked; never ignored; submodules
