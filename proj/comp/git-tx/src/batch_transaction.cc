@@ -106,27 +106,22 @@ absl::StatusOr<git_oid> CommitTree(const WorkTree& wt, const git_oid& tree_oid,
   return out;
 }
 
-// True when repo-relative `path` lies at or below one of `prefixes`.
-bool UnderAny(const std::string& path,
-              const std::vector<std::string>& prefixes) {
-  for (const std::string& p : prefixes) {
-    if (p.empty() || path == p || absl::StartsWith(path, p + "/")) return true;
-  }
-  return false;
-}
-
-// Repo-relative forms of the records' touched paths inside the work tree.
-std::vector<std::string> TouchedPrefixes(
+// Repo-relative forms of the records' touched paths inside the work tree,
+// for PathPrefixes::Covers: a change is the batch's in as many lookups as
+// its path has components (a loop over every touched path was quadratic in
+// a batch of many files).
+PathPrefixes TouchedPrefixes(
     const WorkTree& wt, const std::vector<ActionRecord>& records) {
-  std::vector<std::string> out;
+  PathPrefixes out;
+  const std::string prefix = wt.workdir + "/";
   for (const ActionRecord& r : records) {
     for (const std::string& t : r.touched_paths.get()) {
       if (t == wt.workdir) {
-        out.push_back("");
-      } else if (absl::StartsWith(t, wt.workdir + "/")) {
-        std::string rel = t.substr(wt.workdir.size() + 1);
+        out.Add("");
+      } else if (absl::StartsWith(t, prefix)) {
+        std::string rel = t.substr(prefix.size());
         while (!rel.empty() && rel.back() == '/') rel.pop_back();
-        out.push_back(rel);
+        out.Add(std::move(rel));
       }
     }
   }
@@ -705,7 +700,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   ASSIGN_OR_RETURN(std::vector<TreeChange> now,
                    ReadChanges(wt, snapshot_tree.get(), candidate_list));
 
-  const std::vector<std::string> prefixes = TouchedPrefixes(wt, records);
+  const PathPrefixes prefixes = TouchedPrefixes(wt, records);
   const bool takes_all =
       std::any_of(records.begin(), records.end(),
                   [](const ActionRecord& r) { return r.touches_anything; });
@@ -725,7 +720,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     batch_changes.push_back(std::move(c));
   };
   for (TreeChange& c : now) {
-    const bool touched = UnderAny(c.path, prefixes);
+    const bool touched = prefixes.Covers(c.path);
     auto kept = s.kept_untracked.find(c.path);
     if (kept != s.kept_untracked.end()) {
       if (!SameState(c, &kept->second) && (touched || takes_all)) {

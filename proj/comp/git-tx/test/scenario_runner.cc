@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/action.h"
@@ -288,19 +289,26 @@ class Scenario {
     ASSERT_NE(tx_, nullptr) << "finish without begin";
     std::vector<ActionRecord> records;
     for (const json& r : step["finish"]) {
-      ActionRecord rec;
-      rec.block_id = r.value(
-          "block", std::string("b") + std::to_string(records.size() + 1));
-      rec.action = r["action"];
-      rec.target = r.contains("target") ? Abs(r["target"]) : "";
-      rec.success = r.value("ok", true);
-      rec.explanation.mut() = r.value("explanation", "");
-      for (const std::string& t :
-           r.value("touched", std::vector<std::string>{})) {
-        rec.touched_paths.mut().push_back(Abs(t));
+      // "repeat": N makes N records, "{n}" (1..N) in target and touched.
+      const int repeat = r.value("repeat", 1);
+      for (int n = 1; n <= repeat; ++n) {
+        auto expand = [&](std::string s) {
+          return absl::StrReplaceAll(s, {{"{n}", std::to_string(n)}});
+        };
+        ActionRecord rec;
+        rec.block_id = r.value(
+            "block", std::string("b") + std::to_string(records.size() + 1));
+        rec.action = r["action"];
+        rec.target = r.contains("target") ? Abs(expand(r["target"])) : "";
+        rec.success = r.value("ok", true);
+        rec.explanation.mut() = r.value("explanation", "");
+        for (const std::string& t :
+             r.value("touched", std::vector<std::string>{})) {
+          rec.touched_paths.mut().push_back(Abs(expand(t)));
+        }
+        rec.touches_anything = r.value("anything", false);
+        records.push_back(rec);
       }
-      rec.touches_anything = r.value("anything", false);
-      records.push_back(rec);
     }
     absl::StatusOr<BatchCommitResult> result = tx_->Finish(records);
     if (step.contains("error")) {

@@ -12,7 +12,8 @@
 //   {"begin": {"mode": "auto|off|require", "plan"?: [rel, ...], "exec"?:
 //    bool}, "error"?, "snapshot"?: bool,
 //    "active"?: bool, "note"?: "substring"}
-//   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?}],
+//   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?,
+//                "repeat"?: N (N records, "{n}" = 1..N in target and touched)}],
 //    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel],
 //    "unattributed"?: [rel], "snapshot"?: bool (a [clada:pre] was made)}
 //   {"abandon": true}                 drop the batch without Finish, as a

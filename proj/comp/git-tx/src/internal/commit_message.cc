@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -13,6 +14,10 @@ namespace clada::git_tx::internal {
 namespace {
 
 constexpr size_t kSubjectListBudget = 60;
+// The message lists at most this many actions, and as many changed,
+// planned or left-uncommitted paths each, and counts the others: a batch
+// of a hundred thousand files would otherwise carry megabytes of message.
+constexpr size_t kMaxListed = 1000;
 
 // Repo-relative forms of `r`'s touched paths.
 std::vector<std::string> RelTouched(const ActionRecord& r,
@@ -30,35 +35,54 @@ std::vector<std::string> RelTouched(const ActionRecord& r,
   return out;
 }
 
-bool Under(const std::string& path, const std::vector<std::string>& prefixes) {
-  for (const std::string& p : prefixes) {
-    if (p.empty() || path == p || absl::StartsWith(path, p + "/")) return true;
-  }
-  return false;
-}
-
-// Whether `r` changed one of `changed` (repo-relative): a path under its
-// touched paths, or for an action that may change anything (exec), a path
-// under no other record's touched paths.
-bool ChangedFiles(const ActionRecord& r, const std::vector<ActionRecord>& all,
-                  const std::vector<std::string>& changed,
-                  absl::string_view workdir) {
-  if (r.touches_anything) {
-    std::vector<std::string> others;
-    for (const ActionRecord& o : all) {
-      if (o.touches_anything) continue;
-      for (std::string& t : RelTouched(o, workdir)) others.push_back(std::move(t));
+// Which records changed one of `changed` (repo-relative, sorted): a path at
+// or under their touched paths, or for an action that may change anything
+// (exec), a path under no other record's touched paths. Linear in the
+// records, the paths and their depth.
+std::vector<bool> RecordsThatChanged(const std::vector<ActionRecord>& records,
+                                     const std::vector<std::string>& changed,
+                                     absl::string_view workdir) {
+  std::vector<bool> out(records.size(), false);
+  PathPrefixes others;  // every touched path of the records that are not exec
+  bool any_exec = false;
+  for (const ActionRecord& r : records) {
+    if (r.touches_anything) {
+      any_exec = true;
+      continue;
     }
+    for (std::string& t : RelTouched(r, workdir)) others.Add(std::move(t));
+  }
+  bool exec_changed = false;
+  if (any_exec) {
     for (const std::string& c : changed) {
-      if (!Under(c, others)) return true;
+      if (!others.Covers(c)) {
+        exec_changed = true;
+        break;
+      }
     }
-    return false;
   }
-  const std::vector<std::string> mine = RelTouched(r, workdir);
-  for (const std::string& c : changed) {
-    if (Under(c, mine)) return true;
+  const absl::flat_hash_set<absl::string_view> changed_set(changed.begin(), changed.end());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const ActionRecord& r = records[i];
+    if (r.touches_anything) {
+      out[i] = exec_changed;
+      continue;
+    }
+    for (const std::string& t : RelTouched(r, workdir)) {
+      if (t.empty()) {
+        out[i] = !changed.empty();
+      } else if (changed_set.contains(t)) {
+        out[i] = true;
+      } else {
+        // A directory: the first changed path after "t/" in sorted order.
+        const std::string dir = absl::StrCat(t, "/");
+        auto it = std::lower_bound(changed.begin(), changed.end(), dir);
+        out[i] = it != changed.end() && absl::StartsWith(*it, dir);
+      }
+      if (out[i]) break;
+    }
   }
-  return false;
+  return out;
 }
 
 std::string Item(const ActionRecord& r, absl::string_view workdir) {
@@ -68,6 +92,14 @@ std::string Item(const ActionRecord& r, absl::string_view workdir) {
 }
 
 }  // namespace
+
+bool PathPrefixes::Covers(absl::string_view path) const {
+  if (set_.contains("")) return true;
+  for (size_t slash = path.find('/'); slash != absl::string_view::npos; slash = path.find('/', slash + 1)) {
+    if (set_.contains(path.substr(0, slash))) return true;
+  }
+  return set_.contains(path);
+}
 
 std::string ActionVerb(absl::string_view action) {
   static const auto* const kVerbs =
@@ -97,18 +129,22 @@ std::string DisplayTarget(absl::string_view target, absl::string_view workdir) {
 std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
                               absl::string_view workdir,
                               const std::vector<std::string>& changed) {
-  // The actions that changed a committed file, in batch order.
-  std::vector<std::string> items;
-  for (const ActionRecord& r : records) {
-    if (!ChangedFiles(r, records, changed, workdir)) continue;
-    std::string item = Item(r, workdir);
-    if (std::find(items.begin(), items.end(), item) == items.end())
-      items.push_back(item);
-  }
+  // The actions that changed a committed file, in batch order, each once.
+  std::vector<std::string> sorted_changed = changed;
+  std::sort(sorted_changed.begin(), sorted_changed.end());
+  const std::vector<bool> changed_by = RecordsThatChanged(records, sorted_changed, workdir);
+  absl::flat_hash_set<std::string> items;
   std::string list;
   size_t shown = 0;
-  for (const std::string& item : items) {
-    if (shown > 0 && list.size() + 2 + item.size() > kSubjectListBudget) break;
+  bool full = false;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!changed_by[i]) continue;
+    std::string item = Item(records[i], workdir);
+    if (!items.insert(item).second) continue;
+    if (full || (shown > 0 && list.size() + 2 + item.size() > kSubjectListBudget)) {
+      full = true;
+      continue;
+    }
     absl::StrAppend(&list, shown > 0 ? ", " : "", item);
     ++shown;
   }
@@ -126,16 +162,24 @@ std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
 
 namespace {
 
+// One bullet per path, the first kMaxListed, then one counting the others.
+void AppendPaths(const std::vector<std::string>& paths, std::string* msg) {
+  for (size_t i = 0; i < paths.size() && i < kMaxListed; ++i) {
+    absl::StrAppend(msg, "- ", paths[i].empty() ? "." : paths[i], "\n");
+  }
+  if (paths.size() > kMaxListed) absl::StrAppend(msg, "- and ", paths.size() - kMaxListed, " more files\n");
+}
+
 void AppendFiles(const std::vector<std::string>& changed, std::string* msg) {
   absl::StrAppend(msg, "\nChanged files:\n");
-  for (const std::string& c : changed) absl::StrAppend(msg, "- ", c, "\n");
+  AppendPaths(changed, msg);
 }
 
 void AppendForeign(const std::vector<std::string>& foreign, std::string* msg) {
   if (foreign.empty()) return;
   absl::StrAppend(msg,
                   "\nLeft uncommitted (changed meanwhile by someone else):\n");
-  for (const std::string& f : foreign) absl::StrAppend(msg, "- ", f, "\n");
+  AppendPaths(foreign, msg);
 }
 
 }  // namespace
@@ -158,8 +202,7 @@ std::string BuildInterruptedMessage(const std::vector<std::string>& planned,
       "this commit; `clada undo` takes it back.\n");
   if (!planned.empty()) {
     absl::StrAppend(&msg, "\nIt was about to change:\n");
-    for (const std::string& p : planned)
-      absl::StrAppend(&msg, "- ", p.empty() ? "." : p, "\n");
+    AppendPaths(planned, &msg);
   }
   AppendFiles(changed, &msg);
   AppendForeign(foreign, &msg);
@@ -172,7 +215,13 @@ std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
                               const std::vector<std::string>& changed) {
   std::string msg = absl::StrCat(BuildBatchSubject(records, workdir, changed),
                                  "\n\nActions:\n");
+  size_t listed = 0, ok_after = 0, failed_after = 0;
   for (const ActionRecord& r : records) {
+    if (listed == kMaxListed) {
+      ++(r.success ? ok_after : failed_after);
+      continue;
+    }
+    ++listed;
     std::string target = DisplayTarget(r.target, workdir);
     absl::StrAppend(&msg, "- ", r.success ? "ok" : "failed", " ", r.action,
                     target.empty() ? "" : " ", target);
@@ -182,6 +231,11 @@ std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
     for (absl::string_view line : absl::StrSplit(r.explanation.get(), '\n', absl::SkipWhitespace())) {
       absl::StrAppend(&msg, "  ", absl::StripTrailingAsciiWhitespace(line), "\n");
     }
+  }
+  if (ok_after + failed_after > 0) {
+    absl::StrAppend(&msg, "- and ", ok_after + failed_after, " more actions (", ok_after, " ok");
+    if (failed_after > 0) absl::StrAppend(&msg, ", ", failed_after, " failed");
+    absl::StrAppend(&msg, ")\n");
   }
   AppendFiles(changed, &msg);
   if (std::any_of(records.begin(), records.end(),

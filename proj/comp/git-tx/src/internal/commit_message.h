@@ -10,10 +10,22 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 
 namespace clada::git_tx::internal {
+
+// Paths (repo-relative; "" the whole tree): "is `path` at or under one of
+// them" in one lookup per component of `path`, however many they are.
+class PathPrefixes {
+ public:
+  void Add(std::string p) { set_.insert(std::move(p)); }
+  bool Covers(absl::string_view path) const;
+
+ private:
+  absl::flat_hash_set<std::string> set_;
+};
 
 // Short verb for an action name: file_write -> write, file_replace_text ->
 // edit, file_delete -> delete, ...; unknown names are returned unchanged.
@@ -34,7 +46,9 @@ std::string BuildBatchSubject(const std::vector<ActionRecord>& records,
 // "- ok|failed <action> <target> (block <id>)" (its explanation's lines
 // under it, indented two spaces), "Changed files:" with one
 // bullet per path of `changed`, then the paths left uncommitted (`foreign`,
-// repo-relative) if any.
+// repo-relative) if any. Each list shows its first 1,000 entries and
+// counts the others in one line ("- and N more actions (X ok, Y failed)",
+// "- and N more files").
 std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
                               const std::vector<std::string>& foreign,
                               absl::string_view workdir,
