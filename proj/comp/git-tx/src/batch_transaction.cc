@@ -106,28 +106,6 @@ absl::StatusOr<git_oid> CommitTree(const WorkTree& wt, const git_oid& tree_oid,
   return out;
 }
 
-// Repo-relative forms of the records' touched paths inside the work tree,
-// for PathPrefixes::Covers: a change is the batch's in as many lookups as
-// its path has components (a loop over every touched path was quadratic in
-// a batch of many files).
-PathPrefixes TouchedPrefixes(
-    const WorkTree& wt, const std::vector<ActionRecord>& records) {
-  PathPrefixes out;
-  const std::string prefix = wt.workdir + "/";
-  for (const ActionRecord& r : records) {
-    for (const std::string& t : r.touched_paths.get()) {
-      if (t == wt.workdir) {
-        out.Add("");
-      } else if (absl::StartsWith(t, prefix)) {
-        std::string rel = t.substr(prefix.size());
-        while (!rel.empty() && rel.back() == '/') rel.pop_back();
-        out.Add(std::move(rel));
-      }
-    }
-  }
-  return out;
-}
-
 absl::StatusOr<bool> FileModeIsTrusted(git_repository* repo) {
   git_config* cfg = nullptr;
   RETURN_IF_ERROR(GitStatus(git_repository_config_snapshot(&cfg, repo),
@@ -700,7 +678,9 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   ASSIGN_OR_RETURN(std::vector<TreeChange> now,
                    ReadChanges(wt, snapshot_tree.get(), candidate_list));
 
-  const PathPrefixes prefixes = TouchedPrefixes(wt, records);
+  // A change is the batch's in as many lookups as its path has components
+  // (a loop over every touched path was quadratic in a batch of many files).
+  const PathPrefixes prefixes = TouchedPrefixes(records, wt.workdir);
   const bool takes_all =
       std::any_of(records.begin(), records.end(),
                   [](const ActionRecord& r) { return r.touches_anything; });

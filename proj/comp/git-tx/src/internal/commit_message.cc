@@ -19,22 +19,6 @@ constexpr size_t kSubjectListBudget = 60;
 // of a hundred thousand files would otherwise carry megabytes of message.
 constexpr size_t kMaxListed = 1000;
 
-// Repo-relative forms of `r`'s touched paths.
-std::vector<std::string> RelTouched(const ActionRecord& r,
-                                    absl::string_view workdir) {
-  std::vector<std::string> out;
-  for (const std::string& t : r.touched_paths.get()) {
-    if (t == workdir) {
-      out.push_back("");
-    } else if (absl::StartsWith(t, absl::StrCat(workdir, "/"))) {
-      std::string rel = t.substr(workdir.size() + 1);
-      while (!rel.empty() && rel.back() == '/') rel.pop_back();
-      out.push_back(rel);
-    }
-  }
-  return out;
-}
-
 // Which records changed one of `changed` (repo-relative, sorted): a path at
 // or under their touched paths, or for an action that may change anything
 // (exec), a path under no other record's touched paths. Linear in the
@@ -43,17 +27,9 @@ std::vector<bool> RecordsThatChanged(const std::vector<ActionRecord>& records,
                                      const std::vector<std::string>& changed,
                                      absl::string_view workdir) {
   std::vector<bool> out(records.size(), false);
-  PathPrefixes others;  // every touched path of the records that are not exec
-  bool any_exec = false;
-  for (const ActionRecord& r : records) {
-    if (r.touches_anything) {
-      any_exec = true;
-      continue;
-    }
-    for (std::string& t : RelTouched(r, workdir)) others.Add(std::move(t));
-  }
   bool exec_changed = false;
-  if (any_exec) {
+  if (std::any_of(records.begin(), records.end(), [](const ActionRecord& r) { return r.touches_anything; })) {
+    const PathPrefixes others = TouchedPrefixes(records, workdir, /*with_exec=*/false);
     for (const std::string& c : changed) {
       if (!others.Covers(c)) {
         exec_changed = true;
@@ -92,6 +68,30 @@ std::string Item(const ActionRecord& r, absl::string_view workdir) {
 }
 
 }  // namespace
+
+std::vector<std::string> RelTouched(const ActionRecord& r, absl::string_view workdir) {
+  std::vector<std::string> out;
+  const std::string prefix = absl::StrCat(workdir, "/");
+  for (const std::string& t : r.touched_paths.get()) {
+    if (t == workdir) {
+      out.push_back("");
+    } else if (absl::StartsWith(t, prefix)) {
+      std::string rel = t.substr(prefix.size());
+      while (!rel.empty() && rel.back() == '/') rel.pop_back();
+      out.push_back(std::move(rel));
+    }
+  }
+  return out;
+}
+
+PathPrefixes TouchedPrefixes(const std::vector<ActionRecord>& records, absl::string_view workdir, bool with_exec) {
+  PathPrefixes out;
+  for (const ActionRecord& r : records) {
+    if (r.touches_anything && !with_exec) continue;
+    for (std::string& t : RelTouched(r, workdir)) out.Add(std::move(t));
+  }
+  return out;
+}
 
 bool PathPrefixes::Covers(absl::string_view path) const {
   if (set_.contains("")) return true;

@@ -27,6 +27,15 @@ class PathPrefixes {
   absl::flat_hash_set<std::string> set_;
 };
 
+// Repo-relative forms of `r`'s touched paths inside `workdir` ("" for the
+// work tree itself), without a trailing '/'.
+std::vector<std::string> RelTouched(const ActionRecord& r, absl::string_view workdir);
+
+// The RelTouched paths of every record (`with_exec` false: of the records
+// that may not change anything else).
+PathPrefixes TouchedPrefixes(const std::vector<ActionRecord>& records, absl::string_view workdir,
+                             bool with_exec = true);
+
 // Short verb for an action name: file_write -> write, file_replace_text ->
 // edit, file_delete -> delete, ...; unknown names are returned unchanged.
 std::string ActionVerb(absl::string_view action);

@@ -68,8 +68,6 @@ struct ChangedPath {
   unsigned int status;  // git_status_t bits
 };
 
-// One path's bytes in the work tree, as git stores them: a blob and mode,
-// or its absence.
 // What an index entry keeps of a file's stat, as git stores it (32 bits
 // each): 36 bytes, where a struct stat takes 144 and a batch may hold a
 // hundred thousand changes.
@@ -82,6 +80,8 @@ struct IndexStat {
 };
 IndexStat IndexStatOf(const struct stat& st);
 
+// One path's bytes in the work tree, as git stores them: a blob and mode,
+// or its absence.
 struct TreeChange {
   std::string path;     // repo-relative
   bool remove = false;  // absent (or a directory)
