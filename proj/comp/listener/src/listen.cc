@@ -21,7 +21,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -82,11 +81,7 @@ std::vector<std::string> KeysOf(const std::vector<ScannedBlock>& blocks) {
   return keys;
 }
 
-// Occurrences of each key.
-// Keys are held as their 64-bit hashes (KeyHash): 8 bytes a block, not a
-// string's 32 and more; two keys of one chat that hash alike are not a
-// concern at 2^-64.
-size_t KeyHash(const std::string& key) { return absl::Hash<std::string>{}(key); }
+using internal::KeyHash;
 
 // After a file this large, freed memory is handed back to the system
 // (TrimHeap) before the run and before the write-back, so that neither
@@ -418,8 +413,9 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     absl::flat_hash_set<std::string> seen;
     const bool summary_gone = wrote_section_ && !OwnTopSection(*text).has_value();
     for (const ScannedBlock& b : all) {
-      auto last = last_counts_.find(KeyHash(b.key));
-      const bool added = last == last_counts_.end() || counts[KeyHash(b.key)] > last->second;
+      const size_t hash = KeyHash(b.key);
+      auto last = last_counts_.find(hash);
+      const bool added = last == last_counts_.end() || counts[hash] > last->second;
       if ((added || summary_gone) && seen.insert(b.key).second) again.push_back(b);
     }
     last_counts_ = std::move(counts);

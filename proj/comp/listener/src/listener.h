@@ -34,7 +34,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -158,7 +157,7 @@ std::string BlockKey(absl::string_view id, absl::string_view block_text);
 // runs, also one saved while the listener was stopped.
 class ListenState {
  public:
-  bool HasRun(const std::string& key) const { return index_.contains(absl::Hash<std::string>{}(key)); }
+  bool HasRun(const std::string& key) const;
   // Adds `key` (no-op when known); past kMaxRememberedBlocks (or past the
   // blocks present, when more), forgets the oldest key that is not present
   // (SetPresent): a key still in the file is never forgotten, or its block
@@ -176,10 +175,8 @@ class ListenState {
 
  private:
   std::deque<std::string> keys_;
-  // Hashes of keys_ (8 bytes a block; two keys of one chat that hash alike
-  // are not a concern at 2^-64).
-  absl::flat_hash_set<size_t> index_;
-  // Hashes of the keys present (SetPresent): 8 bytes a block.
+  absl::flat_hash_set<size_t> index_;  // internal::KeyHash of keys_
+  // internal::KeyHash of the keys present (SetPresent).
   absl::flat_hash_set<size_t> present_;
   std::deque<std::string> files_;
   absl::flat_hash_set<std::string> file_index_;

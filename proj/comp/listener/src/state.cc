@@ -3,11 +3,11 @@
 #include <deque>
 #include <string>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/json_bounded.h"
+#include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener {
@@ -34,18 +34,20 @@ absl::Status NotAState(const std::string& path, absl::string_view why) {
 
 }  // namespace
 
+bool ListenState::HasRun(const std::string& key) const { return index_.contains(internal::KeyHash(key)); }
+
 void ListenState::MarkRun(const std::string& key) {
-  if (!index_.insert(absl::Hash<std::string>{}(key)).second) return;
+  if (!index_.insert(internal::KeyHash(key)).second) return;
   keys_.push_back(key);
   // A present key at the front goes to the back (it was just seen): there
   // is a key not present whenever the keys outnumber the present ones.
   while (keys_.size() > std::max(kMaxRememberedBlocks, present_.size())) {
     std::string oldest = std::move(keys_.front());
     keys_.pop_front();
-    if (present_.contains(absl::Hash<std::string>{}(oldest))) {
+    if (present_.contains(internal::KeyHash(oldest))) {
       keys_.push_back(std::move(oldest));
     } else {
-      index_.erase(absl::Hash<std::string>{}(oldest));
+      index_.erase(internal::KeyHash(oldest));
     }
   }
 }
@@ -53,7 +55,7 @@ void ListenState::MarkRun(const std::string& key) {
 void ListenState::SetPresent(const std::vector<std::string>& keys) {
   present_.clear();
   present_.reserve(keys.size());
-  for (const std::string& k : keys) present_.insert(absl::Hash<std::string>{}(k));
+  for (const std::string& k : keys) present_.insert(internal::KeyHash(k));
 }
 
 void ListenState::MarkListenedTo(const std::string& file) {
