@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -73,15 +72,16 @@ std::string ClockTime() { return absl::FormatTime("%H:%M:%S", absl::Now(), absl:
 
 std::string Plural(size_t n, absl::string_view word) { return absl::StrCat(n, " ", word, n == 1 ? "" : "s"); }
 
+using internal::BlockSpan;
+using internal::Scan;
+
 // The keys of `blocks`, in order.
-std::vector<std::string> KeysOf(const std::vector<ScannedBlock>& blocks) {
-  std::vector<std::string> keys;
+std::vector<uint64_t> KeysOf(const std::vector<BlockSpan>& blocks) {
+  std::vector<uint64_t> keys;
   keys.reserve(blocks.size());
-  for (const ScannedBlock& b : blocks) keys.push_back(b.key);
+  for (const BlockSpan& b : blocks) keys.push_back(b.key);
   return keys;
 }
-
-using internal::KeyHash;
 
 // After a file this large, freed memory is handed back to the system
 // (TrimHeap) before the run and before the write-back, so that neither
@@ -96,12 +96,18 @@ void TrimHeap() {
 #endif
 }
 
-// Occurrences of each key (by KeyHash).
-absl::flat_hash_map<size_t, int> CountKeys(const std::vector<ScannedBlock>& blocks) {
-  absl::flat_hash_map<size_t, int> counts;
-  counts.reserve(blocks.size());
-  for (const ScannedBlock& b : blocks) ++counts[KeyHash(b.key)];
-  return counts;
+// The keys of `blocks`, sorted, each as often as it occurs: 8 bytes a
+// block, where a map of counts takes over twice that.
+std::vector<uint64_t> CountKeys(const std::vector<BlockSpan>& blocks) {
+  std::vector<uint64_t> keys = KeysOf(blocks);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// How often `key` occurs in `counts` (CountKeys).
+size_t CountOf(const std::vector<uint64_t>& counts, uint64_t key) {
+  auto [first, last] = std::equal_range(counts.begin(), counts.end(), key);
+  return static_cast<size_t>(last - first);
 }
 
 // The lines of the listener's own section at the top of `text` (as
@@ -158,12 +164,12 @@ class Listener {
   // unclosed block should get more time. Errors are fatal to Listen.
   absl::Status Process(std::optional<absl::Time>* recheck_at);
   void WriteBack(const RunReport& report, size_t blocks_given);
-  // Tells at the top of FILE (only there) that `again` were run before.
-  void Acknowledge(const std::vector<ScannedBlock>& again);
+  // Tells at the top of FILE (only there) that `again` (blocks of `scan`) were run before.
+  void Acknowledge(const Scan& scan, const std::vector<const BlockSpan*>& again);
   // Puts a section of the listener's at the top of FILE, nothing else.
   void WriteNote(const std::string& first_line, const std::string& body);
   // The blocks of `all` not run yet (pointers into it).
-  std::vector<const ScannedBlock*> NewBlocks(const std::vector<ScannedBlock>& all) const;
+  std::vector<const BlockSpan*> NewBlocks(const std::vector<BlockSpan>& all) const;
   void Log(absl::string_view line) {
     if (options_.log != nullptr) *options_.log << line << std::endl;
   }
@@ -186,13 +192,15 @@ class Listener {
   // write-back shows them first. Empty otherwise.
   std::vector<internal::ShownRun> unseen_;
   size_t unseen_left_out_ = 0;  // older unseen runs dropped past kMaxRunsShown
-  // Key -> when this listener last ran it (memory only).
-  absl::flat_hash_map<size_t, absl::Time> ran_at_;  // by KeyHash
-  // Occurrences of each key in FILE as last read or written: a save that
-  // adds a copy of a block already run is a re-paste.
-  absl::flat_hash_map<size_t, int> last_counts_;  // by KeyHash
+  // When each run of this listener was (memory only): run_times_[n - 1]
+  // for run n, the number state_ marks its keys with.
+  std::vector<absl::Time> run_times_;
+  // The keys in FILE as last read or written, each as often as it occurs
+  // (CountKeys): a save that adds a copy of a block already run is a
+  // re-paste.
+  std::vector<uint64_t> last_counts_;
   // The keys the last acknowledgement offered to run again.
-  std::vector<std::string> rerun_keys_;
+  std::vector<uint64_t> rerun_keys_;
   // This listener has put a section at the top of FILE: a FILE without one
   // since was replaced (a re-paste of the whole file), not merely edited.
   bool wrote_section_ = false;
@@ -275,13 +283,14 @@ absl::Status Listener::Setup() {
   std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
   if (text.ok()) {
-    const std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl, /*with_texts=*/false);
+    const Scan scan = internal::ScanSpans(*text, options_.csl);
+    const std::vector<BlockSpan>& all = scan.blocks;
     last_counts_ = CountKeys(all);
-    std::vector<const ScannedBlock*> unrun = NewBlocks(all);
+    std::vector<const BlockSpan*> unrun = NewBlocks(all);
     state_.SetPresent(KeysOf(all));
     if (!state_.HasListenedTo(file_)) {
       // First start on FILE: what is in it is an old chat, not a paste to run.
-      for (const ScannedBlock* b : unrun) state_.MarkRun(b->key);
+      for (const BlockSpan* b : unrun) state_.MarkRun(b->key);
       state_.MarkListenedTo(file_);
       absl::Status saved = SaveListenState(options_.state_dir, state_);
       if (!saved.ok()) {
@@ -306,7 +315,7 @@ absl::Status Listener::Setup() {
   return absl::OkStatus();
 }
 
-std::vector<const ScannedBlock*> Listener::NewBlocks(const std::vector<ScannedBlock>& all) const {
+std::vector<const BlockSpan*> Listener::NewBlocks(const std::vector<BlockSpan>& all) const {
   return internal::NewBlocksOf(all, state_);
 }
 
@@ -381,18 +390,20 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   }
   if (written_text_ && *text == *written_text_) return absl::OkStatus();  // our own write-back
 
-  std::vector<ScannedBlock> all = ScanBlocks(*text, options_.csl, /*with_texts=*/false);
-  std::vector<const ScannedBlock*> fresh = NewBlocks(all);
-  absl::flat_hash_map<size_t, int> counts = CountKeys(all);
+  Scan scan = internal::ScanSpans(*text, options_.csl);
+  std::vector<BlockSpan>& all = scan.blocks;
+  std::vector<const BlockSpan*> fresh = NewBlocks(all);
+  std::vector<uint64_t> counts = CountKeys(all);
   bool run_again = false;
   if (fresh.empty() && RunAgainTicked(*text)) {
     // The person asked to run the blocks the acknowledgement named: their
     // last copies in FILE, in file order.
-    absl::flat_hash_set<std::string> wanted(rerun_keys_.begin(), rerun_keys_.end());
+    absl::flat_hash_set<uint64_t> wanted(rerun_keys_.begin(), rerun_keys_.end());
     rerun_keys_.clear();
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
-      if (wanted.erase(it->key) > 0) fresh.insert(fresh.begin(), &*it);
+      if (wanted.erase(it->key) > 0) fresh.push_back(&*it);
     }
+    std::reverse(fresh.begin(), fresh.end());
     run_again = !fresh.empty();
     if (!run_again) {
       last_counts_ = std::move(counts);
@@ -409,23 +420,21 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     unseen_left_out_ = 0;
     // A copy of a block already run was added (or the whole file replaced
     // by old blocks, the summary gone): say so rather than stay silent.
-    std::vector<ScannedBlock> again;
-    absl::flat_hash_set<std::string> seen;
+    std::vector<const BlockSpan*> again;
+    absl::flat_hash_set<uint64_t> seen;
     const bool summary_gone = wrote_section_ && !OwnTopSection(*text).has_value();
-    for (const ScannedBlock& b : all) {
-      const size_t hash = KeyHash(b.key);
-      auto last = last_counts_.find(hash);
-      const bool added = last == last_counts_.end() || counts[hash] > last->second;
-      if ((added || summary_gone) && seen.insert(b.key).second) again.push_back(b);
+    for (const BlockSpan& b : all) {
+      const bool added = CountOf(counts, b.key) > CountOf(last_counts_, b.key);
+      if ((added || summary_gone) && seen.insert(b.key).second) again.push_back(&b);
     }
     last_counts_ = std::move(counts);
-    if (!again.empty()) Acknowledge(again);
+    if (!again.empty()) Acknowledge(scan, again);
     return absl::OkStatus();
   }
 
   // A last block without its end marker may still be arriving (an editor
   // writing in pieces): give it a moment, then run it as it is.
-  const ScannedBlock& last = all.back();
+  const BlockSpan& last = all.back();
   if (!run_again && !last.closed && fresh.back()->key == last.key && waited_text_ != *text) {
     waited_text_ = *text;
     *recheck_at = absl::Now() + kUnclosedGrace;
@@ -434,30 +443,37 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   waited_text_.reset();
 
   rerun_keys_.clear();
-  const absl::Time now = absl::Now();
+  run_times_.push_back(absl::Now());
+  const uint32_t run_number = static_cast<uint32_t>(run_times_.size());
   state_.SetPresent(KeysOf(all));  // none of these is forgotten
-  for (const ScannedBlock* b : fresh) {
-    state_.MarkRun(b->key);
-    ran_at_[KeyHash(b->key)] = now;
-  }
+  for (const BlockSpan* b : fresh) state_.MarkRun(b->key, run_number);
   state_.MarkListenedTo(file_);  // when FILE could not be read at start
   absl::Status saved = SaveListenState(options_.state_dir, state_);
   if (!saved.ok()) {
     return absl::Status(saved.code(),
                         absl::StrCat("cannot record the blocks about to run, so none ran: ", saved.message()));
   }
-  std::string run_text = internal::BuildRunText(*text, fresh);
+  std::string run_text;
+  {
+    std::vector<internal::LineSpan> lines;
+    lines.reserve(fresh.size());
+    for (const BlockSpan* b : fresh) lines.push_back({b->start_line, b->end_line});
+    run_text = internal::BuildRunText(*text, lines);
+  }
   std::vector<std::string> ids;
-  for (size_t i = 0; i < fresh.size() && i < kMaxIdsInLog; ++i) ids.push_back(fresh[i]->id.empty() ? "?" : fresh[i]->id);
+  for (size_t i = 0; i < fresh.size() && i < kMaxIdsInLog; ++i) {
+    const absl::string_view id = scan.id(*fresh[i]);
+    ids.push_back(id.empty() ? "?" : std::string(id));
+  }
   if (fresh.size() > kMaxIdsInLog) ids.push_back("...");
   const size_t fresh_count = fresh.size();
   const bool large = text->size() >= kTrimAfterBytes;
   // The run and the write-back need none of the scan: a file of a hundred
   // thousand blocks would hold it twice over meanwhile.
   std::string().swap(*text);
-  std::vector<ScannedBlock>().swap(all);
-  std::vector<const ScannedBlock*>().swap(fresh);
-  absl::flat_hash_map<size_t, int>().swap(counts);
+  scan = Scan();
+  std::vector<const BlockSpan*>().swap(fresh);
+  std::vector<uint64_t>().swap(counts);
   if (large) TrimHeap();
   RunReport report = run_(run_text);
   std::string().swap(run_text);
@@ -522,9 +538,9 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   // start must show these results again, or they are replaced unseen.
   bool saved_during_run = false;
   {
-    const std::vector<ScannedBlock> blocks = ScanBlocks(updated, options_.csl, /*with_texts=*/false);
-    saved_during_run = !NewBlocks(blocks).empty();
-    last_counts_ = CountKeys(blocks);
+    const Scan scan = internal::ScanSpans(updated, options_.csl);
+    saved_during_run = !NewBlocks(scan.blocks).empty();
+    last_counts_ = CountKeys(scan.blocks);
   }
   if (saved_during_run) {
     unseen_ = std::move(runs);
@@ -545,13 +561,16 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   }
 }
 
-void Listener::Acknowledge(const std::vector<ScannedBlock>& again) {
+void Listener::Acknowledge(const Scan& scan, const std::vector<const BlockSpan*>& again) {
   std::optional<absl::Time> latest;
   std::vector<std::string> ids;
-  for (const ScannedBlock& b : again) {
-    if (ids.size() < kMaxIdsInLog) ids.push_back(b.id.empty() ? "?" : b.id);
-    auto at = ran_at_.find(KeyHash(b.key));
-    if (at != ran_at_.end() && (!latest || at->second > *latest)) latest = at->second;
+  for (const BlockSpan* b : again) {
+    const absl::string_view id = scan.id(*b);
+    if (ids.size() < kMaxIdsInLog) ids.push_back(id.empty() ? "?" : std::string(id));
+    const uint32_t run = state_.RunOf(b->key);
+    if (run > 0 && run <= run_times_.size() && (!latest || run_times_[run - 1] > *latest)) {
+      latest = run_times_[run - 1];
+    }
   }
   if (again.size() > kMaxIdsInLog) ids.push_back("...");
   const std::string what = absl::StrCat(
@@ -560,7 +579,7 @@ void Listener::Acknowledge(const std::vector<ScannedBlock>& again) {
       " (", absl::StrJoin(ids, ", "), "); nothing new");
   Log(absl::StrCat(ClockTime(), " clada listen: ", what));
   rerun_keys_.clear();
-  for (const ScannedBlock& b : again) rerun_keys_.push_back(b.key);
+  for (const BlockSpan* b : again) rerun_keys_.push_back(b->key);
   WriteNote(absl::StrCat(kSummaryPrefix, ClockTime(), ": ", what, "; ", kOutputFileName, " still holds the last report"),
             absl::StrCat(kRunAgainBox, kRunAgainHow));
 }
@@ -576,9 +595,9 @@ void Listener::WriteNote(const std::string& first_line, const std::string& body)
   // Blocks saved meanwhile: the save that brought them runs them next.
   bool unrun = false;
   {
-    const std::vector<ScannedBlock> blocks = ScanBlocks(updated, options_.csl, /*with_texts=*/false);
-    unrun = !NewBlocks(blocks).empty();
-    last_counts_ = CountKeys(blocks);
+    const Scan scan = internal::ScanSpans(updated, options_.csl);
+    unrun = !NewBlocks(scan.blocks).empty();
+    last_counts_ = CountKeys(scan.blocks);
   }
   absl::Status written = core::WriteFileAtomic(file_, updated);
   if (!written.ok()) {

@@ -26,13 +26,16 @@
 #ifndef CLADA_PROJ_COMP_LISTENER_SRC_LISTENER_H_
 #define CLADA_PROJ_COMP_LISTENER_SRC_LISTENER_H_
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -149,23 +152,36 @@ std::string StripResultsSections(absl::string_view text);
 // and builds.
 std::string BlockKey(absl::string_view id, absl::string_view block_text);
 
+// The 64-bit FNV-1a hash of a key (BlockKey): how the listener holds and
+// records a key, 8 bytes where the key's string takes over 50. Stable
+// across processes and builds (it is written to the state file); two
+// keys that hash alike are not a concern at 2^-64.
+uint64_t KeyCode(absl::string_view key);
+
 // What the listener remembers across restarts in
 // <state_dir>/listen-state.json: the keys of the blocks already run (or set
-// aside at a first start), oldest first, and the files it has listened to.
-// A file not in files() is on its first start: the blocks already in it are
-// recorded, not run. For a known file, any block not recorded is new and
-// runs, also one saved while the listener was stopped.
+// aside at a first start), oldest first, as KeyCodes, and the files it has
+// listened to. A file not in files() is on its first start: the blocks
+// already in it are recorded, not run. For a known file, any block not
+// recorded is new and runs, also one saved while the listener was stopped.
 class ListenState {
  public:
-  bool HasRun(const std::string& key) const;
-  // Adds `key` (no-op when known); past kMaxRememberedBlocks (or past the
-  // blocks present, when more), forgets the oldest key that is not present
-  // (SetPresent): a key still in the file is never forgotten, or its block
-  // would run again at the next save.
-  void MarkRun(const std::string& key);
+  bool HasRun(uint64_t code) const { return index_.contains(code); }
+  bool HasRun(const std::string& key) const { return HasRun(KeyCode(key)); }
+  // Adds `code` (the run number is updated when known); past
+  // kMaxRememberedBlocks (or past the blocks present, when more), forgets
+  // the oldest key that is not present (SetPresent): a key still in the
+  // file is never forgotten, or its block would run again at the next
+  // save. `run` is the caller's number for the run (0: none); it is kept in
+  // memory only.
+  void MarkRun(uint64_t code, uint32_t run = 0);
+  void MarkRun(const std::string& key) { MarkRun(KeyCode(key)); }
+  // The run number `code` was last marked with; 0 when unknown or none.
+  uint32_t RunOf(uint64_t code) const;
   // The keys of the blocks now in the listened file (replacing the last).
+  void SetPresent(std::vector<uint64_t> codes);
   void SetPresent(const std::vector<std::string>& keys);
-  const std::deque<std::string>& keys() const { return keys_; }
+  const std::deque<uint64_t>& keys() const { return keys_; }
 
   // `file` is an absolute path, as Listen watches it.
   bool HasListenedTo(const std::string& file) const { return file_index_.contains(file); }
@@ -174,17 +190,21 @@ class ListenState {
   const std::deque<std::string>& files() const { return files_; }
 
  private:
-  std::deque<std::string> keys_;
-  absl::flat_hash_set<size_t> index_;  // internal::KeyHash of keys_
-  // internal::KeyHash of the keys present (SetPresent).
-  absl::flat_hash_set<size_t> present_;
+  bool Present(uint64_t code) const { return std::binary_search(present_.begin(), present_.end(), code); }
+
+  std::deque<uint64_t> keys_;
+  absl::flat_hash_map<uint64_t, uint32_t> index_;  // the codes of keys_, and their run numbers
+  std::vector<uint64_t> present_;                  // sorted (SetPresent)
   std::deque<std::string> files_;
   absl::flat_hash_set<std::string> file_index_;
 };
 
-// Reads <state_dir>/listen-state.json; a missing file is an empty state
-// ("files" may be absent: no file known; they are not read from a state
-// whose "readers" is absent or below 4).
+// Reads <state_dir>/listen-state.json; a missing file is an empty state.
+// A state of version 2 (what SaveListenState writes) records each key as
+// its KeyCode in 16 lowercase hex digits; one of version 1 (written by
+// earlier listeners) as the key itself, recorded here by its KeyCode.
+// "files" may be absent: no file known; they are not read from a state
+// whose "readers" is absent or below 6.
 // Errors: DataLoss when the file is not a listen state (the message names
 // the file and says to delete it to start afresh: the next start is then a
 // first start, which sets aside the blocks in FILE); the ReadFileToString
@@ -192,11 +212,13 @@ class ListenState {
 absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir);
 
 // Writes <state_dir>/listen-state.json atomically (core::WriteFileAtomic):
-// {"version": 1, "ran": [key, ...], "files": [path, ...], "readers": 4}
-// ("readers": which blocks the listener saw; LoadListenState forgets the
-// files of a state without it, or below 4, so their next start is a first
-// start). The directory
-// must exist.
+// {"version": 2, "readers": 6, "ran": [code, ...], "files": [path, ...]}
+// (each code 16 lowercase hex digits; "readers": which blocks the listener
+// saw; LoadListenState forgets the files of a state without it, or below
+// 6, so their next start is a first start). A listener that reads only
+// version 1 refuses this state and says to delete it: its next start is
+// then a first start, which sets aside, never runs. The directory must
+// exist.
 // Errors: those of WriteFileAtomic.
 absl::Status SaveListenState(const std::string& state_dir, const ListenState& state);
 

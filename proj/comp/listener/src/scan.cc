@@ -3,7 +3,12 @@
 #include "proj/comp/listener/src/internal/scan.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -55,13 +60,6 @@ std::string RefusedHeaderId(absl::string_view trimmed) {
       absl::StripAsciiWhitespace(trimmed.substr(colon + 1, close - colon - 1)));
 }
 
-// A block's lines, 0-based and inclusive.
-struct Extent {
-  std::string id;
-  size_t first = 0;
-  size_t last = 0;
-  bool closed = false;
-};
 
 absl::string_view Trim(const Line& line) { return absl::StripAsciiWhitespace(line.content); }
 
@@ -117,7 +115,32 @@ std::string EscapeSummaryLine(absl::string_view line) {
   }
 }
 
+
 namespace {
+
+// A SHAM block's lines, 0-based and inclusive, and its id (in the scan's ids).
+struct Extent {
+  uint32_t first = 0;
+  uint32_t last = 0;
+  uint32_t id = 0;
+  uint16_t id_len = 0;
+  bool closed = false;
+};
+
+// Appends `id` to `ids`; where it starts and its length (ids longer than
+// 65,535 bytes are cut there: they only name a block).
+std::pair<uint32_t, uint16_t> AddId(std::string& ids, absl::string_view id) {
+  if (id.size() > UINT16_MAX) id = id.substr(0, UINT16_MAX);
+  const uint32_t at = static_cast<uint32_t>(ids.size());
+  ids.append(id.data(), id.size());
+  return {at, static_cast<uint16_t>(id.size())};
+}
+
+// The number of lines of `text` (a final line without '\n' counts).
+size_t CountLines(absl::string_view text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
+         (text.empty() || text.back() == '\n' ? 0 : 1);
+}
 
 // The blocks of `text` as a run finds them: the grammar parser reading the
 // text through the run's tolerance of chat noise (one truth: a block's
@@ -126,50 +149,57 @@ namespace {
 // passed to runs it or reports it. A header the parser refuses (no
 // readable ID) is a block too, so that its error is reported: from the
 // header to the next end marker, or unclosed up to the next `#!` line.
-std::vector<Extent> ParsedExtents(absl::string_view text) {
+std::vector<Extent> ParsedExtents(absl::string_view text, std::string& ids) {
   std::vector<Extent> extents;
   if (text.empty()) return extents;
-  // Line for line: the tolerant reading keeps every line where it is.
-  const std::string read = sham_action_parser::TolerantReading(text, /*read_quoted_blocks=*/true);
-  const std::vector<Line> lines = SplitLines(read);
-  if (lines.empty()) return extents;
-  const size_t last_index = lines.size() - 1;
+  // Line for line: the tolerant reading keeps every line where it is. A
+  // text it leaves as it is is read in place, not copied.
+  const std::optional<std::string> tolerant =
+      sham_action_parser::TolerantReadingIfChanged(text, /*read_quoted_blocks=*/true);
+  const absl::string_view read = tolerant ? absl::string_view(*tolerant) : text;
+  const size_t line_count = CountLines(read);
+  if (line_count == 0) return extents;
+  const size_t last_index = line_count - 1;
   // Only where each block is: its properties are dropped as it closes.
   const sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
       read, std::max(sham_parser::kMaxInputBytes, read.size()), [&](sham_parser::Block&& b) {
+        const size_t first = static_cast<size_t>(b.start_line - 1);
+        if (first > last_index) return;
         Extent e;
-        e.id = std::move(b.id);
-        e.first = static_cast<size_t>(b.start_line - 1);
-        e.last = std::min<size_t>(static_cast<size_t>(b.last_line - 1), last_index);
+        e.first = static_cast<uint32_t>(first);
+        e.last = static_cast<uint32_t>(std::min<size_t>(static_cast<size_t>(b.last_line - 1), last_index));
         e.closed = b.end_line.has_value();
-        if (e.first <= last_index) extents.push_back(std::move(e));
+        std::tie(e.id, e.id_len) = AddId(ids, b.id);
+        extents.push_back(e);
       });
+  std::optional<LineIndex> lines;  // of `read`, only for a refused header
   for (const sham_parser::ParseError& error : parsed.errors) {
     if (!error.block_id.empty() || error.line < 1 ||
         (error.code != "MALFORMED_HEADER" && error.code != "INVALID_BLOCK_ID"))
       continue;
     const size_t first = static_cast<size_t>(error.line - 1);
     if (first > last_index) continue;
+    if (!lines) lines.emplace(read);
     Extent e;
-    e.id = RefusedHeaderId(Trim(lines[first]));
-    e.first = first;
-    e.last = last_index;
+    std::tie(e.id, e.id_len) = AddId(ids, RefusedHeaderId(absl::StripAsciiWhitespace(lines->content(first))));
+    e.first = static_cast<uint32_t>(first);
+    e.last = static_cast<uint32_t>(last_index);
     for (size_t j = first + 1; j <= last_index; ++j) {
-      absl::string_view t = Trim(lines[j]);
+      absl::string_view t = absl::StripAsciiWhitespace(lines->content(j));
       if (IsEndMarkerLike(t)) {
-        e.last = j;
+        e.last = static_cast<uint32_t>(j);
         e.closed = true;
         break;
       }
       if (absl::StartsWith(t, "#!")) {
-        e.last = j - 1;
+        e.last = static_cast<uint32_t>(j - 1);
         break;
       }
     }
-    extents.push_back(std::move(e));
+    extents.push_back(e);
   }
-  std::sort(extents.begin(), extents.end(),
-            [](const Extent& a, const Extent& b) { return a.first < b.first; });
+  auto by_first = [](const Extent& a, const Extent& b) { return a.first < b.first; };
+  if (!std::is_sorted(extents.begin(), extents.end(), by_first)) std::sort(extents.begin(), extents.end(), by_first);
   // A refused header's lines never run into the next block.
   for (size_t k = 0; k + 1 < extents.size(); ++k) {
     if (extents[k].last >= extents[k + 1].first) {
@@ -180,20 +210,59 @@ std::vector<Extent> ParsedExtents(absl::string_view text) {
   return extents;
 }
 
+// Line intervals [first, last] (1-based), asked whether they hold a line:
+// a binary search a question, where a loop over every interval made a file
+// of many blocks of two dialects quadratic to scan.
+class Intervals {
+ public:
+  void Add(int first, int last) { items_.emplace_back(first, last); }
+  // After the last Add, before the first question.
+  void Build() {
+    std::sort(items_.begin(), items_.end());
+    firsts_.reserve(items_.size());
+    reach_.reserve(items_.size());
+    int reach = INT_MIN;
+    for (const auto& [first, last] : items_) {
+      reach = std::max(reach, last);
+      firsts_.push_back(first);
+      reach_.push_back(reach);
+    }
+    std::vector<std::pair<int, int>>().swap(items_);
+  }
+  bool empty() const { return firsts_.empty(); }
+  // Some interval has first <= line <= last.
+  bool Covers(int line) const { return ReachOfFirstsBelow(line + 1) >= line; }
+  // Some interval has first < line <= last: `line` is inside a block
+  // that starts before it.
+  bool Inside(int line) const { return ReachOfFirstsBelow(line) >= line; }
+
+ private:
+  // The largest `last` of the intervals whose first is below `bound`.
+  int ReachOfFirstsBelow(int bound) const {
+    const size_t n = static_cast<size_t>(std::lower_bound(firsts_.begin(), firsts_.end(), bound) - firsts_.begin());
+    return n == 0 ? INT_MIN : reach_[n - 1];
+  }
+
+  std::vector<std::pair<int, int>> items_;
+  std::vector<int> firsts_;  // sorted
+  std::vector<int> reach_;   // reach_[i]: the largest last of the first i + 1 intervals
+};
+
 }  // namespace
 
-ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines, bool with_texts) {
+ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string& ids) {
   ScanResult result;
   result.in_results.assign(lines.size(), false);
 
-  std::vector<size_t> end_lines;  // indices of `=== END ===` lines, ascending
+  std::vector<uint32_t> end_lines;  // indices of `=== END ===` lines, ascending
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (IsMarkerLine(lines[i], kEndMarker)) end_lines.push_back(i);
+    if (lines.content(i) == kEndMarker) end_lines.push_back(static_cast<uint32_t>(i));
   }
 
   // Results sections: a results marker outside every block, through the
   // next END marker.
-  std::vector<Extent> extents = ParsedExtents(text);
+  const size_t ids_before = ids.size();
+  std::vector<Extent> extents = ParsedExtents(text, ids);
   bool any_section = false;
   size_t k = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -202,8 +271,8 @@ ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines, boo
       i = extents[k].last;
       continue;
     }
-    if (!IsMarkerLine(lines[i], kResultsMarker)) continue;
-    auto end = std::upper_bound(end_lines.begin(), end_lines.end(), i);
+    if (lines.content(i) != kResultsMarker) continue;
+    auto end = std::upper_bound(end_lines.begin(), end_lines.end(), static_cast<uint32_t>(i));
     if (end == end_lines.end()) continue;
     for (size_t j = i; j <= *end; ++j) result.in_results[j] = true;
     any_section = true;
@@ -212,41 +281,42 @@ ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines, boo
   // What a results section holds (clada's own report, a file it read) is
   // not the answer: the blocks are those of the text without the sections.
   if (any_section) {
+    std::vector<Extent>().swap(extents);
+    ids.resize(ids_before);
     std::string without;
     without.reserve(text.size());
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!result.in_results[i]) {
-        without.append(lines[i].full.data(), lines[i].full.size());
-      } else if (absl::EndsWith(lines[i].full, "\n")) {
+        absl::string_view full = lines.full(i);
+        without.append(full.data(), full.size());
+      } else if (absl::EndsWith(lines.full(i), "\n")) {
         without.push_back('\n');
       }
     }
-    extents = ParsedExtents(without);
+    extents = ParsedExtents(without, ids);
   }
 
   result.blocks.reserve(extents.size());
   for (const Extent& e : extents) {
-    if (result.in_results[e.first]) continue;
-    ScannedBlock b;
-    b.id = e.id;
-    // The lines are consecutive views of `text`.
-    const absl::string_view block_text(lines[e.first].full.data(),
-                                       static_cast<size_t>(lines[e.last].full.data() + lines[e.last].full.size() -
-                                                           lines[e.first].full.data()));
-    b.key = BlockKey(b.id, block_text);
-    if (with_texts) b.text = std::string(block_text);
+    if (e.first >= lines.size() || result.in_results[e.first]) continue;
+    const size_t last = std::min<size_t>(e.last, lines.size() - 1);
+    BlockSpan b;
+    b.begin = static_cast<uint32_t>(lines.begin(e.first));
+    b.end = static_cast<uint32_t>(lines.end(last));
     b.start_line = static_cast<int>(e.first) + 1;
-    b.end_line = static_cast<int>(e.last) + 1;
+    b.end_line = static_cast<int>(last) + 1;
+    b.id = e.id;
+    b.id_len = e.id_len;
     b.closed = e.closed;
-    result.blocks.push_back(std::move(b));
+    result.blocks.push_back(b);
   }
   return result;
 }
 
-std::vector<const ScannedBlock*> NewBlocksOf(const std::vector<ScannedBlock>& all, const ListenState& state) {
-  std::vector<const ScannedBlock*> fresh;
-  absl::flat_hash_set<absl::string_view> seen;
-  for (const ScannedBlock& b : all) {
+std::vector<const BlockSpan*> NewBlocksOf(const std::vector<BlockSpan>& all, const ListenState& state) {
+  std::vector<const BlockSpan*> fresh;
+  absl::flat_hash_set<uint64_t> seen;
+  for (const BlockSpan& b : all) {
     if (state.HasRun(b.key) || !seen.insert(b.key).second) continue;
     fresh.push_back(&b);
   }
@@ -255,78 +325,85 @@ std::vector<const ScannedBlock*> NewBlocksOf(const std::vector<ScannedBlock>& al
 
 std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state) {
   std::vector<ScannedBlock> fresh;
-  for (const ScannedBlock* b : NewBlocksOf(all, state)) fresh.push_back(*b);
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const ScannedBlock& b : all) {
+    if (state.HasRun(b.key) || !seen.insert(b.key).second) continue;
+    fresh.push_back(b);
+  }
   return fresh;
 }
 
 namespace {
 
-// `text` with its results sections blanked, line for line (a reader sees
-// what a run reads, at the same line numbers).
-std::string BlankResults(const std::vector<Line>& lines, const ScanResult& scan, size_t size) {
-  std::string read;
-  read.reserve(size);
+// The readers' view of the text: its results sections blanked, line for
+// line (a reader sees what a run reads, at the same line numbers). The
+// text itself when it has none; else a copy kept in `storage`.
+absl::string_view ReadersView(absl::string_view text, const LineIndex& lines, const ScanResult& scan,
+                              std::string& storage) {
+  if (std::find(scan.in_results.begin(), scan.in_results.end(), true) == scan.in_results.end()) return text;
+  storage.reserve(text.size());
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (i < scan.in_results.size() && scan.in_results[i]) {
-      if (absl::EndsWith(lines[i].full, "\n")) read.push_back('\n');
+    if (scan.in_results[i]) {
+      if (absl::EndsWith(lines.full(i), "\n")) storage.push_back('\n');
     } else {
-      read.append(lines[i].full.data(), lines[i].full.size());
+      absl::string_view full = lines.full(i);
+      storage.append(full.data(), full.size());
     }
   }
-  return read;
+  return storage;
 }
 
-// Whether `line` is on a SHAM block's lines or a CML (or CSL) block's.
-bool OnOtherBlock(int line, const std::vector<cml_parser::LineRange>& sham,
-                  const std::vector<cml_parser::SourceSpan>& cml) {
-  for (const cml_parser::LineRange& r : sham) {
-    if (line >= r.first && line <= r.last) return true;
-  }
-  for (const cml_parser::SourceSpan& sp : cml) {
-    if (line >= sp.first_line && line <= sp.last_line) return true;
-  }
-  return false;
-}
-
-// Appends the block of lines first..last (1-based, clamped to the text)
-// named `id`, keyed by its text.
-void AddBlock(absl::string_view id, const std::vector<Line>& lines, int first, int last, bool closed,
-              std::vector<ScannedBlock>& out) {
+// The block of lines first..last (1-based, clamped to the text) named by
+// the id at `id` (in the scan's ids), added to `out`.
+void AddBlock(std::pair<uint32_t, uint16_t> id, const LineIndex& lines, int first, int last, bool closed,
+              std::vector<BlockSpan>& out) {
   if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
   last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
-  ScannedBlock b;
-  b.id = std::string(id);
-  for (int j = first; j <= last; ++j) absl::StrAppend(&b.text, lines[j - 1].full);
-  b.key = BlockKey(b.id, b.text);
+  BlockSpan b;
+  b.begin = static_cast<uint32_t>(lines.begin(static_cast<size_t>(first - 1)));
+  b.end = static_cast<uint32_t>(lines.end(static_cast<size_t>(last - 1)));
   b.start_line = first;
   b.end_line = last;
+  b.id = id.first;
+  b.id_len = id.second;
   b.closed = closed;
-  out.push_back(std::move(b));
+  out.push_back(b);
+}
+
+bool ByStartLine(const BlockSpan& a, const BlockSpan& b) { return a.start_line < b.start_line; }
+
+void SortByStartLine(std::vector<BlockSpan>& blocks) {
+  if (!std::is_sorted(blocks.begin(), blocks.end(), ByStartLine)) {
+    std::stable_sort(blocks.begin(), blocks.end(), ByStartLine);
+  }
+}
+
+Intervals IntervalsOf(const std::vector<BlockSpan>& blocks) {
+  Intervals iv;
+  for (const BlockSpan& b : blocks) iv.Add(b.start_line, b.end_line);
+  iv.Build();
+  return iv;
 }
 
 // Aider's SEARCH/REPLACE blocks, as a run reads them (aider_reader): not
-// in results sections, not starting on a SHAM block's lines (`sham`) nor
-// inside a CML block. A block's lines run from the line naming its path
+// in results sections, not starting on a SHAM block's lines nor inside a
+// CML block (`other`). A block's lines run from the line naming its path
 // (so the run text keeps it) to `>>>>>>> REPLACE`; a block that reuses the
 // path of the block before starts at its `<<<<<<< SEARCH`. A block the
 // reader refuses is a block too, so that its error is reported; one whose
 // end is missing is not closed (it may still be arriving).
-std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const ScanResult& scan,
-                                              const std::vector<cml_parser::LineRange>& sham,
-                                              const std::vector<cml_parser::SourceSpan>& cml) {
-  std::vector<ScannedBlock> out;
-  if (text.find("<<<<<<<") == absl::string_view::npos) return out;
-  const std::vector<Line> lines = SplitLines(text);
-  const std::string read = BlankResults(lines, scan, text.size());
-  auto on_other_block = [&](int line) { return OnOtherBlock(line, sham, cml); };
-  auto add = [&](int first, int last, bool closed) { AddBlock("sr", lines, first, last, closed, out); };
+std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const LineIndex& lines, const Intervals& other,
+                                           std::pair<uint32_t, uint16_t> id) {
+  std::vector<BlockSpan> out;
+  if (read.find("<<<<<<<") == absl::string_view::npos) return out;
+  auto add = [&](int first, int last, bool closed) { AddBlock(id, lines, first, last, closed, out); };
   const aider_reader::Blocks blocks = aider_reader::ReadBlocks(read);
   for (const aider_reader::Edit& e : blocks.edits) {
-    if (on_other_block(e.span.first_line)) continue;
+    if (other.Covers(e.span.first_line)) continue;
     add(e.path_line > 0 ? e.path_line : e.span.first_line, e.span.last_line, true);
   }
   for (const aider_reader::ParseError& e : blocks.errors) {
-    if (on_other_block(e.line)) continue;
+    if (other.Covers(e.line)) continue;
     add(e.line, e.span.last_line, e.code != "missing_divider" && e.code != "missing_replace_marker");
   }
   return out;
@@ -337,55 +414,37 @@ std::vector<ScannedBlock> SearchReplaceBlocks(absl::string_view text, const Scan
 // block. A block runs from its first marker (EXPLANATION or FILE) to its
 // `<<<END>>>`; a block the reader refuses is a block too, so that its error
 // is reported; one never closed is not closed (it may still be arriving).
-std::vector<ScannedBlock> ReplacerBlocks(absl::string_view text, const ScanResult& scan,
-                                         const std::vector<cml_parser::LineRange>& sham,
-                                         const std::vector<cml_parser::SourceSpan>& cml) {
-  std::vector<ScannedBlock> out;
-  if (text.find("<<<") == absl::string_view::npos) return out;
-  const std::vector<Line> lines = SplitLines(text);
-  const std::string read = BlankResults(lines, scan, text.size());
-  auto add = [&](int first, int last, bool closed) { AddBlock("rep", lines, first, last, closed, out); };
+std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const LineIndex& lines, const Intervals& other,
+                                      std::pair<uint32_t, uint16_t> id) {
+  std::vector<BlockSpan> out;
+  if (read.find("<<<") == absl::string_view::npos) return out;
+  auto add = [&](int first, int last, bool closed) { AddBlock(id, lines, first, last, closed, out); };
   const replacer_reader::Blocks blocks = replacer_reader::ReadBlocks(read);
   for (const replacer_reader::Edit& e : blocks.edits) {
-    if (!OnOtherBlock(e.span.first_line, sham, cml)) add(e.span.first_line, e.span.last_line, true);
+    if (!other.Covers(e.span.first_line)) add(e.span.first_line, e.span.last_line, true);
   }
   for (const replacer_reader::ParseError& e : blocks.errors) {
-    if (!OnOtherBlock(e.line, sham, cml)) add(e.line, e.span.last_line, e.code != "unclosed_block");
+    if (!other.Covers(e.line)) add(e.line, e.span.last_line, e.code != "unclosed_block");
   }
-  std::sort(out.begin(), out.end(),
-            [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; });
+  SortByStartLine(out);
   return out;
 }
 
-// Whether `line` is on one of `blocks`' lines (its first line included).
-bool OnBlock(int line, const std::vector<ScannedBlock>& blocks) {
-  for (const ScannedBlock& b : blocks) {
-    if (line >= b.start_line && line <= b.end_line) return true;
-  }
-  return false;
-}
-
 // Codex apply_patch envelopes, as a run reads them (apply_patch_reader):
-// not in results sections, not starting on a SHAM, CML or CSL block's
-// lines (`sham`, `cml`), an Aider block's (`sr`) or a replacer block's
-// (`rep`). A block is the whole envelope, from its first line (the heredoc
-// opener when there is one) to `*** End Patch` (or the heredoc's end): a
-// run reads the envelope, not its operations one by one. A stray operation
-// header (no `*** Begin Patch`) is a block too, so that its error is
-// reported. One without its `*** End Patch` is not closed (the rest may
-// still be arriving).
-std::vector<ScannedBlock> PatchBlocks(absl::string_view text, const ScanResult& scan,
-                                      const std::vector<cml_parser::LineRange>& sham,
-                                      const std::vector<cml_parser::SourceSpan>& cml,
-                                      const std::vector<ScannedBlock>& sr, const std::vector<ScannedBlock>& rep) {
-  std::vector<ScannedBlock> out;
-  if (text.find("***") == absl::string_view::npos) return out;
-  const std::vector<Line> lines = SplitLines(text);
-  const std::string read = BlankResults(lines, scan, text.size());
+// not in results sections, not starting on the lines of another dialect's
+// block (`taken`: SHAM, CML, CSL, Aider, replacer). A block is the whole
+// envelope, from its first line (the heredoc opener when there is one) to
+// `*** End Patch` (or the heredoc's end): a run reads the envelope, not its
+// operations one by one. A stray operation header (no `*** Begin Patch`)
+// is a block too, so that its error is reported. One without its `*** End
+// Patch` is not closed (the rest may still be arriving).
+std::vector<BlockSpan> PatchBlocks(absl::string_view read, const LineIndex& lines, const Intervals& taken,
+                                   std::pair<uint32_t, uint16_t> id) {
+  std::vector<BlockSpan> out;
+  if (read.find("***") == absl::string_view::npos) return out;
   for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(read)) {
-    const int first = p.span.first_line;
-    if (OnOtherBlock(first, sham, cml) || OnBlock(first, sr) || OnBlock(first, rep)) continue;
-    AddBlock("patch", lines, first, p.span.last_line, p.ended, out);
+    if (taken.Covers(p.span.first_line)) continue;
+    AddBlock(id, lines, p.span.first_line, p.span.last_line, p.ended, out);
   }
   return out;
 }
@@ -406,53 +465,36 @@ bool DiffComplete(const udiff_reader::FilePatch& f) {
 
 // Unified diffs, as a run reads them (udiff_reader): one block per file,
 // from its header (`diff --git`, or `--- `) to its last hunk line; not in
-// results sections, not starting on a SHAM, CML or CSL block's lines, an
-// Aider block's, an apply_patch envelope's (`patches`) or a replacer
-// block's. A file section the reader refuses (binary, no hunk, no path) is
-// a block too, so that its error is reported. A diff has no end marker: a
-// file whose last hunk has fewer lines than its header counts, or that has
-// no hunk yet, is not closed (the rest may still be arriving).
-std::vector<ScannedBlock> DiffBlocks(absl::string_view text, const ScanResult& scan,
-                                     const std::vector<cml_parser::LineRange>& sham,
-                                     const std::vector<cml_parser::SourceSpan>& cml,
-                                     const std::vector<ScannedBlock>& sr, const std::vector<ScannedBlock>& rep,
-                                     const std::vector<ScannedBlock>& patches) {
-  std::vector<ScannedBlock> out;
-  if (text.find("--- ") == absl::string_view::npos && text.find("diff --git ") == absl::string_view::npos) return out;
-  const std::vector<Line> lines = SplitLines(text);
-  const std::string read = BlankResults(lines, scan, text.size());
-  auto content_of_other = [&](int line) {
-    return OnOtherBlock(line, sham, cml) || OnBlock(line, sr) || OnBlock(line, patches) || OnBlock(line, rep);
-  };
+// results sections, not starting on the lines of another dialect's block
+// (`taken`: SHAM, CML, CSL, Aider, apply_patch, replacer). A file section
+// the reader refuses (binary, no hunk, no path) is a block too, so that its
+// error is reported. A diff has no end marker: a file whose last hunk has
+// fewer lines than its header counts, or that has no hunk yet, is not
+// closed (the rest may still be arriving).
+std::vector<BlockSpan> DiffBlocks(absl::string_view read, const LineIndex& lines, const Intervals& taken,
+                                  std::pair<uint32_t, uint16_t> id) {
+  std::vector<BlockSpan> out;
+  if (read.find("--- ") == absl::string_view::npos && read.find("diff --git ") == absl::string_view::npos) return out;
   const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(read);
   for (const udiff_reader::FilePatch& f : diffs.files) {
-    if (!content_of_other(f.span.first_line)) {
-      AddBlock("diff", lines, f.span.first_line, f.span.last_line, DiffComplete(f), out);
-    }
+    if (!taken.Covers(f.span.first_line)) AddBlock(id, lines, f.span.first_line, f.span.last_line, DiffComplete(f), out);
   }
   for (const udiff_reader::ParseError& e : diffs.errors) {
-    if (!content_of_other(e.line)) {
-      AddBlock("diff", lines, e.span.first_line, e.span.last_line, e.code != "missing_hunks", out);
-    }
+    if (!taken.Covers(e.line)) AddBlock(id, lines, e.span.first_line, e.span.last_line, e.code != "missing_hunks", out);
   }
-  std::sort(out.begin(), out.end(),
-            [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; });
+  SortByStartLine(out);
   return out;
 }
 
-}  // namespace
-
-}  // namespace internal
-
-std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl, bool with_texts) {
-  // A byte order mark (some editors save one) would hide a header on line 1.
-  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  internal::ScanResult scan = internal::ScanLines(text, internal::SplitLines(text), with_texts);
+// Every block of `text` (after its byte order mark), keys not set.
+Scan FindBlocks(absl::string_view text, const LineIndex& lines, const csl_parser::Delimiters& csl) {
+  Scan result;
+  ScanResult scan = ScanLines(text, lines, result.ids);
   // CML blocks (cml_parser::FindCml), outside SHAM blocks and results
   // sections, as a run reads them; a SHAM block that starts inside one (in
   // its CDATA) is its content.
   std::vector<cml_parser::LineRange> skip;
-  for (const ScannedBlock& b : scan.blocks) skip.push_back({b.start_line, b.end_line});
+  for (const BlockSpan& b : scan.blocks) skip.push_back({b.start_line, b.end_line});
   for (size_t i = 0; i < scan.in_results.size(); ++i) {
     if (!scan.in_results[i]) continue;
     const int line = static_cast<int>(i) + 1;
@@ -475,136 +517,182 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
     if (!found.empty()) {
       // As a run reads them: a CML block hides the CSL markers in it unless
       // it starts inside a CSL operation (then it is that operation's text).
+      Intervals operations;
+      for (const csl_parser::SourceSpan& o : found) operations.Add(o.first_line, o.last_line);
+      operations.Build();
       for (const cml_parser::SourceSpan& sp : spans) {
-        const bool in_operation = std::any_of(found.begin(), found.end(), [&](const csl_parser::SourceSpan& o) {
-          return sp.first_line > o.first_line && sp.first_line <= o.last_line;
-        });
-        if (!in_operation) csl_skip.push_back({sp.first_line, sp.last_line});
+        if (!operations.Inside(sp.first_line)) csl_skip.push_back({sp.first_line, sp.last_line});
       }
       csl_spans = csl_parser::FindCsl(text, csl, csl_skip);
     }
   }
-  auto inside_csl = [&csl_spans](int line) {
-    for (const csl_parser::SourceSpan& sp : csl_spans) {
-      if (line > sp.first_line && line <= sp.last_line) return true;
-    }
-    return false;
-  };
-  if (!csl_spans.empty()) {
+  Intervals csl_iv;
+  for (const csl_parser::SourceSpan& sp : csl_spans) csl_iv.Add(sp.first_line, sp.last_line);
+  csl_iv.Build();
+  if (!csl_iv.empty()) {
     spans.erase(std::remove_if(spans.begin(), spans.end(),
-                               [&](const cml_parser::SourceSpan& sp) { return inside_csl(sp.first_line); }),
+                               [&](const cml_parser::SourceSpan& sp) { return csl_iv.Inside(sp.first_line); }),
                 spans.end());
   }
-  std::vector<cml_parser::SourceSpan> cml_and_csl = spans;
-  cml_and_csl.insert(cml_and_csl.end(), csl_spans.begin(), csl_spans.end());
-  std::vector<ScannedBlock> sr = internal::SearchReplaceBlocks(text, scan, skip, cml_and_csl);
-  std::vector<ScannedBlock> rep = internal::ReplacerBlocks(text, scan, skip, cml_and_csl);
+  // The lines of SHAM blocks, results sections, CML and CSL blocks: the
+  // other readers' blocks do not start on them.
+  Intervals other;
+  for (const cml_parser::LineRange& r : skip) other.Add(r.first, r.last);
+  for (const cml_parser::SourceSpan& sp : spans) other.Add(sp.first_line, sp.last_line);
+  for (const csl_parser::SourceSpan& sp : csl_spans) other.Add(sp.first_line, sp.last_line);
+  other.Build();
+  std::string blanked;
+  const absl::string_view read = ReadersView(text, lines, scan, blanked);
+  std::vector<BlockSpan> sr = SearchReplaceBlocks(read, lines, other, AddId(result.ids, "sr"));
+  std::vector<BlockSpan> rep = ReplacerBlocks(read, lines, other, AddId(result.ids, "rep"));
   // Inside a replacer block (an example in an OVERWRITE), any other block is
   // its content; a replacer block inside a SEARCH/REPLACE block is its text.
-  rep.erase(std::remove_if(rep.begin(), rep.end(),
-                           [&sr](const ScannedBlock& r) {
-                             for (const ScannedBlock& e : sr) {
-                               if (r.start_line > e.start_line && r.start_line <= e.end_line) return true;
-                             }
-                             return false;
-                           }),
+  const Intervals sr_iv = IntervalsOf(sr);
+  rep.erase(std::remove_if(rep.begin(), rep.end(), [&sr_iv](const BlockSpan& r) { return sr_iv.Inside(r.start_line); }),
             rep.end());
+  const Intervals rep_iv = IntervalsOf(rep);
   // apply_patch envelopes and unified diffs come after every other dialect:
   // inside any other block (a SHAM heredoc, a REPLACE, an OVERWRITE) they
   // are its content, and a diff inside an envelope is the envelope's.
-  std::vector<ScannedBlock> sr_run;  // the Aider blocks a run reads (not inside a replacer block)
-  for (const ScannedBlock& b : sr) {
-    if (!internal::OnBlock(b.start_line, rep)) sr_run.push_back(b);
+  std::vector<BlockSpan> sr_run;  // the Aider blocks a run reads (not inside a replacer block)
+  for (const BlockSpan& b : sr) {
+    if (!rep_iv.Covers(b.start_line)) sr_run.push_back(b);
   }
-  std::vector<ScannedBlock> patches = internal::PatchBlocks(text, scan, skip, cml_and_csl, sr_run, rep);
-  std::vector<ScannedBlock> diffs = internal::DiffBlocks(text, scan, skip, cml_and_csl, sr_run, rep, patches);
+  Intervals taken;
+  for (const cml_parser::LineRange& r : skip) taken.Add(r.first, r.last);
+  for (const cml_parser::SourceSpan& sp : spans) taken.Add(sp.first_line, sp.last_line);
+  for (const csl_parser::SourceSpan& sp : csl_spans) taken.Add(sp.first_line, sp.last_line);
+  for (const BlockSpan& b : sr_run) taken.Add(b.start_line, b.end_line);
+  for (const BlockSpan& b : rep) taken.Add(b.start_line, b.end_line);
+  Intervals taken_with_patches = taken;
+  taken.Build();
+  std::vector<BlockSpan> patches = PatchBlocks(read, lines, taken, AddId(result.ids, "patch"));
+  for (const BlockSpan& b : patches) taken_with_patches.Add(b.start_line, b.end_line);
+  taken_with_patches.Build();
+  std::vector<BlockSpan> diffs = DiffBlocks(read, lines, taken_with_patches, AddId(result.ids, "diff"));
+  std::string().swap(blanked);
   if (spans.empty() && sr.empty() && csl_spans.empty() && rep.empty() && patches.empty() && diffs.empty()) {
-    return std::move(scan.blocks);
+    result.blocks = std::move(scan.blocks);
+    return result;
   }
-  auto inside_rep = [&rep](int line) {
-    for (const ScannedBlock& r : rep) {
-      if (line > r.start_line && line <= r.end_line) return true;
-    }
-    return false;
-  };
-  std::vector<ScannedBlock> out;
+  Intervals cml_iv;
+  for (const cml_parser::SourceSpan& sp : spans) cml_iv.Add(sp.first_line, sp.last_line);
+  cml_iv.Build();
+  std::vector<BlockSpan>& out = result.blocks;
   out.reserve(scan.blocks.size() + sr.size() + rep.size() + patches.size() + diffs.size() + csl_spans.size() +
               spans.size());
-  for (ScannedBlock& b : scan.blocks) {
-    bool inside = inside_csl(b.start_line) || inside_rep(b.start_line);
-    for (const cml_parser::SourceSpan& sp : spans) {
-      if (b.start_line > sp.first_line && b.start_line <= sp.last_line) inside = true;
-    }
-    for (const ScannedBlock& e : sr) {
-      if (b.start_line > e.start_line && b.start_line <= e.end_line) inside = true;
-    }
-    if (!inside) out.push_back(std::move(b));
+  for (const BlockSpan& b : scan.blocks) {
+    const int at = b.start_line;
+    if (!csl_iv.Inside(at) && !rep_iv.Inside(at) && !cml_iv.Inside(at) && !sr_iv.Inside(at)) out.push_back(b);
   }
-  for (ScannedBlock& b : sr) {
-    if (!inside_rep(b.start_line)) out.push_back(std::move(b));
+  std::vector<BlockSpan>().swap(scan.blocks);
+  for (const BlockSpan& b : sr) {
+    if (!rep_iv.Inside(b.start_line)) out.push_back(b);
   }
-  for (ScannedBlock& b : rep) out.push_back(std::move(b));
-  for (ScannedBlock& b : patches) out.push_back(std::move(b));
-  for (ScannedBlock& b : diffs) out.push_back(std::move(b));
+  out.insert(out.end(), rep.begin(), rep.end());
+  out.insert(out.end(), patches.begin(), patches.end());
+  out.insert(out.end(), diffs.begin(), diffs.end());
   const std::string csl_end = absl::StrCat(csl.start, "END", csl.end);
+  const std::pair<uint32_t, uint16_t> csl_id = AddId(result.ids, "csl");
   for (const csl_parser::SourceSpan& sp : csl_spans) {
-    if (inside_rep(sp.first_line)) continue;
-    ScannedBlock b;
-    b.id = "csl";
-    b.text = std::string(text.substr(sp.begin, sp.end - sp.begin));
-    b.key = BlockKey(b.id, b.text);
+    if (rep_iv.Inside(sp.first_line)) continue;
+    BlockSpan b;
+    b.id = csl_id.first;
+    b.id_len = csl_id.second;
+    b.begin = static_cast<uint32_t>(sp.begin);
+    b.end = static_cast<uint32_t>(sp.end);
     b.start_line = sp.first_line;
     b.end_line = sp.last_line;
     // Closed by its END (an operation cut at the next one, or at the end of
     // FILE, may still be arriving).
-    absl::string_view last = b.text;
+    absl::string_view last = text.substr(sp.begin, sp.end - sp.begin);
     while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ' || last.back() == '\t')) {
       last.remove_suffix(1);
     }
     const size_t nl = last.rfind('\n');
     b.closed = (nl == absl::string_view::npos ? last : last.substr(nl + 1)) == csl_end;
-    out.push_back(std::move(b));
+    out.push_back(b);
   }
+  const std::pair<uint32_t, uint16_t> cml_id = AddId(result.ids, "cml");
   for (const cml_parser::SourceSpan& sp : spans) {
-    if (inside_rep(sp.first_line)) continue;
-    ScannedBlock b;
-    b.id = "cml";
+    if (rep_iv.Inside(sp.first_line)) continue;
+    BlockSpan b;
+    b.id = cml_id.first;
+    b.id_len = cml_id.second;
     // Whole lines, as for a SHAM block (prose beside an element included).
     const size_t nl = sp.begin == 0 ? absl::string_view::npos : text.rfind('\n', sp.begin - 1);
-    const size_t first = nl == absl::string_view::npos ? 0 : nl + 1;
     const size_t eol = sp.end == 0 ? absl::string_view::npos : text.find('\n', sp.end - 1);
-    const size_t last = eol == absl::string_view::npos ? text.size() : eol + 1;
-    b.text = std::string(text.substr(first, last - first));
-    b.key = BlockKey(b.id, b.text);
+    b.begin = static_cast<uint32_t>(nl == absl::string_view::npos ? 0 : nl + 1);
+    b.end = static_cast<uint32_t>(eol == absl::string_view::npos ? text.size() : eol + 1);
     b.start_line = sp.first_line;
     b.end_line = sp.last_line;
     b.closed = true;
-    out.push_back(std::move(b));
-  }
-  if (!with_texts) {
-    for (ScannedBlock& b : out) std::string().swap(b.text);
+    out.push_back(b);
   }
   // Usually in order already: a stable sort would take a buffer of half
   // the blocks.
-  auto by_line = [](const ScannedBlock& a, const ScannedBlock& b) { return a.start_line < b.start_line; };
-  if (!std::is_sorted(out.begin(), out.end(), by_line)) std::stable_sort(out.begin(), out.end(), by_line);
+  SortByStartLine(out);
+  return result;
+}
+
+// A text the listener reads is at most 50 MB; a block's offsets are 32-bit.
+bool TooLargeToScan(absl::string_view text) { return text.size() > UINT32_MAX; }
+
+}  // namespace
+
+Scan ScanSpans(absl::string_view text, const csl_parser::Delimiters& csl) {
+  // A byte order mark (some editors save one) would hide a header on line 1.
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  if (TooLargeToScan(text)) return Scan();
+  const LineIndex lines(text);
+  Scan scan = FindBlocks(text, lines, csl);
+  for (BlockSpan& b : scan.blocks) b.key = KeyCode(BlockKey(scan.id(b), text.substr(b.begin, b.end - b.begin)));
+  return scan;
+}
+
+}  // namespace internal
+
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl, bool with_texts) {
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  std::vector<ScannedBlock> out;
+  if (internal::TooLargeToScan(text)) return out;
+  const internal::LineIndex lines(text);
+  const internal::Scan scan = internal::FindBlocks(text, lines, csl);
+  out.reserve(scan.blocks.size());
+  for (const internal::BlockSpan& s : scan.blocks) {
+    ScannedBlock b;
+    b.id = std::string(scan.id(s));
+    const absl::string_view block_text = text.substr(s.begin, s.end - s.begin);
+    b.key = BlockKey(b.id, block_text);
+    if (with_texts) b.text = std::string(block_text);
+    b.start_line = s.start_line;
+    b.end_line = s.end_line;
+    b.closed = s.closed;
+    out.push_back(std::move(b));
+  }
   return out;
 }
 
 std::string StripResultsSections(absl::string_view text) {
-  std::vector<internal::Line> lines = internal::SplitLines(text);
-  internal::ScanResult scan = internal::ScanLines(text, lines, /*with_texts=*/false);
+  if (internal::TooLargeToScan(text)) return std::string(text);
+  const internal::LineIndex lines(text);
+  std::string ids;
+  const internal::ScanResult scan = internal::ScanLines(text, lines, ids);
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (!scan.in_results[i]) absl::StrAppend(&out, lines[i].full);
+    if (!scan.in_results[i]) absl::StrAppend(&out, lines.full(i));
   }
   return out;
 }
 
 std::string BlockKey(absl::string_view id, absl::string_view block_text) {
   uint64_t h = internal::Fnv1a64("");
-  for (const internal::Line& line : internal::SplitLines(block_text)) {
-    absl::string_view content = line.content;
+  size_t pos = 0;
+  while (pos < block_text.size()) {
+    const size_t nl = block_text.find('\n', pos);
+    absl::string_view content =
+        block_text.substr(pos, nl == absl::string_view::npos ? absl::string_view::npos : nl - pos);
+    pos = nl == absl::string_view::npos ? block_text.size() : nl + 1;
     while (!content.empty() && (content.back() == ' ' || content.back() == '\t' || content.back() == '\r')) {
       content.remove_suffix(1);
     }
@@ -618,35 +706,53 @@ std::string BlockKey(absl::string_view id, absl::string_view block_text) {
   return absl::StrFormat("%s:%016x", printable, h);
 }
 
+uint64_t KeyCode(absl::string_view key) { return internal::Fnv1a64(key); }
+
 std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state,
                                         const csl_parser::Delimiters& csl) {
   return internal::FilterNewBlocks(ScanBlocks(text, csl), state);
 }
 
 std::string BuildRunText(absl::string_view file_text, const std::vector<ScannedBlock>& blocks) {
-  std::vector<const ScannedBlock*> refs;
-  refs.reserve(blocks.size());
-  for (const ScannedBlock& b : blocks) refs.push_back(&b);
-  return internal::BuildRunText(file_text, refs);
+  std::vector<internal::LineSpan> spans;
+  spans.reserve(blocks.size());
+  for (const ScannedBlock& b : blocks) spans.push_back({b.start_line, b.end_line});
+  return internal::BuildRunText(file_text, spans);
 }
 
-std::string internal::BuildRunText(absl::string_view file_text, const std::vector<const ScannedBlock*>& blocks) {
-  std::vector<internal::Line> lines = internal::SplitLines(file_text);
-  std::vector<bool> keep(lines.size(), false);
+std::string internal::BuildRunText(absl::string_view file_text, const std::vector<LineSpan>& blocks) {
+  const size_t line_count = CountLines(file_text);
+  std::vector<bool> keep(line_count, false);
   size_t last = 0;
-  for (const ScannedBlock* b : blocks) {
-    for (int n = b->start_line; n <= b->end_line && n <= static_cast<int>(lines.size()); ++n) keep[n - 1] = true;
-    last = std::max(last, static_cast<size_t>(std::min<int>(b->end_line, lines.size())));
+  for (const LineSpan& b : blocks) {
+    for (int n = std::max(b.first, 1); n <= b.last && n <= static_cast<int>(line_count); ++n) keep[n - 1] = true;
+    if (b.first >= 1) last = std::max(last, static_cast<size_t>(std::min<int>(b.last, static_cast<int>(line_count))));
   }
+  // Each of the first `last` lines: kept (with a '\n' when it has none), or
+  // made empty. Walked twice, to size the text exactly first.
+  auto each_line = [&](auto&& fn) {
+    size_t pos = 0;
+    for (size_t i = 0; i < last; ++i) {
+      const size_t nl = file_text.find('\n', pos);
+      const size_t end = nl == absl::string_view::npos ? file_text.size() : nl + 1;
+      fn(keep[i], file_text.substr(pos, end - pos));
+      pos = end;
+    }
+  };
+  size_t size = 0;
+  each_line([&size](bool kept, absl::string_view full) {
+    size += kept ? full.size() + (absl::EndsWith(full, "\n") ? 0 : 1) : 1;
+  });
   std::string out;
-  for (size_t i = 0; i < last; ++i) {
-    if (keep[i]) {
-      absl::StrAppend(&out, lines[i].full);
-      if (!absl::EndsWith(lines[i].full, "\n")) out += '\n';
+  out.reserve(size + internal::kNotQuotedLine.size() + 1);
+  each_line([&out](bool kept, absl::string_view full) {
+    if (kept) {
+      out.append(full.data(), full.size());
+      if (!absl::EndsWith(full, "\n")) out += '\n';
     } else {
       out += '\n';
     }
-  }
+  });
   // A run runs the blocks of a text quoted with '>' only when the whole text
   // is quoted. The run text drops FILE's prose, so it says when FILE is not:
   // a quoted block in an unquoted FILE is then reported, not run, as by

@@ -3,17 +3,19 @@
 #include <deque>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/json_bounded.h"
-#include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener {
 namespace {
 
-constexpr int kStateVersion = 1;
+// 2: keys recorded as their KeyCode in hex; 1: as the keys themselves.
+constexpr int kStateVersion = 2;
 // Which blocks the listener that wrote the state could see: 1 (or absent)
 // the strict grammar's SHAM blocks only; 2 also chat noise tolerated,
 // quoted blocks and CML; 3 also Aider's SEARCH/REPLACE blocks; 4 also CSL
@@ -34,28 +36,43 @@ absl::Status NotAState(const std::string& path, absl::string_view why) {
 
 }  // namespace
 
-bool ListenState::HasRun(const std::string& key) const { return index_.contains(internal::KeyHash(key)); }
-
-void ListenState::MarkRun(const std::string& key) {
-  if (!index_.insert(internal::KeyHash(key)).second) return;
-  keys_.push_back(key);
+void ListenState::MarkRun(uint64_t code, uint32_t run) {
+  auto [it, added] = index_.try_emplace(code, run);
+  if (!added) {
+    if (run != 0) it->second = run;
+    return;
+  }
+  keys_.push_back(code);
   // A present key at the front goes to the back (it was just seen): there
   // is a key not present whenever the keys outnumber the present ones.
   while (keys_.size() > std::max(kMaxRememberedBlocks, present_.size())) {
-    std::string oldest = std::move(keys_.front());
+    const uint64_t oldest = keys_.front();
     keys_.pop_front();
-    if (present_.contains(internal::KeyHash(oldest))) {
-      keys_.push_back(std::move(oldest));
+    if (Present(oldest)) {
+      keys_.push_back(oldest);
     } else {
-      index_.erase(internal::KeyHash(oldest));
+      index_.erase(oldest);
     }
   }
 }
 
+uint32_t ListenState::RunOf(uint64_t code) const {
+  auto it = index_.find(code);
+  return it == index_.end() ? 0 : it->second;
+}
+
+void ListenState::SetPresent(std::vector<uint64_t> codes) {
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  codes.shrink_to_fit();
+  present_ = std::move(codes);
+}
+
 void ListenState::SetPresent(const std::vector<std::string>& keys) {
-  present_.clear();
-  present_.reserve(keys.size());
-  for (const std::string& k : keys) present_.insert(internal::KeyHash(k));
+  std::vector<uint64_t> codes;
+  codes.reserve(keys.size());
+  for (const std::string& k : keys) codes.push_back(KeyCode(k));
+  SetPresent(std::move(codes));
 }
 
 void ListenState::MarkListenedTo(const std::string& file) {
@@ -78,15 +95,26 @@ absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
   const nlohmann::json& json = *parsed;
   if (!json.is_object()) return NotAState(path, "not a JSON object");
   auto version = json.find("version");
-  if (version == json.end() || !version->is_number_integer() || version->get<int>() != kStateVersion) {
-    return NotAState(path, absl::StrCat("\"version\" is not ", kStateVersion));
+  if (version == json.end() || !version->is_number_integer() ||
+      (version->get<int64_t>() != 1 && version->get<int64_t>() != kStateVersion)) {
+    return NotAState(path, absl::StrCat("\"version\" is not 1 or ", kStateVersion));
   }
+  const bool codes = version->get<int64_t>() == kStateVersion;
   auto ran = json.find("ran");
   if (ran == json.end() || !ran->is_array()) return NotAState(path, "\"ran\" is not an array");
   ListenState state;
   for (const nlohmann::json& key : *ran) {
     if (!key.is_string()) return NotAState(path, "\"ran\" holds a value that is not a string");
-    state.MarkRun(key.get<std::string>());
+    const std::string& text = key.get_ref<const std::string&>();
+    if (!codes) {
+      state.MarkRun(text);
+      continue;
+    }
+    uint64_t code = 0;
+    if (text.size() != 16 || !absl::SimpleHexAtoi(text, &code)) {
+      return NotAState(path, "\"ran\" holds a value that is not 16 hex digits");
+    }
+    state.MarkRun(code);
   }
   auto readers = json.find("readers");  // absent in states of a listener that saw fewer blocks
   if (readers != json.end() && !readers->is_number_integer()) {
@@ -108,17 +136,20 @@ absl::Status SaveListenState(const std::string& state_dir, const ListenState& st
   // Written out string by string: a document of every key (hundreds of
   // thousands for a big chat) would take several times their size.
   std::string text = absl::StrCat("{\n \"version\": ", kStateVersion, ",\n \"readers\": ", kBlockReaders, ",\n");
-  auto append_array = [&text](absl::string_view name, const std::deque<std::string>& values, bool last) {
+  auto append_array = [&text](absl::string_view name, const auto& values, auto format, bool last) {
     absl::StrAppend(&text, " \"", name, "\": [");
     bool first = true;
-    for (const std::string& v : values) {
-      absl::StrAppend(&text, first ? "\n  " : ",\n  ", nlohmann::json(v).dump());
+    for (const auto& v : values) {
+      absl::StrAppend(&text, first ? "\n  " : ",\n  ", format(v));
       first = false;
     }
     absl::StrAppend(&text, values.empty() ? "]" : "\n ]", last ? "\n" : ",\n");
   };
-  append_array("ran", state.keys(), false);
-  append_array("files", state.files(), true);
+  text.reserve(text.size() + state.keys().size() * 22 + 64);
+  append_array(
+      "ran", state.keys(), [](uint64_t code) { return absl::StrFormat("\"%016x\"", code); }, false);
+  append_array(
+      "files", state.files(), [](const std::string& file) { return nlohmann::json(file).dump(); }, true);
   text += "}\n";
   return core::WriteFileAtomic(StatePath(state_dir), text);
 }

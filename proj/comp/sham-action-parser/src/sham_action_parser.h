@@ -149,6 +149,9 @@ ActionParseResult ParseShamResponse(absl::string_view text,
 // whole (ParseShamResponse then reports it as quoted, not run). `text`
 // itself when there is nothing to read differently.
 std::string TolerantReading(absl::string_view text, bool read_quoted_blocks = false);
+// The same, without a copy of `text` when there is nothing to read
+// differently: nullopt then (a caller reads `text` itself).
+std::optional<std::string> TolerantReadingIfChanged(absl::string_view text, bool read_quoted_blocks = false);
 
 // True when every non-blank line of `text` starts with '>' (after blanks,
 // no-break and zero-width spaces): ParseShamResponse then runs the blocks

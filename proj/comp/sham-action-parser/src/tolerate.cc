@@ -937,6 +937,12 @@ std::string TolerantReading(absl::string_view answer, bool read_quoted_blocks) {
   return t.changed ? std::move(t.text) : std::string(answer);
 }
 
+std::optional<std::string> TolerantReadingIfChanged(absl::string_view answer, bool read_quoted_blocks) {
+  internal::ToleratedText t = internal::TolerateChatNoise(answer, read_quoted_blocks);
+  if (!t.changed) return std::nullopt;
+  return std::move(t.text);
+}
+
 bool QuotedAsAWhole(absl::string_view answer) {
   return internal::Scanner::QuotedAsAWhole(answer);
 }

@@ -2,25 +2,50 @@
 #ifndef CLADA_PROJ_COMP_LISTENER_SRC_INTERNAL_SCAN_H_
 #define CLADA_PROJ_COMP_LISTENER_SRC_INTERNAL_SCAN_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener::internal {
 
-struct ScanResult {
-  std::vector<ScannedBlock> blocks;
-  std::vector<bool> in_results;  // per line: inside a results section
+// One block of a scan, 32 bytes: where it is and its key, no copy of its
+// text or id (a listened file of 50 MB can hold a million blocks; a
+// ScannedBlock of one takes over 140 bytes).
+struct BlockSpan {
+  uint64_t key = 0;                  // KeyCode(BlockKey(id, text)); 0 until the scan's end
+  uint32_t begin = 0, end = 0;       // the block's text: bytes [begin, end) of the scanned text
+  int start_line = 0, end_line = 0;  // 1-based, as ScannedBlock's
+  uint32_t id = 0;                   // the block's id: Scan::ids from here ...
+  uint16_t id_len = 0;               // ... this many bytes
+  bool closed = false;
 };
 
-// The blocks of `text` (split into `lines`) as the grammar parser finds
-// them, outside clada's results sections, and which lines those sections
-// hold.
-// With `with_texts` false, ScannedBlock::text is left empty.
-ScanResult ScanLines(absl::string_view text, const std::vector<Line>& lines, bool with_texts = true);
+// The blocks of a text, in file order, and their ids one after another.
+struct Scan {
+  std::vector<BlockSpan> blocks;
+  std::string ids;
+  absl::string_view id(const BlockSpan& b) const { return absl::string_view(ids).substr(b.id, b.id_len); }
+};
+
+// What ScanBlocks finds, as spans with their keys: the watcher's scan. The
+// offsets are of `text` after a leading byte order mark.
+Scan ScanSpans(absl::string_view text, const csl_parser::Delimiters& csl);
+
+// The SHAM blocks and results sections of `text` (indexed by `lines`).
+struct ScanResult {
+  std::vector<BlockSpan> blocks;  // keys not set; ids in the Scan::ids passed
+  std::vector<bool> in_results;   // per line: inside a results section
+};
+
+// The blocks of `text` as the grammar parser finds them, outside clada's
+// results sections, and which lines those sections hold. Their ids are
+// appended to `ids`.
+ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string& ids);
 
 // True when `line` is `marker` exactly, from column 0 (a trailing '\r' is
 // not part of Line::content). Only such lines delimit a results section;
@@ -41,11 +66,16 @@ absl::string_view SummaryBody(absl::string_view summary);
 
 // The blocks of `all` that `state` has not run, first occurrence of each key.
 std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, const ListenState& state);
-// The same, as pointers into `all` (no copies).
-std::vector<const ScannedBlock*> NewBlocksOf(const std::vector<ScannedBlock>& all, const ListenState& state);
+// The same for the watcher's scan, as pointers into `all` (no copies).
+std::vector<const BlockSpan*> NewBlocksOf(const std::vector<BlockSpan>& all, const ListenState& state);
 
-// BuildRunText of the blocks pointed to.
-std::string BuildRunText(absl::string_view file_text, const std::vector<const ScannedBlock*>& blocks);
+// Lines first..last of a text, 1-based and inclusive.
+struct LineSpan {
+  int first = 0, last = 0;
+};
+
+// BuildRunText of the blocks on these lines.
+std::string BuildRunText(absl::string_view file_text, const std::vector<LineSpan>& blocks);
 
 }  // namespace clada::listener::internal
 
