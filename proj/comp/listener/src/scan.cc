@@ -419,10 +419,10 @@ std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const LineIndex& l
   std::vector<BlockSpan> out;
   if (read.find("<<<") == absl::string_view::npos) return out;
   auto add = [&](int first, int last, bool closed) { AddBlock(id, lines, first, last, closed, out); };
-  const replacer_reader::Blocks blocks = replacer_reader::ReadBlocks(read);
-  for (const replacer_reader::Edit& e : blocks.edits) {
+  // Each edit is dropped once its span is taken.
+  const replacer_reader::Blocks blocks = replacer_reader::ReadBlocks(read, [&](replacer_reader::Edit&& e) {
     if (!other.Covers(e.span.first_line)) add(e.span.first_line, e.span.last_line, true);
-  }
+  });
   for (const replacer_reader::ParseError& e : blocks.errors) {
     if (!other.Covers(e.line)) add(e.line, e.span.last_line, e.code != "unclosed_block");
   }
@@ -475,10 +475,11 @@ std::vector<BlockSpan> DiffBlocks(absl::string_view read, const LineIndex& lines
                                   std::pair<uint32_t, uint16_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("--- ") == absl::string_view::npos && read.find("diff --git ") == absl::string_view::npos) return out;
-  const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(read);
-  for (const udiff_reader::FilePatch& f : diffs.files) {
+  // Each file's patch is dropped once its span is taken: a diff of 300,000
+  // files is never held whole.
+  const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(read, [&](udiff_reader::FilePatch&& f) {
     if (!taken.Covers(f.span.first_line)) AddBlock(id, lines, f.span.first_line, f.span.last_line, DiffComplete(f), out);
-  }
+  });
   for (const udiff_reader::ParseError& e : diffs.errors) {
     if (!taken.Covers(e.line)) AddBlock(id, lines, e.span.first_line, e.span.last_line, e.code != "missing_hunks", out);
   }

@@ -119,7 +119,8 @@ std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
 // Reads the markers into edits and errors.
 class Reader {
  public:
-  Reader(absl::string_view text) : text_(text), markers_(FindMarkers(text, &last_line_)) {}
+  Reader(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit = nullptr)
+      : text_(text), markers_(FindMarkers(text, &last_line_)), on_edit_(on_edit) {}
 
   Blocks Read() {
     while (i_ < markers_.size()) ReadBlock();
@@ -127,6 +128,15 @@ class Reader {
   }
 
  private:
+  // Kept, or handed to on_edit_.
+  void Emit(Edit&& e) {
+    if (on_edit_ != nullptr) {
+      (*on_edit_)(std::move(e));
+    } else {
+      out_.edits.push_back(std::move(e));
+    }
+  }
+
   const Marker* At(size_t k) const { return k < markers_.size() ? &markers_[k] : nullptr; }
 
   // The text between marker k's line and the next marker (or the end).
@@ -310,7 +320,7 @@ class Reader {
       e.kind = EditKind::kOverwrite;
       e.replace = std::string(body);
       e.span = SpanThrough(first, k);
-      out_.edits.push_back(std::move(e));
+      Emit(std::move(e));
       i_ = k + 1;
       return;
     }
@@ -360,7 +370,7 @@ class Reader {
     e.replace = std::string(replace);
     e.removes = absl::StripAsciiWhitespace(replace).empty();
     e.span = SpanThrough(first, k);
-    out_.edits.push_back(std::move(e));
+    Emit(std::move(e));
     i_ = k + 1;
   }
 
@@ -369,6 +379,7 @@ class Reader {
   std::vector<Marker> markers_;
   size_t i_ = 0;
   int blocks_ = 0;
+  const absl::FunctionRef<void(Edit&&)>* on_edit_;
   Blocks out_;
 };
 
@@ -390,6 +401,10 @@ std::pair<int, size_t> LeadingBlankLines(absl::string_view text) {
 }  // namespace
 
 Blocks ReadBlocks(absl::string_view text) { return Reader(text).Read(); }
+
+Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit) {
+  return Reader(text, &on_edit).Read();
+}
 
 std::vector<SourceSpan> FindBlocks(absl::string_view text) {
   Blocks b = ReadBlocks(text);

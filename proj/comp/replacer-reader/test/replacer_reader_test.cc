@@ -135,6 +135,28 @@ TEST_P(ReaderCases, Reads) {
   }
 }
 
+// The streaming overload hands over the edits ReadBlocks keeps, in order,
+// and returns the same errors.
+TEST_P(ReaderCases, StreamedEditsAreTheEditsRead) {
+  const json& c = GetParam();
+  const std::string text = c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>())
+                                                   : c.at("text").get<std::string>();
+  const Blocks kept = ReadBlocks(text);
+  std::vector<Edit> streamed;
+  const Blocks rest = ReadBlocks(text, [&streamed](Edit&& e) { streamed.push_back(std::move(e)); });
+  EXPECT_TRUE(rest.edits.empty());
+  ASSERT_EQ(streamed.size(), kept.edits.size());
+  for (size_t k = 0; k < streamed.size(); ++k) {
+    EXPECT_EQ(streamed[k].path, kept.edits[k].path);
+    EXPECT_EQ(streamed[k].search, kept.edits[k].search);
+    EXPECT_EQ(streamed[k].replace, kept.edits[k].replace);
+    EXPECT_EQ(streamed[k].span.first_line, kept.edits[k].span.first_line);
+    EXPECT_EQ(streamed[k].span.last_line, kept.edits[k].span.last_line);
+  }
+  ASSERT_EQ(rest.errors.size(), kept.errors.size());
+  for (size_t k = 0; k < rest.errors.size(); ++k) EXPECT_EQ(rest.errors[k].code, kept.errors[k].code);
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();
