@@ -291,6 +291,7 @@ absl::Status Listener::Setup() {
     if (!state_.HasListenedTo(file_)) {
       // First start on FILE: what is in it is an old chat, not a paste to run.
       for (const BlockSpan* b : unrun) state_.MarkRun(b->key);
+      state_.SetPresent(std::vector<uint64_t>());
       state_.MarkListenedTo(file_);
       absl::Status saved = SaveListenState(options_.state_dir, state_);
       if (!saved.ok()) {
@@ -447,6 +448,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   const uint32_t run_number = static_cast<uint32_t>(run_times_.size());
   state_.SetPresent(KeysOf(all));  // none of these is forgotten
   for (const BlockSpan* b : fresh) state_.MarkRun(b->key, run_number);
+  state_.SetPresent(std::vector<uint64_t>());  // not needed until the next marking
   state_.MarkListenedTo(file_);  // when FILE could not be read at start
   absl::Status saved = SaveListenState(options_.state_dir, state_);
   if (!saved.ok()) {
@@ -564,14 +566,15 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
 void Listener::Acknowledge(const Scan& scan, const std::vector<const BlockSpan*>& again) {
   std::optional<absl::Time> latest;
   std::vector<std::string> ids;
+  std::vector<uint64_t> keys;
+  keys.reserve(again.size());
   for (const BlockSpan* b : again) {
     const absl::string_view id = scan.id(*b);
     if (ids.size() < kMaxIdsInLog) ids.push_back(id.empty() ? "?" : std::string(id));
-    const uint32_t run = state_.RunOf(b->key);
-    if (run > 0 && run <= run_times_.size() && (!latest || run_times_[run - 1] > *latest)) {
-      latest = run_times_[run - 1];
-    }
+    keys.push_back(b->key);
   }
+  const uint32_t run = state_.LatestRunOf(keys);
+  if (run > 0 && run <= run_times_.size()) latest = run_times_[run - 1];
   if (again.size() > kMaxIdsInLog) ids.push_back("...");
   const std::string what = absl::StrCat(
       latest ? absl::StrCat("already run at ", absl::FormatTime("%H:%M", *latest, absl::LocalTimeZone()))

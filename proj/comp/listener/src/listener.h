@@ -168,7 +168,7 @@ class ListenState {
  public:
   bool HasRun(uint64_t code) const { return index_.contains(code); }
   bool HasRun(const std::string& key) const { return HasRun(KeyCode(key)); }
-  // Adds `code` (the run number is updated when known); past
+  // Adds `code` (when known, only its run number is updated); past
   // kMaxRememberedBlocks (or past the blocks present, when more), forgets
   // the oldest key that is not present (SetPresent): a key still in the
   // file is never forgotten, or its block would run again at the next
@@ -176,9 +176,11 @@ class ListenState {
   // memory only.
   void MarkRun(uint64_t code, uint32_t run = 0);
   void MarkRun(const std::string& key) { MarkRun(KeyCode(key)); }
-  // The run number `code` was last marked with; 0 when unknown or none.
-  uint32_t RunOf(uint64_t code) const;
-  // The keys of the blocks now in the listened file (replacing the last).
+  // The highest run number any of `codes` was last marked with; 0 when
+  // none has one. One pass over the keys.
+  uint32_t LatestRunOf(const std::vector<uint64_t>& codes) const;
+  // The keys of the blocks now in the listened file (replacing the last);
+  // only MarkRun reads them.
   void SetPresent(std::vector<uint64_t> codes);
   void SetPresent(const std::vector<std::string>& keys);
   const std::deque<uint64_t>& keys() const { return keys_; }
@@ -192,8 +194,12 @@ class ListenState {
  private:
   bool Present(uint64_t code) const { return std::binary_search(present_.begin(), present_.end(), code); }
 
+  // 20 bytes a key in all (a million keys: 31 MB): the codes, their run
+  // numbers beside them, and a set of the codes.
   std::deque<uint64_t> keys_;
-  absl::flat_hash_map<uint64_t, uint32_t> index_;  // the codes of keys_, and their run numbers
+  std::deque<uint32_t> runs_;                      // runs_[i]: the run number keys_[i] was added with
+  absl::flat_hash_map<uint64_t, uint32_t> rerun_;  // the run number of a key marked again since
+  absl::flat_hash_set<uint64_t> index_;            // the codes of keys_
   std::vector<uint64_t> present_;                  // sorted (SetPresent)
   std::deque<std::string> files_;
   absl::flat_hash_set<std::string> file_index_;

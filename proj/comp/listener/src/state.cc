@@ -37,28 +37,38 @@ absl::Status NotAState(const std::string& path, absl::string_view why) {
 }  // namespace
 
 void ListenState::MarkRun(uint64_t code, uint32_t run) {
-  auto [it, added] = index_.try_emplace(code, run);
-  if (!added) {
-    if (run != 0) it->second = run;
+  if (!index_.insert(code).second) {
+    if (run != 0) rerun_[code] = run;
     return;
   }
   keys_.push_back(code);
+  runs_.push_back(run);
   // A present key at the front goes to the back (it was just seen): there
   // is a key not present whenever the keys outnumber the present ones.
   while (keys_.size() > std::max(kMaxRememberedBlocks, present_.size())) {
     const uint64_t oldest = keys_.front();
+    const uint32_t oldest_run = runs_.front();
     keys_.pop_front();
+    runs_.pop_front();
     if (Present(oldest)) {
       keys_.push_back(oldest);
+      runs_.push_back(oldest_run);
     } else {
       index_.erase(oldest);
+      rerun_.erase(oldest);
     }
   }
 }
 
-uint32_t ListenState::RunOf(uint64_t code) const {
-  auto it = index_.find(code);
-  return it == index_.end() ? 0 : it->second;
+uint32_t ListenState::LatestRunOf(const std::vector<uint64_t>& codes) const {
+  const absl::flat_hash_set<uint64_t> wanted(codes.begin(), codes.end());
+  uint32_t latest = 0;
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    if (!wanted.contains(keys_[i])) continue;
+    auto again = rerun_.find(keys_[i]);
+    latest = std::max(latest, again != rerun_.end() ? again->second : runs_[i]);
+  }
+  return latest;
 }
 
 void ListenState::SetPresent(std::vector<uint64_t> codes) {

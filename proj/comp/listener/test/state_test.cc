@@ -124,6 +124,19 @@ TEST(ListenState, SavesKeyCodesAndStillReadsTheKeysOfAnEarlierListener) {
   EXPECT_EQ(Keys(*again), Codes({"a1:00000000000000aa"}));
 }
 
+TEST(ListenState, KnowsTheLatestRunOfItsKeys) {
+  ListenState state;
+  state.MarkRun(KeyCode("a"), 1);
+  state.MarkRun(KeyCode("b"), 2);
+  state.MarkRun(KeyCode("c"));  // set aside, not run
+  EXPECT_EQ(state.LatestRunOf({KeyCode("a")}), 1u);
+  EXPECT_EQ(state.LatestRunOf({KeyCode("a"), KeyCode("b")}), 2u);
+  EXPECT_EQ(state.LatestRunOf({KeyCode("c"), KeyCode("unknown")}), 0u);
+  state.MarkRun(KeyCode("a"), 3);  // run again
+  EXPECT_EQ(state.LatestRunOf({KeyCode("a"), KeyCode("b")}), 3u);
+  EXPECT_EQ(Keys(state), Codes({"a", "b", "c"}));  // still in the order first marked
+}
+
 TEST(ListenState, ForgetsTheOldestFilesBeyondTheLimit) {
   ListenState state;
   for (size_t i = 0; i < kMaxRememberedFiles + 1; ++i) state.MarkListenedTo("/f" + std::to_string(i));

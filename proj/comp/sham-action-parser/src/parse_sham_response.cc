@@ -410,8 +410,12 @@ class ErrorKeeper {
  public:
   explicit ErrorKeeper(const ErrorKeeping& keeping) : keeping_(keeping) {}
 
+  // How many blocks the answer has (before the first AddBlock).
+  void SetBlockCount(size_t blocks) { blocks_left_ = blocks; }
+
   // One block's errors (all of them, at once).
   void AddBlock(std::vector<ActionParseError> errors, int last_line) {
+    if (blocks_left_ > 0) --blocks_left_;
     if (errors.empty()) return;
     if (keeping_.keep_blocks == 0 || head_blocks_ < keeping_.keep_blocks) {
       ++head_blocks_;
@@ -426,6 +430,9 @@ class ErrorKeeper {
       out.last_line = first.last_line;
       if (keeping_.measure) std::tie(out.entry_lines, out.entry_bytes) = keeping_.measure(first.errors);
       if (keeping_.spill) std::tie(out.spill_offset, out.spill_bytes) = keeping_.spill(first.errors);
+      // Once blocks are left out, most of the rest may be: room for them
+      // all at once, so a million refused blocks are not grown twice over.
+      if (left_out_.empty()) left_out_.reserve(blocks_left_ + 1);
       left_out_.push_back(out);
       tail_.pop_front();
     }
@@ -445,6 +452,7 @@ class ErrorKeeper {
     int last_line = 0;
   };
   const ErrorKeeping& keeping_;
+  size_t blocks_left_ = 0;  // blocks not handed to AddBlock yet
   size_t head_blocks_ = 0;
   std::vector<ActionParseError> head_;
   std::deque<Pending> tail_;
@@ -488,6 +496,7 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return blocks[a].start_line < blocks[b].start_line;
   });
+  kept.SetBlockCount(order.size());
   std::vector<int> starts(order.size());
   std::vector<int> last_lines(order.size());
   for (size_t k = 0; k < order.size(); ++k)

@@ -57,6 +57,10 @@ class BlockParser {
 
   ParseResult Run() && {
     const size_t n = text_.size();
+    // Every block starts at a header line: counted first, so a million
+    // blocks are held once, not grown twice over and held twice while
+    // they move (an upper bound: a header can be refused).
+    if (on_block_ == nullptr) result_.blocks.reserve(CountHeaderLines());
     size_t pos = 0;
     while (true) {
       const void* nl = std::memchr(text_.data() + pos, '\n', n - pos);
@@ -80,6 +84,18 @@ class BlockParser {
   enum class State { kSeekingHeader, kInBlock, kInHeredoc };
 
   int LineNumber() const { return static_cast<int>(line_index_ + 1); }
+
+  size_t CountHeaderLines() const {
+    size_t count = 0;
+    size_t pos = 0;
+    while (pos < text_.size()) {
+      const void* nl = std::memchr(text_.data() + pos, '\n', text_.size() - pos);
+      const size_t end = nl == nullptr ? text_.size() : static_cast<const char*>(nl) - text_.data();
+      if (internal::FindHeaderDialect(text_.substr(pos, end - pos)) != nullptr) ++count;
+      pos = end + 1;
+    }
+    return count;
+  }
 
   void ProcessLine() {
     switch (state_) {
