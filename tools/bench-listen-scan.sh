@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# How `clada listen`'s work grows with the answer when two dialects are
-# mixed: N SHAM blocks each followed by an Aider SEARCH/REPLACE block, and
-# N SHAM blocks each followed by a CML task, for N and 2N. Each answer is
+# How `clada listen`'s work grows with the answer: N SHAM blocks each
+# followed by an Aider SEARCH/REPLACE block, N SHAM blocks each followed by
+# a CML task, for N and 2N; and N/10 headers the parser refuses (a no-break
+# space before `#!SHAM`, no ID), each followed by 20 lines of prose, for
+# N/10 and 2N/10. Each answer is
 # saved into an empty listened file; the listener's user CPU time is
 # measured (/usr/bin/time) until it has written its report. Linear work
 # doubles from N to 2N; a loop over every block for each block quadruples.
@@ -38,6 +40,9 @@ for count in (n, 2 * n):
             b = ident(i)
             f.write(f'#!SHAM [@three-char-SHA-256: {b}]\naction="file_read"\npath="s"\n#!END_SHAM_{b}\n')
             f.write(f'<remove path="no{i}"/>\n')
+    with open(f"{d}/refused-{count}.md", "w") as f:
+        for i in range(count // 10):
+            f.write("\u00a0#!SHAM no id here\n" + "prose\n" * 20)
 PY
 listen_cpu() {  # binary answer -> user CPU seconds of the listener
   local bin=$1 answer=$2 root="$dir/root" pid i
@@ -58,10 +63,10 @@ listen_cpu() {  # binary answer -> user CPU seconds of the listener
   cat "$dir/time.txt"
 }
 for bin in "$@"; do
-  for kind in sr cml; do
+  for kind in sr cml refused; do
     one=$(listen_cpu "$bin" "$dir/$kind-$n.md")
     two=$(listen_cpu "$bin" "$dir/$kind-$((2 * n)).md")
-    printf '%-40s %-4s %7d blocks: %6.2f s   %7d blocks: %6.2f s   ratio %.2f\n' "$bin" "$kind" \
-      "$((2 * n))" "$one" "$((4 * n))" "$two" "$(echo "$two / $one" | bc -l)"
+    printf '%-40s %-8s N=%-7d %6.2f s   N=%-7d %6.2f s   ratio %.2f\n' "$bin" "$kind" \
+      "$n" "$one" "$((2 * n))" "$two" "$(echo "$two / $one" | bc -l)"
   done
 done

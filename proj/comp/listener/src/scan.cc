@@ -123,23 +123,36 @@ struct Extent {
   uint32_t first = 0;
   uint32_t last = 0;
   uint32_t id = 0;
-  uint16_t id_len = 0;
+  uint32_t id_len = 0;
   bool closed = false;
 };
 
-// Appends `id` to `ids`; where it starts and its length (ids longer than
-// 65,535 bytes are cut there: they only name a block).
-std::pair<uint32_t, uint16_t> AddId(std::string& ids, absl::string_view id) {
-  if (id.size() > UINT16_MAX) id = id.substr(0, UINT16_MAX);
+// Appends `id` to `ids`; where it starts and its length. (The text is at
+// most 4 GiB, so an id is under 2 GiB.)
+std::pair<uint32_t, uint32_t> AddId(std::string& ids, absl::string_view id) {
   const uint32_t at = static_cast<uint32_t>(ids.size());
   ids.append(id.data(), id.size());
-  return {at, static_cast<uint16_t>(id.size())};
+  return {at, static_cast<uint32_t>(id.size())};
 }
 
 // The number of lines of `text` (a final line without '\n' counts).
 size_t CountLines(absl::string_view text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
          (text.empty() || text.back() == '\n' ? 0 : 1);
+}
+
+// `extents` in line order, a refused header's lines never running into the
+// next block.
+std::vector<Extent> SortedWithoutOverlaps(std::vector<Extent> extents) {
+  auto by_first = [](const Extent& a, const Extent& b) { return a.first < b.first; };
+  if (!std::is_sorted(extents.begin(), extents.end(), by_first)) std::sort(extents.begin(), extents.end(), by_first);
+  for (size_t k = 0; k + 1 < extents.size(); ++k) {
+    if (extents[k].last >= extents[k + 1].first) {
+      extents[k].last = extents[k + 1].first - 1;
+      extents[k].closed = false;
+    }
+  }
+  return extents;
 }
 
 // The blocks of `text` as a run finds them: the grammar parser reading the
@@ -172,20 +185,32 @@ std::vector<Extent> ParsedExtents(absl::string_view text, std::string& ids) {
         std::tie(e.id, e.id_len) = AddId(ids, b.id);
         extents.push_back(e);
       });
-  std::optional<LineIndex> lines;  // of `read`, only for a refused header
+  // The first lines of the refused headers (no readable ID).
+  std::vector<uint32_t> refused;
   for (const sham_parser::ParseError& error : parsed.errors) {
     if (!error.block_id.empty() || error.line < 1 ||
         (error.code != "MALFORMED_HEADER" && error.code != "INVALID_BLOCK_ID"))
       continue;
     const size_t first = static_cast<size_t>(error.line - 1);
-    if (first > last_index) continue;
-    if (!lines) lines.emplace(read);
+    if (first <= last_index) refused.push_back(static_cast<uint32_t>(first));
+  }
+  if (refused.empty()) return SortedWithoutOverlaps(std::move(extents));
+  // Where every block starts: a refused header's block is cut at the next
+  // one (below), so its end is looked for up to there only, never on
+  // through the rest of the file for each refused header.
+  std::vector<uint32_t> starts = refused;
+  for (const Extent& e : extents) starts.push_back(e.first);
+  std::sort(starts.begin(), starts.end());
+  const LineIndex lines(read);
+  for (const uint32_t first : refused) {
+    auto next = std::upper_bound(starts.begin(), starts.end(), first);
+    const size_t limit = next == starts.end() ? last_index : *next;
     Extent e;
-    std::tie(e.id, e.id_len) = AddId(ids, RefusedHeaderId(absl::StripAsciiWhitespace(lines->content(first))));
-    e.first = static_cast<uint32_t>(first);
+    std::tie(e.id, e.id_len) = AddId(ids, RefusedHeaderId(absl::StripAsciiWhitespace(lines.content(first))));
+    e.first = first;
     e.last = static_cast<uint32_t>(last_index);
-    for (size_t j = first + 1; j <= last_index; ++j) {
-      absl::string_view t = absl::StripAsciiWhitespace(lines->content(j));
+    for (size_t j = first + 1; j <= limit; ++j) {
+      absl::string_view t = absl::StripAsciiWhitespace(lines.content(j));
       if (IsEndMarkerLike(t)) {
         e.last = static_cast<uint32_t>(j);
         e.closed = true;
@@ -198,16 +223,7 @@ std::vector<Extent> ParsedExtents(absl::string_view text, std::string& ids) {
     }
     extents.push_back(e);
   }
-  auto by_first = [](const Extent& a, const Extent& b) { return a.first < b.first; };
-  if (!std::is_sorted(extents.begin(), extents.end(), by_first)) std::sort(extents.begin(), extents.end(), by_first);
-  // A refused header's lines never run into the next block.
-  for (size_t k = 0; k + 1 < extents.size(); ++k) {
-    if (extents[k].last >= extents[k + 1].first) {
-      extents[k].last = extents[k + 1].first - 1;
-      extents[k].closed = false;
-    }
-  }
-  return extents;
+  return SortedWithoutOverlaps(std::move(extents));
 }
 
 // Line intervals [first, last] (1-based), asked whether they hold a line:
@@ -355,7 +371,7 @@ absl::string_view ReadersView(absl::string_view text, const LineIndex& lines, co
 
 // The block of lines first..last (1-based, clamped to the text) named by
 // the id at `id` (in the scan's ids), added to `out`.
-void AddBlock(std::pair<uint32_t, uint16_t> id, const LineIndex& lines, int first, int last, bool closed,
+void AddBlock(std::pair<uint32_t, uint32_t> id, const LineIndex& lines, int first, int last, bool closed,
               std::vector<BlockSpan>& out) {
   if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
   last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
@@ -393,7 +409,7 @@ Intervals IntervalsOf(const std::vector<BlockSpan>& blocks) {
 // reader refuses is a block too, so that its error is reported; one whose
 // end is missing is not closed (it may still be arriving).
 std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const LineIndex& lines, const Intervals& other,
-                                           std::pair<uint32_t, uint16_t> id) {
+                                           std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("<<<<<<<") == absl::string_view::npos) return out;
   auto add = [&](int first, int last, bool closed) { AddBlock(id, lines, first, last, closed, out); };
@@ -415,7 +431,7 @@ std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const LineInd
 // `<<<END>>>`; a block the reader refuses is a block too, so that its error
 // is reported; one never closed is not closed (it may still be arriving).
 std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const LineIndex& lines, const Intervals& other,
-                                      std::pair<uint32_t, uint16_t> id) {
+                                      std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("<<<") == absl::string_view::npos) return out;
   auto add = [&](int first, int last, bool closed) { AddBlock(id, lines, first, last, closed, out); };
@@ -439,7 +455,7 @@ std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const LineIndex& l
 // is a block too, so that its error is reported. One without its `*** End
 // Patch` is not closed (the rest may still be arriving).
 std::vector<BlockSpan> PatchBlocks(absl::string_view read, const LineIndex& lines, const Intervals& taken,
-                                   std::pair<uint32_t, uint16_t> id) {
+                                   std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("***") == absl::string_view::npos) return out;
   for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(read)) {
@@ -472,7 +488,7 @@ bool DiffComplete(const udiff_reader::FilePatch& f) {
 // fewer lines than its header counts, or that has no hunk yet, is not
 // closed (the rest may still be arriving).
 std::vector<BlockSpan> DiffBlocks(absl::string_view read, const LineIndex& lines, const Intervals& taken,
-                                  std::pair<uint32_t, uint16_t> id) {
+                                  std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("--- ") == absl::string_view::npos && read.find("diff --git ") == absl::string_view::npos) return out;
   // Each file's patch is dropped once its span is taken: a diff of 300,000
@@ -594,7 +610,7 @@ Scan FindBlocks(absl::string_view text, const LineIndex& lines, const csl_parser
   out.insert(out.end(), patches.begin(), patches.end());
   out.insert(out.end(), diffs.begin(), diffs.end());
   const std::string csl_end = absl::StrCat(csl.start, "END", csl.end);
-  const std::pair<uint32_t, uint16_t> csl_id = AddId(result.ids, "csl");
+  const std::pair<uint32_t, uint32_t> csl_id = AddId(result.ids, "csl");
   for (const csl_parser::SourceSpan& sp : csl_spans) {
     if (rep_iv.Inside(sp.first_line)) continue;
     BlockSpan b;
@@ -614,7 +630,7 @@ Scan FindBlocks(absl::string_view text, const LineIndex& lines, const csl_parser
     b.closed = (nl == absl::string_view::npos ? last : last.substr(nl + 1)) == csl_end;
     out.push_back(b);
   }
-  const std::pair<uint32_t, uint16_t> cml_id = AddId(result.ids, "cml");
+  const std::pair<uint32_t, uint32_t> cml_id = AddId(result.ids, "cml");
   for (const cml_parser::SourceSpan& sp : spans) {
     if (rep_iv.Inside(sp.first_line)) continue;
     BlockSpan b;

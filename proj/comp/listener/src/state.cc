@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -109,23 +110,34 @@ absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir) {
       (version->get<int64_t>() != 1 && version->get<int64_t>() != kStateVersion)) {
     return NotAState(path, absl::StrCat("\"version\" is not 1 or ", kStateVersion));
   }
-  const bool codes = version->get<int64_t>() == kStateVersion;
+  const bool codes_written = version->get<int64_t>() == kStateVersion;
   auto ran = json.find("ran");
   if (ran == json.end() || !ran->is_array()) return NotAState(path, "\"ran\" is not an array");
-  ListenState state;
+  std::vector<uint64_t> codes;
+  codes.reserve(ran->size());
   for (const nlohmann::json& key : *ran) {
     if (!key.is_string()) return NotAState(path, "\"ran\" holds a value that is not a string");
     const std::string& text = key.get_ref<const std::string&>();
-    if (!codes) {
-      state.MarkRun(text);
+    if (!codes_written) {
+      codes.push_back(KeyCode(text));
       continue;
     }
     uint64_t code = 0;
-    if (text.size() != 16 || !absl::SimpleHexAtoi(text, &code)) {
+    if (text.size() != 16 || !std::all_of(text.begin(), text.end(), [](char c) {
+          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+        }) || !absl::SimpleHexAtoi(text, &code)) {
       return NotAState(path, "\"ran\" holds a value that is not 16 hex digits");
     }
-    state.MarkRun(code);
+    codes.push_back(code);
   }
+  // Every key saved is kept: a state holds more than kMaxRememberedBlocks
+  // when the file held more blocks, each of which would run again if its
+  // key were dropped here. The next marking forgets the oldest again once
+  // they are gone from the file.
+  ListenState state;
+  state.SetPresent(codes);
+  for (const uint64_t code : codes) state.MarkRun(code);
+  state.SetPresent(std::vector<uint64_t>());
   auto readers = json.find("readers");  // absent in states of a listener that saw fewer blocks
   if (readers != json.end() && !readers->is_number_integer()) {
     return NotAState(path, "\"readers\" is not a whole number");

@@ -124,6 +124,27 @@ TEST(ListenState, SavesKeyCodesAndStillReadsTheKeysOfAnEarlierListener) {
   EXPECT_EQ(Keys(*again), Codes({"a1:00000000000000aa"}));
 }
 
+// A file of more blocks than kMaxRememberedBlocks keeps all their keys
+// (none is forgotten while present), and so must the state read back at
+// the next start: a key dropped there would run its block again.
+TEST(ListenState, ARestartRemembersEveryKeyOfAFileOfMoreBlocksThanTheLimit) {
+  TempDir dir;
+  ListenState state;
+  std::vector<std::string> present;
+  for (size_t i = 0; i < kMaxRememberedBlocks + 5000; ++i) present.push_back("p" + std::to_string(i));
+  state.SetPresent(present);
+  for (const std::string& k : present) state.MarkRun(k);
+  ASSERT_EQ(state.keys().size(), present.size());
+  ASSERT_TRUE(SaveListenState(dir.path(), state).ok());
+  absl::StatusOr<ListenState> loaded = LoadListenState(dir.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->keys().size(), present.size());
+  for (const std::string& k : present) ASSERT_TRUE(loaded->HasRun(k)) << k;
+  // Once they are gone from the file, the oldest are forgotten again.
+  loaded->MarkRun("new");
+  EXPECT_EQ(loaded->keys().size(), kMaxRememberedBlocks);
+}
+
 TEST(ListenState, KnowsTheLatestRunOfItsKeys) {
   ListenState state;
   state.MarkRun(KeyCode("a"), 1);

@@ -21,8 +21,9 @@ struct BlockSpan {
   uint32_t begin = 0, end = 0;       // the block's text: bytes [begin, end) of the scanned text
   int start_line = 0, end_line = 0;  // 1-based, as ScannedBlock's
   uint32_t id = 0;                   // the block's id: Scan::ids from here ...
-  uint16_t id_len = 0;               // ... this many bytes
-  bool closed = false;
+  uint32_t id_len : 31;              // ... this many bytes
+  uint32_t closed : 1;               // ScannedBlock::closed
+  BlockSpan() : id_len(0), closed(0) {}
 };
 
 // The blocks of a text, in file order, and their ids one after another.
