@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
@@ -14,6 +15,10 @@ std::vector<std::string> Lines(absl::string_view text) {
   std::vector<std::string> out;
   for (size_t i = 0; i < lines.size(); ++i) {
     EXPECT_EQ(lines.Raw(i), text.substr(lines.Begin(i), lines.End(i) - lines.Begin(i)));
+    absl::string_view content = lines.Raw(i);
+    if (absl::EndsWith(content, "\n")) content.remove_suffix(1);
+    if (absl::EndsWith(content, "\r")) content.remove_suffix(1);
+    EXPECT_EQ(lines.Content(i), content);
     out.emplace_back(lines.Raw(i));
   }
   return out;
@@ -25,6 +30,14 @@ TEST(LineStarts, EachLineWithItsBreak) {
   EXPECT_EQ(Lines("a\n"), (std::vector<std::string>{"a\n"}));
   EXPECT_EQ(Lines("a\r\n\nb"), (std::vector<std::string>{"a\r\n", "\n", "b"}));
   EXPECT_EQ(Lines("\n\n"), (std::vector<std::string>{"\n", "\n"}));
+}
+
+TEST(LineStarts, ContentLacksTheBreakAndACarriageReturnBeforeIt) {
+  LineStarts lines("a\r\nb\r\rc\n\r");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines.Content(0), "a");
+  EXPECT_EQ(lines.Content(1), "b\r\rc");
+  EXPECT_EQ(lines.Content(2), "");
 }
 
 TEST(LineStarts, AgreesWithASplitOnLongTexts) {

@@ -21,6 +21,7 @@
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
+#include "proj/comp/core/src/line_starts.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
@@ -201,16 +202,16 @@ std::vector<Extent> ParsedExtents(absl::string_view text, std::string& ids) {
   std::vector<uint32_t> starts = refused;
   for (const Extent& e : extents) starts.push_back(e.first);
   std::sort(starts.begin(), starts.end());
-  const LineIndex lines(read);
+  const core::LineStarts lines(read);
   for (const uint32_t first : refused) {
     auto next = std::upper_bound(starts.begin(), starts.end(), first);
     const size_t limit = next == starts.end() ? last_index : *next;
     Extent e;
-    std::tie(e.id, e.id_len) = AddId(ids, RefusedHeaderId(absl::StripAsciiWhitespace(lines.content(first))));
+    std::tie(e.id, e.id_len) = AddId(ids, RefusedHeaderId(absl::StripAsciiWhitespace(lines.Content(first))));
     e.first = first;
     e.last = static_cast<uint32_t>(last_index);
     for (size_t j = first + 1; j <= limit; ++j) {
-      absl::string_view t = absl::StripAsciiWhitespace(lines.content(j));
+      absl::string_view t = absl::StripAsciiWhitespace(lines.Content(j));
       if (IsEndMarkerLike(t)) {
         e.last = static_cast<uint32_t>(j);
         e.closed = true;
@@ -266,13 +267,13 @@ class Intervals {
 
 }  // namespace
 
-ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string& ids) {
+ScanResult ScanLines(absl::string_view text, const core::LineStarts& lines, std::string& ids) {
   ScanResult result;
   result.in_results.assign(lines.size(), false);
 
   std::vector<uint32_t> end_lines;  // indices of `=== END ===` lines, ascending
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines.content(i) == kEndMarker) end_lines.push_back(static_cast<uint32_t>(i));
+    if (lines.Content(i) == kEndMarker) end_lines.push_back(static_cast<uint32_t>(i));
   }
 
   // Results sections: a results marker outside every block, through the
@@ -287,7 +288,7 @@ ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string
       i = extents[k].last;
       continue;
     }
-    if (lines.content(i) != kResultsMarker) continue;
+    if (lines.Content(i) != kResultsMarker) continue;
     auto end = std::upper_bound(end_lines.begin(), end_lines.end(), static_cast<uint32_t>(i));
     if (end == end_lines.end()) continue;
     for (size_t j = i; j <= *end; ++j) result.in_results[j] = true;
@@ -303,9 +304,9 @@ ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string
     without.reserve(text.size());
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!result.in_results[i]) {
-        absl::string_view full = lines.full(i);
+        absl::string_view full = lines.Raw(i);
         without.append(full.data(), full.size());
-      } else if (absl::EndsWith(lines.full(i), "\n")) {
+      } else if (absl::EndsWith(lines.Raw(i), "\n")) {
         without.push_back('\n');
       }
     }
@@ -317,8 +318,8 @@ ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string
     if (e.first >= lines.size() || result.in_results[e.first]) continue;
     const size_t last = std::min<size_t>(e.last, lines.size() - 1);
     BlockSpan b;
-    b.begin = static_cast<uint32_t>(lines.begin(e.first));
-    b.end = static_cast<uint32_t>(lines.end(last));
+    b.begin = static_cast<uint32_t>(lines.Begin(e.first));
+    b.end = static_cast<uint32_t>(lines.End(last));
     b.start_line = static_cast<int>(e.first) + 1;
     b.end_line = static_cast<int>(last) + 1;
     b.id = e.id;
@@ -354,15 +355,15 @@ namespace {
 // The readers' view of the text: its results sections blanked, line for
 // line (a reader sees what a run reads, at the same line numbers). The
 // text itself when it has none; else a copy kept in `storage`.
-absl::string_view ReadersView(absl::string_view text, const LineIndex& lines, const ScanResult& scan,
+absl::string_view ReadersView(absl::string_view text, const core::LineStarts& lines, const ScanResult& scan,
                               std::string& storage) {
   if (std::find(scan.in_results.begin(), scan.in_results.end(), true) == scan.in_results.end()) return text;
   storage.reserve(text.size());
   for (size_t i = 0; i < lines.size(); ++i) {
     if (scan.in_results[i]) {
-      if (absl::EndsWith(lines.full(i), "\n")) storage.push_back('\n');
+      if (absl::EndsWith(lines.Raw(i), "\n")) storage.push_back('\n');
     } else {
-      absl::string_view full = lines.full(i);
+      absl::string_view full = lines.Raw(i);
       storage.append(full.data(), full.size());
     }
   }
@@ -371,13 +372,13 @@ absl::string_view ReadersView(absl::string_view text, const LineIndex& lines, co
 
 // The block of lines first..last (1-based, clamped to the text) named by
 // the id at `id` (in the scan's ids), added to `out`.
-void AddBlock(std::pair<uint32_t, uint32_t> id, const LineIndex& lines, int first, int last, bool closed,
+void AddBlock(std::pair<uint32_t, uint32_t> id, const core::LineStarts& lines, int first, int last, bool closed,
               std::vector<BlockSpan>& out) {
   if (first < 1 || static_cast<size_t>(first) > lines.size()) return;
   last = std::min<int>(std::max(first, last), static_cast<int>(lines.size()));
   BlockSpan b;
-  b.begin = static_cast<uint32_t>(lines.begin(static_cast<size_t>(first - 1)));
-  b.end = static_cast<uint32_t>(lines.end(static_cast<size_t>(last - 1)));
+  b.begin = static_cast<uint32_t>(lines.Begin(static_cast<size_t>(first - 1)));
+  b.end = static_cast<uint32_t>(lines.End(static_cast<size_t>(last - 1)));
   b.start_line = first;
   b.end_line = last;
   b.id = id.first;
@@ -408,7 +409,7 @@ Intervals IntervalsOf(const std::vector<BlockSpan>& blocks) {
 // path of the block before starts at its `<<<<<<< SEARCH`. A block the
 // reader refuses is a block too, so that its error is reported; one whose
 // end is missing is not closed (it may still be arriving).
-std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const LineIndex& lines, const Intervals& other,
+std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const core::LineStarts& lines, const Intervals& other,
                                            std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("<<<<<<<") == absl::string_view::npos) return out;
@@ -430,7 +431,7 @@ std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const LineInd
 // block. A block runs from its first marker (EXPLANATION or FILE) to its
 // `<<<END>>>`; a block the reader refuses is a block too, so that its error
 // is reported; one never closed is not closed (it may still be arriving).
-std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const LineIndex& lines, const Intervals& other,
+std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const core::LineStarts& lines, const Intervals& other,
                                       std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("<<<") == absl::string_view::npos) return out;
@@ -454,7 +455,7 @@ std::vector<BlockSpan> ReplacerBlocks(absl::string_view read, const LineIndex& l
 // operations one by one. A stray operation header (no `*** Begin Patch`)
 // is a block too, so that its error is reported. One without its `*** End
 // Patch` is not closed (the rest may still be arriving).
-std::vector<BlockSpan> PatchBlocks(absl::string_view read, const LineIndex& lines, const Intervals& taken,
+std::vector<BlockSpan> PatchBlocks(absl::string_view read, const core::LineStarts& lines, const Intervals& taken,
                                    std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("***") == absl::string_view::npos) return out;
@@ -487,7 +488,7 @@ bool DiffComplete(const udiff_reader::FilePatch& f) {
 // error is reported. A diff has no end marker: a file whose last hunk has
 // fewer lines than its header counts, or that has no hunk yet, is not
 // closed (the rest may still be arriving).
-std::vector<BlockSpan> DiffBlocks(absl::string_view read, const LineIndex& lines, const Intervals& taken,
+std::vector<BlockSpan> DiffBlocks(absl::string_view read, const core::LineStarts& lines, const Intervals& taken,
                                   std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("--- ") == absl::string_view::npos && read.find("diff --git ") == absl::string_view::npos) return out;
@@ -504,7 +505,7 @@ std::vector<BlockSpan> DiffBlocks(absl::string_view read, const LineIndex& lines
 }
 
 // Every block of `text` (after its byte order mark), keys not set.
-Scan FindBlocks(absl::string_view text, const LineIndex& lines, const csl_parser::Delimiters& csl) {
+Scan FindBlocks(absl::string_view text, const core::LineStarts& lines, const csl_parser::Delimiters& csl) {
   Scan result;
   ScanResult scan = ScanLines(text, lines, result.ids);
   // CML blocks (cml_parser::FindCml), outside SHAM blocks and results
@@ -661,7 +662,7 @@ Scan ScanSpans(absl::string_view text, const csl_parser::Delimiters& csl) {
   // A byte order mark (some editors save one) would hide a header on line 1.
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   if (TooLargeToScan(text)) return Scan();
-  const LineIndex lines(text);
+  const core::LineStarts lines(text);
   Scan scan = FindBlocks(text, lines, csl);
   for (BlockSpan& b : scan.blocks) b.key = KeyCode(BlockKey(scan.id(b), text.substr(b.begin, b.end - b.begin)));
   return scan;
@@ -673,7 +674,7 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   std::vector<ScannedBlock> out;
   if (internal::TooLargeToScan(text)) return out;
-  const internal::LineIndex lines(text);
+  const core::LineStarts lines(text);
   const internal::Scan scan = internal::FindBlocks(text, lines, csl);
   out.reserve(scan.blocks.size());
   for (const internal::BlockSpan& s : scan.blocks) {
@@ -692,12 +693,12 @@ std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::D
 
 std::string StripResultsSections(absl::string_view text) {
   if (internal::TooLargeToScan(text)) return std::string(text);
-  const internal::LineIndex lines(text);
+  const core::LineStarts lines(text);
   std::string ids;
   const internal::ScanResult scan = internal::ScanLines(text, lines, ids);
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (!scan.in_results[i]) absl::StrAppend(&out, lines.full(i));
+    if (!scan.in_results[i]) absl::StrAppend(&out, lines.Raw(i));
   }
   return out;
 }

@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/line_starts.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace {
@@ -34,19 +35,6 @@ namespace {
     }                                                                               \
   } while (0)
 
-// Where each line of `text` starts, and the text's end last.
-std::vector<size_t> LineStarts(absl::string_view text) {
-  std::vector<size_t> starts;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    starts.push_back(pos);
-    const size_t nl = text.find('\n', pos);
-    pos = nl == absl::string_view::npos ? text.size() : nl + 1;
-  }
-  starts.push_back(text.size());
-  return starts;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -54,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   absl::string_view text = input;
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  const std::vector<size_t> starts = LineStarts(text);
-  const int line_count = static_cast<int>(starts.size()) - 1;
+  const clada::core::LineStarts lines(text);
+  const int line_count = static_cast<int>(lines.size());
 
   const std::vector<ScannedBlock> blocks = ScanBlocks(input);
   int previous = 0;
@@ -63,9 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(b.start_line >= 1 && b.start_line <= b.end_line && b.end_line <= line_count);
     Check(b.start_line >= previous);
     previous = b.start_line;
-    const size_t first = starts[static_cast<size_t>(b.start_line - 1)];
-    const absl::string_view lines = text.substr(first, starts[static_cast<size_t>(b.end_line)] - first);
-    Check(absl::StrContains(lines, b.text));
+    const size_t first = lines.Begin(static_cast<size_t>(b.start_line - 1));
+    Check(absl::StrContains(text.substr(first, lines.End(static_cast<size_t>(b.end_line - 1)) - first), b.text));
     Check(b.key == BlockKey(b.id, b.text));
   }
 
@@ -84,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(fresh.size() == keys.size());
 
   const std::string run = BuildRunText(input, fresh);
-  const int run_lines = static_cast<int>(LineStarts(run).size()) - 1;
+  const int run_lines = static_cast<int>(clada::core::LineStarts(run).size());
   Check(run_lines <= std::max(line_count, 0) + 1);
   for (const ScannedBlock& b : fresh) {
     Check(absl::StrContains(run, absl::string_view(b.text).substr(0, b.text.find('\n'))));

@@ -24,24 +24,6 @@ std::vector<Line> SplitLines(absl::string_view text) {
   return lines;
 }
 
-LineIndex::LineIndex(absl::string_view text) : text_(text) {
-  starts_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
-                  (text.empty() || text.back() == '\n' ? 0 : 1));
-  size_t pos = 0;
-  while (pos < text.size()) {
-    starts_.push_back(static_cast<uint32_t>(pos));
-    const size_t nl = text.find('\n', pos);
-    pos = nl == absl::string_view::npos ? text.size() : nl + 1;
-  }
-}
-
-absl::string_view LineIndex::content(size_t i) const {
-  absl::string_view c = full(i);
-  if (!c.empty() && c.back() == '\n') c.remove_suffix(1);
-  if (!c.empty() && c.back() == '\r') c.remove_suffix(1);
-  return c;
-}
-
 uint64_t Fnv1a64(absl::string_view data, uint64_t seed) {
   uint64_t h = seed;
   for (unsigned char c : data) {

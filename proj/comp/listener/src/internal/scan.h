@@ -8,6 +8,7 @@
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
+#include "proj/comp/core/src/line_starts.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 
@@ -46,7 +47,7 @@ struct ScanResult {
 // The blocks of `text` as the grammar parser finds them, outside clada's
 // results sections, and which lines those sections hold. Their ids are
 // appended to `ids`.
-ScanResult ScanLines(absl::string_view text, const LineIndex& lines, std::string& ids);
+ScanResult ScanLines(absl::string_view text, const core::LineStarts& lines, std::string& ids);
 
 // True when `line` is `marker` exactly, from column 0 (a trailing '\r' is
 // not part of Line::content). Only such lines delimit a results section;
