@@ -476,10 +476,17 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   scan = Scan();
   std::vector<const BlockSpan*>().swap(fresh);
   std::vector<uint64_t>().swap(counts);
-  if (large) TrimHeap();
+  // Nor the set of keys run: built again from the keys after the run.
+  if (large) {
+    state_.ReleaseIndex();
+    TrimHeap();
+  }
   RunReport report = run_(run_text);
   std::string().swap(run_text);
-  if (large) TrimHeap();
+  if (large) {
+    TrimHeap();
+    state_.RestoreIndex();
+  }
 
   size_t count = report.blocks_run > 0 ? static_cast<size_t>(report.blocks_run) : fresh_count;
   Log(absl::StrCat(ClockTime(), " clada listen: ran ", Plural(count, "block"), " (", absl::StrJoin(ids, ", "),

@@ -145,6 +145,19 @@ TEST(ListenState, ARestartRemembersEveryKeyOfAFileOfMoreBlocksThanTheLimit) {
   EXPECT_EQ(loaded->keys().size(), kMaxRememberedBlocks);
 }
 
+TEST(ListenState, AReleasedIndexIsRestoredFromTheKeys) {
+  ListenState state;
+  state.MarkRun("a");
+  state.MarkRun("b");
+  state.ReleaseIndex();
+  state.RestoreIndex();
+  EXPECT_TRUE(state.HasRun("a"));
+  EXPECT_TRUE(state.HasRun("b"));
+  EXPECT_FALSE(state.HasRun("c"));
+  state.MarkRun("b");  // known: not added twice
+  EXPECT_EQ(Keys(state), Codes({"a", "b"}));
+}
+
 TEST(ListenState, KnowsTheLatestRunOfItsKeys) {
   ListenState state;
   state.MarkRun(KeyCode("a"), 1);
