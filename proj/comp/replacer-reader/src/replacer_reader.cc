@@ -71,6 +71,14 @@ std::optional<Kind> KindOf(absl::string_view name) {
 // prose and code between markers cost one pass of memchr and line counting.
 std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
   std::vector<Marker> out;
+  // Room for every line that starts like a marker, counted first: 300,000
+  // blocks have 1.2 million markers, which a vector grown by doubling held
+  // twice over while it moved (100 MB, not 38).
+  {
+    size_t candidates = absl::StartsWith(text, "<<<") ? 1 : 0;
+    for (size_t at = text.find("\n<<<"); at != absl::string_view::npos; at = text.find("\n<<<", at + 1)) ++candidates;
+    out.reserve(candidates);
+  }
   const char* const base = text.data();
   const size_t size = text.size();
   // The end of the marker line starting at `at` (after its break), or 0.
