@@ -74,9 +74,15 @@ std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
   // Room for every line that starts like a marker, counted first: 300,000
   // blocks have 1.2 million markers, which a vector grown by doubling held
   // twice over while it moved (100 MB, not 38).
+  // (`<<<` and a capital letter: not Aider's `<<<<<<< SEARCH`.)
   {
-    size_t candidates = absl::StartsWith(text, "<<<") ? 1 : 0;
-    for (size_t at = text.find("\n<<<"); at != absl::string_view::npos; at = text.find("\n<<<", at + 1)) ++candidates;
+    auto marker_like = [&text](size_t at) {
+      return text.size() - at > 3 && absl::ascii_isupper(static_cast<unsigned char>(text[at + 3]));
+    };
+    size_t candidates = absl::StartsWith(text, "<<<") && marker_like(0) ? 1 : 0;
+    for (size_t at = text.find("\n<<<"); at != absl::string_view::npos; at = text.find("\n<<<", at + 1)) {
+      if (marker_like(at + 1)) ++candidates;
+    }
     out.reserve(candidates);
   }
   const char* const base = text.data();
