@@ -110,30 +110,11 @@ size_t CountOf(const std::vector<uint64_t>& counts, uint64_t key) {
   return static_cast<size_t>(last - first);
 }
 
-// The lines of the listener's own section at the top of `text` (as
-// InsertSummary finds it: after blank lines, the exact marker line, a line
-// starting with kSummaryPrefix, through the next exact END line); nullopt
-// when the top holds none.
-std::optional<std::vector<internal::Line>> OwnTopSection(absl::string_view text) {
-  std::vector<internal::Line> lines = internal::SplitLines(text);
-  size_t i = 0;
-  while (i < lines.size() && absl::StripAsciiWhitespace(lines[i].content).empty()) ++i;
-  if (i + 1 >= lines.size() || !internal::IsMarkerLine(lines[i], kResultsMarker) ||
-      !absl::StartsWith(lines[i + 1].content, kSummaryPrefix))
-    return std::nullopt;
-  for (size_t j = i + 2; j < lines.size(); ++j) {
-    if (internal::IsMarkerLine(lines[j], kEndMarker)) {
-      return std::vector<internal::Line>(lines.begin() + i, lines.begin() + j + 1);
-    }
-  }
-  return std::nullopt;
-}
-
 // True when the person wrote x in the run-again box of the section at the top.
 bool RunAgainTicked(absl::string_view text) {
-  std::optional<std::vector<internal::Line>> section = OwnTopSection(text);
+  const std::optional<absl::string_view> section = internal::TopSection(text);
   if (!section) return false;
-  for (const internal::Line& line : *section) {
+  for (const internal::Line& line : internal::SplitLines(*section)) {
     absl::string_view t = absl::StripAsciiWhitespace(line.content);
     if (absl::StartsWith(t, "[x] run again") || absl::StartsWith(t, "[X] run again")) return true;
   }
@@ -423,7 +404,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     // by old blocks, the summary gone): say so rather than stay silent.
     std::vector<const BlockSpan*> again;
     absl::flat_hash_set<uint64_t> seen;
-    const bool summary_gone = wrote_section_ && !OwnTopSection(*text).has_value();
+    const bool summary_gone = wrote_section_ && !internal::TopSection(*text).has_value();
     for (const BlockSpan& b : all) {
       const bool added = CountOf(counts, b.key) > CountOf(last_counts_, b.key);
       if ((added || summary_gone) && seen.insert(b.key).second) again.push_back(&b);

@@ -795,20 +795,32 @@ std::string FormatSummarySection(absl::string_view first_line, absl::string_view
   return out;
 }
 
+std::optional<absl::string_view> internal::TopSection(absl::string_view text) {
+  size_t pos = 0;
+  Line line;
+  bool more = NextLine(text, &pos, &line);
+  while (more && Trim(line).empty()) more = NextLine(text, &pos, &line);
+  Line second;
+  if (!more || !IsMarkerLine(line, kResultsMarker) || !NextLine(text, &pos, &second) ||
+      !absl::StartsWith(second.content, kSummaryPrefix)) {
+    return std::nullopt;
+  }
+  const size_t begin = static_cast<size_t>(line.full.data() - text.data());
+  while (NextLine(text, &pos, &line)) {
+    if (IsMarkerLine(line, kEndMarker)) return text.substr(begin, pos - begin);
+  }
+  return std::nullopt;
+}
+
 std::string InsertSummary(absl::string_view file_text, absl::string_view section) {
-  std::vector<internal::Line> lines = internal::SplitLines(file_text);
-  size_t i = 0;
-  while (i < lines.size() && internal::Trim(lines[i]).empty()) ++i;
+  // Below the listener's section at the top, if any, and the blank lines after it.
   absl::string_view rest = file_text;
-  if (i + 1 < lines.size() && internal::IsMarkerLine(lines[i], kResultsMarker) &&
-      absl::StartsWith(lines[i + 1].content, kSummaryPrefix)) {
-    size_t j = i + 1;
-    while (j < lines.size() && !internal::IsMarkerLine(lines[j], kEndMarker)) ++j;
-    if (j < lines.size()) {
-      ++j;
-      while (j < lines.size() && internal::Trim(lines[j]).empty()) ++j;
-      rest = j < lines.size() ? file_text.substr(lines[j].full.data() - file_text.data()) : absl::string_view();
-    }
+  if (const std::optional<absl::string_view> own = internal::TopSection(file_text)) {
+    size_t pos = static_cast<size_t>(own->data() - file_text.data()) + own->size();
+    size_t at = pos;
+    internal::Line line;
+    while (internal::NextLine(file_text, &pos, &line) && internal::Trim(line).empty()) at = pos;
+    rest = file_text.substr(at);
   }
   std::string out(section);
   if (!out.empty() && out.back() != '\n') out += '\n';

@@ -3,6 +3,7 @@
 #define CLADA_PROJ_COMP_LISTENER_SRC_INTERNAL_SCAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,12 @@ bool IsMarkerLine(const Line& line, absl::string_view marker);
 // that, trimmed, is a section marker or starts with `#!` gets a '\' before
 // its first non-blank character; anything else is kept byte for byte.
 std::string EscapeSummaryLine(absl::string_view line);
+
+// The listener's own section at the top of `text`: after blank lines, the
+// exact results marker line, a line starting with kSummaryPrefix, through
+// the next exact END line (its line break included), as a part of `text`;
+// nullopt when the top holds none. Reads only as far as the section.
+std::optional<absl::string_view> TopSection(absl::string_view text);
 
 // The lines of `summary` (a RunReport::summary) that go into a section's
 // body: without blank lines at either end, its own leading results marker
