@@ -22,6 +22,7 @@
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/core/src/line_starts.h"
+#include "proj/comp/core/src/newlines.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
@@ -138,8 +139,7 @@ std::pair<uint32_t, uint32_t> AddId(std::string& ids, absl::string_view id) {
 
 // The number of lines of `text` (a final line without '\n' counts).
 size_t CountLines(absl::string_view text) {
-  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) +
-         (text.empty() || text.back() == '\n' ? 0 : 1);
+  return core::CountNewlines(text) + (text.empty() || text.back() == '\n' ? 0 : 1);
 }
 
 // `extents` in line order, a refused header's lines never running into the
@@ -504,9 +504,21 @@ std::vector<BlockSpan> DiffBlocks(absl::string_view read, const core::LineStarts
   return out;
 }
 
-// Every block of `text` (after its byte order mark), keys not set.
-Scan FindBlocks(absl::string_view text, const core::LineStarts& lines, const csl_parser::Delimiters& csl) {
+// A text the listener reads is at most 50 MB; a block's offsets are 32-bit.
+bool TooLargeToScan(absl::string_view text) { return text.size() > UINT32_MAX; }
+
+// `text` without a byte order mark at its start (some editors save one): it
+// would hide a header on line 1.
+absl::string_view WithoutBom(absl::string_view text) {
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  return text;
+}
+
+// Every block of `text` (WithoutBom), keys not set; offsets into `text`.
+Scan FindBlocks(absl::string_view text, const csl_parser::Delimiters& csl) {
   Scan result;
+  if (TooLargeToScan(text)) return result;
+  const core::LineStarts lines(text);
   ScanResult scan = ScanLines(text, lines, result.ids);
   // CML blocks (cml_parser::FindCml), outside SHAM blocks and results
   // sections, as a run reads them; a SHAM block that starts inside one (in
@@ -558,6 +570,7 @@ Scan FindBlocks(absl::string_view text, const core::LineStarts& lines, const csl
   for (const cml_parser::LineRange& r : skip) other.Add(r.first, r.last);
   for (const cml_parser::SourceSpan& sp : spans) other.Add(sp.first_line, sp.last_line);
   for (const csl_parser::SourceSpan& sp : csl_spans) other.Add(sp.first_line, sp.last_line);
+  Intervals taken = other;  // and the Aider and replacer blocks a run reads (below)
   other.Build();
   std::string blanked;
   const absl::string_view read = ReadersView(text, lines, scan, blanked);
@@ -576,10 +589,6 @@ Scan FindBlocks(absl::string_view text, const core::LineStarts& lines, const csl
   for (const BlockSpan& b : sr) {
     if (!rep_iv.Covers(b.start_line)) sr_run.push_back(b);
   }
-  Intervals taken;
-  for (const cml_parser::LineRange& r : skip) taken.Add(r.first, r.last);
-  for (const cml_parser::SourceSpan& sp : spans) taken.Add(sp.first_line, sp.last_line);
-  for (const csl_parser::SourceSpan& sp : csl_spans) taken.Add(sp.first_line, sp.last_line);
   for (const BlockSpan& b : sr_run) taken.Add(b.start_line, b.end_line);
   for (const BlockSpan& b : rep) taken.Add(b.start_line, b.end_line);
   Intervals taken_with_patches = taken;
@@ -653,17 +662,11 @@ Scan FindBlocks(absl::string_view text, const core::LineStarts& lines, const csl
   return result;
 }
 
-// A text the listener reads is at most 50 MB; a block's offsets are 32-bit.
-bool TooLargeToScan(absl::string_view text) { return text.size() > UINT32_MAX; }
-
 }  // namespace
 
 Scan ScanSpans(absl::string_view text, const csl_parser::Delimiters& csl) {
-  // A byte order mark (some editors save one) would hide a header on line 1.
-  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  if (TooLargeToScan(text)) return Scan();
-  const core::LineStarts lines(text);
-  Scan scan = FindBlocks(text, lines, csl);
+  text = WithoutBom(text);
+  Scan scan = FindBlocks(text, csl);
   for (BlockSpan& b : scan.blocks) b.key = KeyCode(BlockKey(scan.id(b), text.substr(b.begin, b.end - b.begin)));
   return scan;
 }
@@ -671,11 +674,9 @@ Scan ScanSpans(absl::string_view text, const csl_parser::Delimiters& csl) {
 }  // namespace internal
 
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl, bool with_texts) {
-  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  text = internal::WithoutBom(text);
+  const internal::Scan scan = internal::FindBlocks(text, csl);
   std::vector<ScannedBlock> out;
-  if (internal::TooLargeToScan(text)) return out;
-  const core::LineStarts lines(text);
-  const internal::Scan scan = internal::FindBlocks(text, lines, csl);
   out.reserve(scan.blocks.size());
   for (const internal::BlockSpan& s : scan.blocks) {
     ScannedBlock b;
@@ -706,11 +707,9 @@ std::string StripResultsSections(absl::string_view text) {
 std::string BlockKey(absl::string_view id, absl::string_view block_text) {
   uint64_t h = internal::Fnv1a64("");
   size_t pos = 0;
-  while (pos < block_text.size()) {
-    const size_t nl = block_text.find('\n', pos);
-    absl::string_view content =
-        block_text.substr(pos, nl == absl::string_view::npos ? absl::string_view::npos : nl - pos);
-    pos = nl == absl::string_view::npos ? block_text.size() : nl + 1;
+  internal::Line line;
+  while (internal::NextLine(block_text, &pos, &line)) {
+    absl::string_view content = line.content;
     while (!content.empty() && (content.back() == ' ' || content.back() == '\t' || content.back() == '\r')) {
       content.remove_suffix(1);
     }
@@ -750,12 +749,8 @@ std::string internal::BuildRunText(absl::string_view file_text, const std::vecto
   // made empty. Walked twice, to size the text exactly first.
   auto each_line = [&](auto&& fn) {
     size_t pos = 0;
-    for (size_t i = 0; i < last; ++i) {
-      const size_t nl = file_text.find('\n', pos);
-      const size_t end = nl == absl::string_view::npos ? file_text.size() : nl + 1;
-      fn(keep[i], file_text.substr(pos, end - pos));
-      pos = end;
-    }
+    Line line;
+    for (size_t i = 0; i < last && NextLine(file_text, &pos, &line); ++i) fn(keep[i], line.full);
   };
   size_t size = 0;
   each_line([&size](bool kept, absl::string_view full) {
