@@ -157,6 +157,48 @@ TEST_P(ReaderCases, StreamedEditsAreTheEditsRead) {
   for (size_t k = 0; k < rest.errors.size(); ++k) EXPECT_EQ(rest.errors[k].code, kept.errors[k].code);
 }
 
+// Edits and errors streamed together come in the answer's order, numbered
+// one up from the last, and are the blocks ReadBlocks keeps.
+TEST_P(ReaderCases, StreamedBlocksComeInOrderAndAreTheBlocksRead) {
+  const json& c = GetParam();
+  const std::string text = c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>())
+                                                   : c.at("text").get<std::string>();
+  const Blocks kept = ReadBlocks(text);
+  std::vector<Edit> edits;
+  std::vector<ParseError> errors;
+  int number = 0;
+  size_t last_begin = 0;
+  ReadBlocks(
+      text,
+      [&](Edit&& e) {
+        EXPECT_EQ(e.number, ++number);
+        EXPECT_GE(e.span.begin, last_begin);
+        last_begin = e.span.begin;
+        edits.push_back(std::move(e));
+      },
+      [&](ParseError&& e) {
+        EXPECT_EQ(e.number, ++number);
+        EXPECT_GE(e.span.begin, last_begin);
+        last_begin = e.span.begin;
+        errors.push_back(std::move(e));
+      });
+  ASSERT_EQ(edits.size(), kept.edits.size());
+  for (size_t k = 0; k < edits.size(); ++k) {
+    EXPECT_EQ(edits[k].number, kept.edits[k].number);
+    EXPECT_EQ(edits[k].path, kept.edits[k].path);
+    EXPECT_EQ(edits[k].search, kept.edits[k].search);
+    EXPECT_EQ(edits[k].replace, kept.edits[k].replace);
+    EXPECT_EQ(edits[k].span.begin, kept.edits[k].span.begin);
+    EXPECT_EQ(edits[k].span.end, kept.edits[k].span.end);
+  }
+  ASSERT_EQ(errors.size(), kept.errors.size());
+  for (size_t k = 0; k < errors.size(); ++k) {
+    EXPECT_EQ(errors[k].number, kept.errors[k].number);
+    EXPECT_EQ(errors[k].code, kept.errors[k].code);
+    EXPECT_EQ(errors[k].span.begin, kept.errors[k].span.begin);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();
