@@ -284,15 +284,16 @@ struct ReadAnswerResult {
 };
 
 sham_action_parser::ActionParseError CmlErrorToParseError(const cml_parser::CmlError& e,
-                                                          const cml_parser::CmlBlock& block,
+                                                          const cml_parser::CmlBlock& block, size_t index,
                                                           absl::string_view text) {
   sham_action_parser::ActionParseError out;
-  out.block_id = e.task_number > 0 ? absl::StrCat("task-", e.task_number) : absl::StrCat("block-", block.index);
+  out.block_id = e.task_number > 0 ? absl::StrCat("task-", e.task_number) : absl::StrCat("block-", index);
   out.error_type = e.code;
   out.message = e.message;
-  out.block_start_line = e.task_number > 0 ? e.line : block.span.first_line;
+  const core::SourceSpan span = block.span();
+  out.block_start_line = e.task_number > 0 ? e.line : span.first_line;
   constexpr size_t kMaxContent = 4096;
-  absl::string_view content = text.substr(block.span.begin, block.span.end - block.span.begin);
+  absl::string_view content = text.substr(span.begin, span.end - span.begin);
   out.block_content = std::string(content.substr(0, kMaxContent));
   out.fix = e.fix;
   return out;
@@ -438,7 +439,8 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     LineSpans found;
     for (const csl_parser::SourceSpan& sp : csl_found) found.Add(sp.first_line, sp.last_line);
     for (const cml_parser::CmlBlock& b : cml.blocks) {
-      if (!found.HoldsBelowStart(b.span.first_line)) csl_skip.push_back({b.span.first_line, b.span.last_line});
+      const core::SourceSpan span = b.span();
+      if (!found.HoldsBelowStart(span.first_line)) csl_skip.push_back({span.first_line, span.last_line});
     }
     csl_parser::ParseOptions csl_options;
     csl_options.pack_actions = keeping.defer_actions;
@@ -454,7 +456,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   for (const csl_parser::CslBlock& b : csl.blocks) csl_spans.Add(b.span.first_line, b.span.last_line);
   auto inside_csl = [&csl_spans](int line) { return csl_spans.size() > 0 && csl_spans.HoldsBelowStart(line); };
   LineSpans cml_spans;
-  for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span.first_line, b.span.last_line);
+  for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span().first_line, b.span().last_line);
   auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
   // The seeds' replacer blocks. One that starts on a SHAM block's lines or
   // inside a CML or CSL block is content of it; a block of any other dialect
@@ -574,8 +576,9 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
   out.items.reserve(out.items.size() + cml_items);
   // Packed CML tasks are the first packed actions: their indices hold.
   out.actions.packed = std::move(cml.packed_actions);
-  for (cml_parser::CmlBlock& b : cml.blocks) {
-    if (inside_rep(b.span.first_line)) {
+  for (size_t bi = 0; bi < cml.blocks.size(); ++bi) {
+    const cml_parser::CmlBlock& b = cml.blocks[bi];
+    if (inside_rep(b.span().first_line)) {
       ++cml_dropped;
       continue;
     }
@@ -583,7 +586,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
     AnswerItem task;  // what every task of the block shares
     task.dialect = kCml;
     task.group_key = group;
-    task.fail_fast = b.is_tasks_block;
+    task.fail_fast = b.is_tasks_block();
     auto add_task = [&out, &task](int line, int number) -> AnswerItem& {
       AnswerItem& item = out.items.emplace_back(task);
       item.line = line;
@@ -591,20 +594,20 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       return item;
     };
     for (const cml_parser::Task& t : b.tasks()) out.actions.Add(t.action, add_task(t.line, t.number));
-    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
+    for (size_t i = b.packed_begin(), end = cml.PackedEnd(bi); i < end; ++i) {
       AnswerItem& item = add_task(cml.packed[i].line, cml.packed[i].number);
       item.index = static_cast<int32_t>(i);
       item.source = AnswerItem::Source::kPacked;
     }
     for (const cml_parser::CmlError& e : b.errors()) {
-      errors.push_back({CmlErrorToParseError(e, b, text), "cml", group});
+      errors.push_back({CmlErrorToParseError(e, b, bi, text), "cml", group});
       if (e.task_number != 0) add_task(e.line, e.task_number).invalid = true;
     }
     for (const std::string& w : b.warnings()) out.warnings.push_back(w);
   }
   std::vector<cml_parser::PackedTask>().swap(cml.packed);
   // The blocks are items now: freed before the readers that follow (a
-  // million of them are 48 MB); cml_spans still says where they were.
+  // million of them are 32 MB); cml_spans still says where they were.
   const int cml_block_count = static_cast<int>(cml.blocks.size());
   std::vector<cml_parser::CmlBlock>().swap(cml.blocks);
   // CSL: each standalone operation a group of its own; a TASKS block one

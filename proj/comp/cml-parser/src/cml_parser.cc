@@ -367,7 +367,7 @@ std::string ElementText(const pugi::xml_node& node, bool* has_child_element) {
 class BlockReader {
  public:
   // `packed`: where ParseOptions::pack_actions puts the tasks (null: in the block).
-  BlockReader(absl::string_view text, const Found& found, int index, int* next_task, pugi::xml_document& doc,
+  BlockReader(absl::string_view text, const Found& found, int* next_task, pugi::xml_document& doc,
               std::string& buffer, CmlParseResult* packed)
       : packed_(packed),
         doc_(doc),
@@ -376,14 +376,18 @@ class BlockReader {
         found_(found),
         next_task_(next_task),
         lines_(text, found.span.begin, found.span.first_line) {
-    block_.index = index;
-    block_.is_tasks_block = found.name == "tasks";
-    block_.span = found.span;
-    if (packed_ != nullptr) block_.packed_begin = block_.packed_end = static_cast<uint32_t>(packed_->packed.size());
+    block_.set_tasks_block(found.name == "tasks");
+    block_.set_span(found.span);
+    if (packed_ != nullptr) block_.set_packed_begin(static_cast<uint32_t>(packed_->packed.size()));
   }
 
   CmlBlock Read() {
     absl::string_view src = text_.substr(found_.span.begin, found_.span.end - found_.span.begin);
+    if (src.size() > CmlBlock::kMaxLength) {
+      Malformed(found_.span.begin, "the block is 2 GiB long or longer", "Split it into blocks of less than 2 GiB");
+      CountTasksRoughly(src.substr(0, CmlBlock::kMaxLength));
+      return std::move(block_);
+    }
     if (!found_.closed) {
       Malformed(found_.span.begin,
                 found_.open_tag_closed
@@ -415,7 +419,7 @@ class BlockReader {
       return std::move(block_);
     }
     pugi::xml_node root = doc.document_element();
-    if (block_.is_tasks_block) {
+    if (block_.is_tasks_block()) {
       ReadTasks(root);
     } else {
       ReadTask(root, /*versioned=*/false);
@@ -446,7 +450,7 @@ class BlockReader {
   // appears to hold, so the numbers after it do not depend on the damage.
   void CountTasksRoughly(absl::string_view src) {
     int count = 0;
-    if (!block_.is_tasks_block) {
+    if (!block_.is_tasks_block()) {
       count = 1;
     } else {
       for (size_t i = src.find('<', 1); i != absl::string_view::npos; i = src.find('<', i + 1)) {
@@ -460,7 +464,7 @@ class BlockReader {
         if (!op.empty() && op != "tasks") ++count;
       }
     }
-    block_.task_count = count;
+    block_.details().counted_tasks = count;
     *next_task_ += count;
   }
 
@@ -484,7 +488,7 @@ class BlockReader {
         for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
           if (c.type() == pugi::node_element && IsTaskName(c.name())) ++count;
         }
-        block_.task_count = count;
+        block_.details().counted_tasks = count;
         *next_task_ += count;
         return;
       }
@@ -544,7 +548,6 @@ class BlockReader {
       return;
     }
     const int number = ++*next_task_;
-    ++block_.task_count;
     // Built in its place in the block: a Task moved in would allocate and
     // free one more empty params object per task.
     // Packed, the task is built in a scratch one, reset each time.
@@ -574,7 +577,6 @@ class BlockReader {
     if (packed_ != nullptr) {
       packed_->packed_actions.Add(t.action);
       packed_->packed.push_back({number, line});
-      block_.packed_end = static_cast<uint32_t>(packed_->packed.size());
     }
   }
 
@@ -820,6 +822,14 @@ std::string UnescapeCdata(absl::string_view cdata) {
   return out;
 }
 
+int CmlParseResult::TaskCount(size_t i) const {
+  const CmlBlock& b = blocks[i];
+  if (b.counted_tasks() >= 0) return b.counted_tasks();
+  int count = static_cast<int>(b.tasks().size() + (PackedEnd(i) - b.packed_begin()));
+  for (const CmlError& e : b.errors()) count += e.task_number != 0;
+  return count;
+}
+
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip) {
   std::vector<SourceSpan> out;
   ForEachFound(text, skip, [&out](const Found& f) { out.push_back(f.span); });
@@ -829,11 +839,10 @@ std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRa
 CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip, const ParseOptions& options) {
   CmlParseResult result;
   int next_task = 0;
-  int index = 0;
   std::string buffer;  // each block's text, which `doc` parses in place: declared first, freed last
   pugi::xml_document doc;
   ForEachFound(text, skip, [&](const Found& f) {
-    BlockReader reader(text, f, index++, &next_task, doc, buffer, options.pack_actions ? &result : nullptr);
+    BlockReader reader(text, f, &next_task, doc, buffer, options.pack_actions ? &result : nullptr);
     result.blocks.push_back(reader.Read());
   });
   result.total_tasks = next_task;

@@ -40,27 +40,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                  "exec"};
   for (size_t i = 0; i < r.blocks.size(); ++i) {
     const CmlBlock& b = r.blocks[i];
-    Check(b.index == static_cast<int>(i));
-    Check(spans[i].begin == b.span.begin && spans[i].end == b.span.end);
-    Check(previous_end <= b.span.begin && b.span.begin < b.span.end && b.span.end <= size);
-    Check(text[b.span.begin] == '<');
-    Check(b.span.first_line >= 1 && b.span.first_line <= b.span.last_line);
-    previous_end = b.span.end;
+    const SourceSpan span = b.span();
+    Check(spans[i].begin == span.begin && spans[i].end == span.end);
+    Check(previous_end <= span.begin && span.begin < span.end && span.end <= size);
+    Check(text[span.begin] == '<');
+    Check(span.first_line >= 1 && span.first_line <= span.last_line);
+    previous_end = span.end;
     for (const Task& t : b.tasks()) {
       Check(t.number > tasks_seen && t.number <= r.total_tasks);
       Check(kActions.count(t.action.name) == 1);
       Check(t.action.metadata.block_id == "task-" + std::to_string(t.number));
-      Check(t.line >= b.span.first_line && t.line <= b.span.last_line);
+      Check(t.line >= span.first_line && t.line <= span.last_line);
       tasks_seen = t.number;
     }
     for (const CmlError& e : b.errors()) {
       Check(!e.code.empty() && !e.message.empty());
-      Check(e.line >= b.span.first_line && e.line <= b.span.last_line && e.column >= 1);
+      Check(e.line >= span.first_line && e.line <= span.last_line && e.column >= 1);
     }
     tasks_seen += 0;
   }
   int counted = 0;
-  for (const CmlBlock& b : r.blocks) counted += b.task_count;
+  for (size_t i = 0; i < r.blocks.size(); ++i) counted += r.TaskCount(i);
   Check(counted == r.total_tasks);
   // Packed as read (ParseOptions::pack_actions), the same tasks.
   ParseOptions pack;
@@ -71,12 +71,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < r.blocks.size(); ++i) {
     const CmlBlock& b = r.blocks[i];
     const CmlBlock& pb = p.blocks[i];
-    Check(pb.tasks().empty() && pb.packed_end - pb.packed_begin == b.tasks().size());
+    Check(pb.tasks().empty() && p.PackedEnd(i) - pb.packed_begin() == b.tasks().size());
+    Check(p.TaskCount(i) == r.TaskCount(i) && pb.is_tasks_block() == b.is_tasks_block());
     Check(pb.errors().size() == b.errors().size() && pb.warnings() == b.warnings());
     for (size_t k = 0; k < b.tasks().size(); ++k) {
       const Task& t = b.tasks()[k];
-      const clada::core::Action a = p.packed_actions.Get(pb.packed_begin + k);
-      Check(p.packed[pb.packed_begin + k].number == t.number && p.packed[pb.packed_begin + k].line == t.line);
+      const clada::core::Action a = p.packed_actions.Get(pb.packed_begin() + k);
+      Check(p.packed[pb.packed_begin() + k].number == t.number && p.packed[pb.packed_begin() + k].line == t.line);
       Check(a.name == t.action.name && a.params == t.action.params);
       Check(a.metadata.block_id == t.action.metadata.block_id && a.warnings == t.action.warnings);
       Check(a.metadata.start_line == t.action.metadata.start_line && a.line_params == t.action.line_params);

@@ -47,13 +47,14 @@ Json ToJson(const CmlParseResult& r) {
   Json out = Json::object();
   out["total_tasks"] = r.total_tasks;
   Json blocks = Json::array();
-  for (const CmlBlock& b : r.blocks) {
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    const CmlBlock& b = r.blocks[i];
     Json jb = Json::object();
-    jb["index"] = b.index;
-    jb["group"] = b.is_tasks_block ? "fail_fast" : "independent";
+    jb["index"] = i;
+    jb["group"] = b.is_tasks_block() ? "fail_fast" : "independent";
     if (!b.version().empty()) jb["version"] = b.version();
-    jb["lines"] = {b.span.first_line, b.span.last_line};
-    jb["task_count"] = b.task_count;
+    jb["lines"] = {b.span().first_line, b.span().last_line};
+    jb["task_count"] = r.TaskCount(i);
     Json tasks = Json::array();
     for (const Task& t : b.tasks()) {
       Json jt = Json::object();
@@ -89,9 +90,12 @@ Json ToJson(const CmlParseResult& r) {
 // `r` read with ParseOptions::pack_actions, its tasks unpacked into the
 // blocks as ParseCml without it would hold them.
 CmlParseResult Unpacked(CmlParseResult r) {
-  for (CmlBlock& b : r.blocks) {
+  std::vector<size_t> ends;
+  for (size_t k = 0; k < r.blocks.size(); ++k) ends.push_back(r.PackedEnd(k));
+  for (size_t k = 0; k < r.blocks.size(); ++k) {
+    CmlBlock& b = r.blocks[k];
     EXPECT_TRUE(b.tasks().empty());
-    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
+    for (size_t i = b.packed_begin(); i < ends[k]; ++i) {
       Task t;
       t.number = r.packed[i].number;
       t.line = r.packed[i].line;
@@ -99,6 +103,9 @@ CmlParseResult Unpacked(CmlParseResult r) {
       b.details().tasks.push_back(std::move(t));
     }
   }
+  // The tasks are the blocks' now, not packed.
+  for (CmlBlock& b : r.blocks) b.set_packed_begin(0);
+  r.packed.clear();
   return r;
 }
 
@@ -195,7 +202,7 @@ TEST(ParseCml, SkipsLinesOfOtherBlocks) {
 // a packed standalone task (an answer of a million holds a million), and a
 // copy of a block with parts copies them.
 TEST(CmlBlock, IsSmallAndCopiesItsDetails) {
-  EXPECT_LE(sizeof(CmlBlock), 48u);
+  EXPECT_LE(sizeof(CmlBlock), 32u);
   ParseOptions packed;
   packed.pack_actions = true;
   const CmlParseResult r = ParseCml("<remove path=\"a\"/>\n<tasks version=\"9\"><remove path=\"b\"/></tasks>\n", {}, packed);
@@ -210,7 +217,7 @@ TEST(CmlBlock, IsSmallAndCopiesItsDetails) {
   EXPECT_FALSE(r.blocks[1].errors().empty());
   CmlBlock assigned;
   assigned = r.blocks[0];
-  EXPECT_EQ(assigned.span.first_line, 1);
+  EXPECT_EQ(assigned.span().first_line, 1);
   EXPECT_TRUE(assigned.errors().empty());
 }
 
