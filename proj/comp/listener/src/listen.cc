@@ -145,6 +145,11 @@ class Listener {
   // unclosed block should get more time. Errors are fatal to Listen.
   absl::Status Process(std::optional<absl::Time>* recheck_at);
   void WriteBack(const RunReport& report, size_t blocks_given);
+  // internal::ScanSpans(text), the set of keys run freed meanwhile for a
+  // large text and built again after (nothing asks it during the scan):
+  // the scan's peak and the set's would otherwise stack (1,982,807 blocks
+  // at the input limit: a 38 MB set beside the scan's 200 MB).
+  Scan ScanFreeingIndex(absl::string_view text);
   // Tells at the top of FILE (only there) that `again` (blocks of `scan`) were run before.
   void Acknowledge(const Scan& scan, const std::vector<const BlockSpan*>& again);
   // Puts a section of the listener's at the top of FILE, nothing else.
@@ -264,7 +269,7 @@ absl::Status Listener::Setup() {
   std::string start = absl::StrCat("clada listen: watching ", file_);
   if (created) absl::StrAppend(&start, " (created it; paste an answer into it and save)");
   if (text.ok()) {
-    const Scan scan = internal::ScanSpans(*text, options_.csl);
+    const Scan scan = ScanFreeingIndex(*text);
     const std::vector<BlockSpan>& all = scan.blocks;
     last_counts_ = CountKeys(all);
     std::vector<const BlockSpan*> unrun = NewBlocks(all);
@@ -372,7 +377,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   }
   if (written_text_ && *text == *written_text_) return absl::OkStatus();  // our own write-back
 
-  Scan scan = internal::ScanSpans(*text, options_.csl);
+  Scan scan = ScanFreeingIndex(*text);
   std::vector<BlockSpan>& all = scan.blocks;
   std::vector<const BlockSpan*> fresh = NewBlocks(all);
   std::vector<uint64_t> counts = CountKeys(all);
@@ -476,6 +481,17 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   return absl::OkStatus();
 }
 
+Scan Listener::ScanFreeingIndex(absl::string_view text) {
+  const bool large = text.size() >= kTrimAfterBytes;
+  if (large) state_.ReleaseIndex();
+  Scan scan = internal::ScanSpans(text, options_.csl);
+  if (large) {
+    TrimHeap();
+    state_.RestoreIndex();
+  }
+  return scan;
+}
+
 void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   std::string heading = absl::StrCat(ClockTime(), ": ran ", Plural(blocks_given, "block"));
   if (!report.stderr_line.empty()) absl::StrAppend(&heading, ", ", report.stderr_line);
@@ -528,7 +544,7 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   // start must show these results again, or they are replaced unseen.
   bool saved_during_run = false;
   {
-    const Scan scan = internal::ScanSpans(updated, options_.csl);
+    const Scan scan = ScanFreeingIndex(updated);
     saved_during_run = !NewBlocks(scan.blocks).empty();
     last_counts_ = CountKeys(scan.blocks);
   }
@@ -586,7 +602,7 @@ void Listener::WriteNote(const std::string& first_line, const std::string& body)
   // Blocks saved meanwhile: the save that brought them runs them next.
   bool unrun = false;
   {
-    const Scan scan = internal::ScanSpans(updated, options_.csl);
+    const Scan scan = ScanFreeingIndex(updated);
     unrun = !NewBlocks(scan.blocks).empty();
     last_counts_ = CountKeys(scan.blocks);
   }
