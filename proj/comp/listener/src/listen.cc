@@ -430,17 +430,6 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   waited_text_.reset();
 
   rerun_keys_.clear();
-  run_times_.push_back(absl::Now());
-  const uint32_t run_number = static_cast<uint32_t>(run_times_.size());
-  state_.SetPresent(KeysOf(all));  // none of these is forgotten
-  for (const BlockSpan* b : fresh) state_.MarkRun(b->key, run_number);
-  state_.SetPresent(std::vector<uint64_t>());  // not needed until the next marking
-  state_.MarkListenedTo(file_);  // when FILE could not be read at start
-  absl::Status saved = SaveListenState(options_.state_dir, state_);
-  if (!saved.ok()) {
-    return absl::Status(saved.code(),
-                        absl::StrCat("cannot record the blocks about to run, so none ran: ", saved.message()));
-  }
   std::string run_text;
   {
     std::vector<internal::LineSpan> lines;
@@ -456,12 +445,29 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   if (fresh.size() > kMaxIdsInLog) ids.push_back("...");
   const size_t fresh_count = fresh.size();
   const bool large = text->size() >= kTrimAfterBytes;
-  // The run and the write-back need none of the scan: a file of a hundred
-  // thousand blocks would hold it twice over meanwhile.
+  std::vector<uint64_t> fresh_keys;
+  fresh_keys.reserve(fresh.size());
+  for (const BlockSpan* b : fresh) fresh_keys.push_back(b->key);
+  std::vector<uint64_t> present = KeysOf(all);
+  // The marking, the run and the write-back need none of the scan: a file
+  // of a hundred thousand blocks would hold it twice over meanwhile (and
+  // the set of keys run grows while it is marked).
   std::string().swap(*text);
   scan = Scan();
   std::vector<const BlockSpan*>().swap(fresh);
   std::vector<uint64_t>().swap(counts);
+  run_times_.push_back(absl::Now());
+  const uint32_t run_number = static_cast<uint32_t>(run_times_.size());
+  state_.SetPresent(std::move(present));  // none of these is forgotten
+  for (uint64_t key : fresh_keys) state_.MarkRun(key, run_number);
+  std::vector<uint64_t>().swap(fresh_keys);
+  state_.SetPresent(std::vector<uint64_t>());  // not needed until the next marking
+  state_.MarkListenedTo(file_);  // when FILE could not be read at start
+  absl::Status saved = SaveListenState(options_.state_dir, state_);
+  if (!saved.ok()) {
+    return absl::Status(saved.code(),
+                        absl::StrCat("cannot record the blocks about to run, so none ran: ", saved.message()));
+  }
   // Nor the set of keys run: built again from the keys after the run.
   if (large) {
     state_.ReleaseIndex();
