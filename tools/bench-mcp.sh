@@ -2,9 +2,11 @@
 # Benchmarks `clada mcp` through the official MCP SDK client against the
 # reference filesystem server (npm @modelcontextprotocol/server-filesystem,
 # pinned in proj/comp/mcp/test/client/package-lock.json) and a floor server
-# that answers without doing anything (and the same floor answering with
-# clada's own bytes): start-up (spawn to initialize
-# answered), tools/call file_read of a 1 KB file, RSS. Prints the ratios.
+# that answers without doing anything, also answering with clada's own bytes
+# and with the reference's (what the client alone spends on each answer):
+# start-up (spawn to initialize answered), tools/call file_read of a 1 KB
+# file (the calls taken in ten rounds, every server in each, so that the
+# machine's drift falls on all alike), RSS. Prints the ratios.
 #
 #   tools/bench-mcp.sh [STARTS] [CALLS]      default 20 starts, 1000 calls
 set -euo pipefail

@@ -1,8 +1,9 @@
 // Benchmark of `clada mcp` through the official SDK client, side by side with
 // the reference filesystem server (@modelcontextprotocol/server-filesystem)
 // and a floor server that answers without doing anything (the client's own
-// cost), once with a token answer and once with clada's own bytes (what the
-// client spends on clada's richer answer, apart from the server's time).
+// cost): with a token answer, with clada's own bytes (what the client spends
+// on clada's richer answer, apart from the server's time) and with the
+// reference's (the least a server answering as the reference does can take).
 // Run by tools/bench-mcp.sh; prints a table and the ratios.
 //
 //   CLADA_BIN=... CLADA_MCP_NODE_MODULES=.../node_modules node bench.mjs [STARTS] [CALLS]
@@ -37,25 +38,31 @@ rl.on('line', (line) => {
   else send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'x' }] } });
 });`);
 
-// The same floor, answering with clada's own bytes: its tools/list (the
+// The same floor, answering with a server's own bytes: its tools/list (the
 // outputSchema the client then checks every structuredContent against) and
-// its file_read result. What clada costs beyond this is the server's time;
-// the rest is the client's, for a richer answer than the floor's.
-const replies = child_process.spawnSync(bin, ['mcp', '--root', dir, '--no-git'], {
-  input: [
-    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'file_read', arguments: { path: 'f.txt' } } },
-  ].map((m) => JSON.stringify(m) + '\n').join(''),
-}).stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
-fs.writeFileSync(path.join(dir, 'replies.json'), JSON.stringify({ list: replies[1].result, call: replies[2].result }));
-const sameJs = path.join(dir, 'floor-same.mjs');
-fs.writeFileSync(sameJs, `
-import child_process from 'node:child_process';
+// its file_read result. What that server costs beyond this is its own time;
+// the rest is the client's, for a richer answer than the floor's. Made for
+// clada's bytes and for the reference server's: what the client alone
+// spends on the reference's answer is the least any server answering as the
+// reference does can take.
+const reference = path.join(modules, '@modelcontextprotocol/server-filesystem/dist/index.js');
+function floorAnswering(name, command, args, call) {
+  const replies = child_process.spawnSync(command, args, {
+    input: [
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: call },
+    ].map((m) => JSON.stringify(m) + '\n').join(''),
+  }).stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+  const byId = (id) => replies.find((r) => r.id === id).result;
+  const file = path.join(dir, `replies-${name}.json`);
+  fs.writeFileSync(file, JSON.stringify({ list: byId(1), call: byId(2) }));
+  const js = path.join(dir, `floor-${name}.mjs`);
+  fs.writeFileSync(js, `
 import fs from 'node:fs';
 import readline from 'node:readline';
-const { list, call } = JSON.parse(fs.readFileSync(${JSON.stringify(path.join(dir, 'replies.json'))}, 'utf8'));
+const { list, call } = JSON.parse(fs.readFileSync(${JSON.stringify(file)}, 'utf8'));
 const rl = readline.createInterface({ input: process.stdin });
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
 rl.on('line', (line) => {
@@ -65,13 +72,19 @@ rl.on('line', (line) => {
   else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: list });
   else send({ jsonrpc: '2.0', id: m.id, result: call });
 });`);
+  return js;
+}
+const cladaCall = { name: 'file_read', arguments: { path: 'f.txt' } };
+const referenceCall = { name: 'read_text_file', arguments: { path: path.join(dir, 'f.txt') } };
+const sameJs = floorAnswering('clada', bin, ['mcp', '--root', dir, '--no-git'], cladaCall);
+const refJs = floorAnswering('reference', process.execPath, [reference, dir], referenceCall);
 
-const reference = path.join(modules, '@modelcontextprotocol/server-filesystem/dist/index.js');
 const servers = {
-  clada: { command: bin, args: ['mcp', '--root', dir, '--no-git'], call: { name: 'file_read', arguments: { path: 'f.txt' } } },
-  reference: { command: process.execPath, args: [reference, dir], call: { name: 'read_text_file', arguments: { path: path.join(dir, 'f.txt') } } },
+  clada: { command: bin, args: ['mcp', '--root', dir, '--no-git'], call: cladaCall },
+  reference: { command: process.execPath, args: [reference, dir], call: referenceCall },
   floor: { command: process.execPath, args: [floorJs], call: { name: 'file_read', arguments: {} } },
-  'floor+same': { command: process.execPath, args: [sameJs], call: { name: 'file_read', arguments: { path: 'f.txt' } } },
+  'floor+same': { command: process.execPath, args: [sameJs], call: cladaCall },
+  'floor+ref': { command: process.execPath, args: [refJs], call: referenceCall },
 };
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
@@ -85,7 +98,11 @@ async function connect(s) {
   return { client, transport, startup: ms(t) };
 }
 
+// Start-up first, then the calls: every server connected at once and the
+// calls taken in rounds, a share of each server's in every round, so that
+// the machine's drift (clock speed, which core) falls on all alike.
 const results = {};
+const live = {};
 for (const [name, s] of Object.entries(servers)) {
   const startup = [];
   for (let i = 0; i < starts; i++) {
@@ -96,20 +113,31 @@ for (const [name, s] of Object.entries(servers)) {
   const c = await connect(s);
   await c.client.listTools();
   for (let i = 0; i < 50; i++) await c.client.callTool(s.call);  // warm-up
-  const lat = [];
-  for (let i = 0; i < calls; i++) {
-    const t = process.hrtime.bigint();
-    const r = await c.client.callTool(s.call);
-    lat.push(ms(t));
-    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r)}`);
+  live[name] = c;
+  results[name] = { startup: median(startup), lat: [] };
+}
+const rounds = 10;
+for (let round = 0; round < rounds; round++) {
+  for (const [name, s] of Object.entries(servers)) {
+    const { client } = live[name];
+    for (let i = 0; i < Math.ceil(calls / rounds); i++) {
+      const t = process.hrtime.bigint();
+      const r = await client.callTool(s.call);
+      results[name].lat.push(ms(t));
+      if (r.isError) throw new Error(`${name}: ${JSON.stringify(r)}`);
+    }
   }
-  let rss = NaN;
+}
+for (const [name, c] of Object.entries(live)) {
+  const r = results[name];
+  r.rss = NaN;
   try {
     const status = fs.readFileSync(`/proc/${c.transport.pid}/status`, 'utf8');
-    rss = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+    r.rss = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
   } catch {}
   await c.client.close();
-  results[name] = { startup: median(startup), call: median(lat), p90: [...lat].sort((a, b) => a - b)[Math.floor(lat.length * 0.9)], rss };
+  r.call = median(r.lat);
+  r.p90 = [...r.lat].sort((a, b) => a - b)[Math.floor(r.lat.length * 0.9)];
 }
 fs.rmSync(dir, { recursive: true, force: true });
 
@@ -119,8 +147,9 @@ console.log('server      start-up ms   call ms (median)   call ms (p90)   RSS MB
 for (const [name, r] of Object.entries(results)) {
   console.log(`${name.padEnd(10)}  ${f(r.startup, 1).padStart(11)}   ${f(r.call, 3).padStart(16)}   ${f(r.p90, 3).padStart(13)}   ${f(r.rss, 1).padStart(6)}`);
 }
-const c = results.clada, ref = results.reference, fl = results.floor, same = results['floor+same'];
+const c = results.clada, ref = results.reference, fl = results.floor, same = results['floor+same'], fref = results['floor+ref'];
 console.log(`start-up: reference / clada = ${f(ref.startup / c.startup, 1)}x (target >= 20x)`);
 console.log(`file_read: reference / clada = ${f(ref.call / c.call, 2)}x (target >= 3x); clada / floor = ${f(c.call / fl.call, 2)}x (target <= 1.3x)`);
 console.log(`file_read: clada / floor answering clada's bytes = ${f(c.call / same.call, 2)}x (the server's own cost); that floor / floor = ${f(same.call / fl.call, 2)}x (the client's, for clada's answer)`);
+console.log(`file_read: floor answering the reference's bytes / floor = ${f(fref.call / fl.call, 2)}x (the client's own cost of the reference's answer; reference / that floor = ${f(ref.call / fref.call, 2)}x)`);
 console.log(`clada idle RSS: ${f(c.rss, 1)} MB (target < 20 MB)`);
