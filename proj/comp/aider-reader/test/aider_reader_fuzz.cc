@@ -9,24 +9,10 @@
 // message and a fix; one action per edit.
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "proj/comp/aider-reader/src/aider_reader.h"
-
-namespace {
-
-// Aborts naming the failed promise.
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
-
-}  // namespace
+#include "proj/comp/core/test/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clada::aider_reader;

@@ -9,25 +9,11 @@
 // message and a fix; FindPatches agrees. The update hunks are then applied to
 // the input text itself (a file full of patch-like lines).
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+#include "proj/comp/core/test/fuzz_check.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
-
-namespace {
-
-// Aborts naming the failed promise.
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clada::apply_patch_reader;

@@ -8,24 +8,11 @@
 // numbers run 1..total_tasks without gaps (tasks in error keep theirs); every
 // task has a known action and a label; every error a code, a line and a message.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <string>
 
 #include "proj/comp/cml-parser/src/cml_parser.h"
-
-namespace {
-
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
-
-}  // namespace
+#include "proj/comp/core/test/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clada::cml_parser;

@@ -11,24 +11,12 @@
 // The first input byte chooses the delimiters (default, or a one-byte pair),
 // so configured delimiters are fuzzed too.
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string>
 
+#include "proj/comp/core/test/fuzz_check.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
-
-namespace {
-
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clada::csl_parser;

@@ -10,11 +10,10 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "proj/comp/core/test/fuzz_check.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
 
 namespace {
@@ -23,15 +22,6 @@ using clada::hunk_apply::ApplyError;
 using clada::hunk_apply::ApplyHunks;
 using clada::hunk_apply::Hunk;
 using clada::hunk_apply::PatchLine;
-
-// Aborts naming the failed promise.
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
 
 std::vector<std::string> SplitOnNewline(const std::string& s) {
   std::vector<std::string> out;

@@ -12,8 +12,6 @@
 // text (and the one line saying the file is not quoted).
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -22,20 +20,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "proj/comp/core/src/line_starts.h"
+#include "proj/comp/core/test/fuzz_check.h"
 #include "proj/comp/listener/src/listener.h"
-
-namespace {
-
-// Aborts naming the failed promise.
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clada::listener;

@@ -8,22 +8,13 @@
 // every message it writes is one line of JSON, a JSON-RPC 2.0 object with
 // either a method or an id with exactly one of result and error.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/test/fuzz_check.h"
 #include "proj/comp/mcp/src/server.h"
 
 namespace {
-
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
 
 void CheckMessage(absl::string_view text) {
   Check(text.find('\n') == absl::string_view::npos);

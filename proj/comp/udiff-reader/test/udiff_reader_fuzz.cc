@@ -8,24 +8,10 @@
 // a path; every error a code, a line, a message and a fix. Each patch is
 // then applied to the input text itself.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
+#include "proj/comp/core/test/fuzz_check.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
-
-namespace {
-
-// Aborts naming the failed promise.
-#define Check(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace clada::udiff_reader;
