@@ -202,7 +202,10 @@ std::optional<std::string> FindFilename(const std::vector<std::string>& lines_be
   return names.front();
 }
 
-Blocks ReadBlocks(absl::string_view text) {
+namespace {
+
+// ReadBlocks: each edit kept, or handed to `on_edit` when it is given.
+Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit) {
   Blocks out;
   // A block starts with `<<<<<` and a shell block with a ``` fence: an
   // answer with neither has none, and its lines are not tabled (48 bytes a
@@ -325,11 +328,21 @@ Blocks ReadBlocks(absl::string_view text) {
     e.warnings = std::move(warnings);
     e.span = Span(lines, head, updated);
     e.path_line = path_line;
-    out.edits.push_back(std::move(e));
+    if (on_edit != nullptr) {
+      (*on_edit)(std::move(e));
+    } else {
+      out.edits.push_back(std::move(e));
+    }
     i = updated + 1;
   }
   return out;
 }
+
+}  // namespace
+
+Blocks ReadBlocks(absl::string_view text) { return Read(text, nullptr); }
+
+Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit) { return Read(text, &on_edit); }
 
 std::vector<SourceSpan> FindBlocks(absl::string_view text) {
   Blocks b = ReadBlocks(text);

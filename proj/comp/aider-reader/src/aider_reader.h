@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/source_span.h"
@@ -73,6 +74,11 @@ struct Blocks {
 // Every block of `text`. Never fails, never throws: a malformed block is a
 // ParseError and the blocks after it are still read.
 Blocks ReadBlocks(absl::string_view text);
+
+// The same, each edit handed to `on_edit` as soon as it is read instead of
+// kept (the returned Blocks::edits is empty): a reader that needs only
+// where the blocks are (the listener) never holds 875,000 edits.
+Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit);
 
 // The spans of ReadBlocks(text)'s edits and errors, in order (for a segmenter).
 std::vector<SourceSpan> FindBlocks(absl::string_view text);

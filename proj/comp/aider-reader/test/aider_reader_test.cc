@@ -106,6 +106,30 @@ TEST_P(ReaderCases, Reads) {
   }
 }
 
+// Edits handed on as they are read are the edits ReadBlocks keeps; the
+// errors and shell blocks are kept as before.
+TEST_P(ReaderCases, StreamedEditsAreTheEditsRead) {
+  const json& c = GetParam();
+  const std::string text = c.at("text").get<std::string>();
+  const Blocks kept = ReadBlocks(text);
+  std::vector<Edit> streamed;
+  const Blocks rest = ReadBlocks(text, [&streamed](Edit&& e) { streamed.push_back(std::move(e)); });
+  EXPECT_TRUE(rest.edits.empty());
+  ASSERT_EQ(streamed.size(), kept.edits.size());
+  for (size_t k = 0; k < streamed.size(); ++k) {
+    EXPECT_EQ(streamed[k].number, kept.edits[k].number);
+    EXPECT_EQ(streamed[k].path, kept.edits[k].path);
+    EXPECT_EQ(streamed[k].search, kept.edits[k].search);
+    EXPECT_EQ(streamed[k].replace, kept.edits[k].replace);
+    EXPECT_EQ(streamed[k].path_line, kept.edits[k].path_line);
+    EXPECT_EQ(streamed[k].span.begin, kept.edits[k].span.begin);
+    EXPECT_EQ(streamed[k].span.end, kept.edits[k].span.end);
+  }
+  ASSERT_EQ(rest.errors.size(), kept.errors.size());
+  for (size_t k = 0; k < rest.errors.size(); ++k) EXPECT_EQ(rest.errors[k].code, kept.errors[k].code);
+  EXPECT_EQ(rest.shell.size(), kept.shell.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();

@@ -414,11 +414,10 @@ std::vector<BlockSpan> SearchReplaceBlocks(absl::string_view read, const core::L
   std::vector<BlockSpan> out;
   if (read.find("<<<<<<<") == absl::string_view::npos) return out;
   auto add = [&](int first, int last, bool closed) { AddBlock(id, lines, first, last, closed, out); };
-  const aider_reader::Blocks blocks = aider_reader::ReadBlocks(read);
-  for (const aider_reader::Edit& e : blocks.edits) {
-    if (other.Covers(e.span.first_line)) continue;
-    add(e.path_line > 0 ? e.path_line : e.span.first_line, e.span.last_line, true);
-  }
+  // Each edit is dropped once its span is taken.
+  const aider_reader::Blocks blocks = aider_reader::ReadBlocks(read, [&](aider_reader::Edit&& e) {
+    if (!other.Covers(e.span.first_line)) add(e.path_line > 0 ? e.path_line : e.span.first_line, e.span.last_line, true);
+  });
   for (const aider_reader::ParseError& e : blocks.errors) {
     if (other.Covers(e.line)) continue;
     add(e.line, e.span.last_line, e.code != "missing_divider" && e.code != "missing_replace_marker");
