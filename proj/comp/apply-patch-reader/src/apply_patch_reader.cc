@@ -162,8 +162,10 @@ enum class EndKind { kEndPatch, kEndOfText, kFence, kHeredoc, kNextBegin };
 
 class BodyParser {
  public:
-  BodyParser(const std::vector<Line>& lines, size_t first, size_t end, bool implicit_end, Patch* patch)
-      : lines_(lines), i_(first), end_(end), implicit_(implicit_end), patch_(patch) {}
+  // `keep_ops` false: the operations are read and counted, not kept.
+  BodyParser(const std::vector<Line>& lines, size_t first, size_t end, bool implicit_end, Patch* patch,
+             bool keep_ops)
+      : lines_(lines), i_(first), end_(end), implicit_(implicit_end), patch_(patch), keep_ops_(keep_ops) {}
 
   // Parses lines [first, end). Returns the index of the first line not read
   // (end, or where a missing `*** End Patch` was taken to be).
@@ -205,6 +207,7 @@ class BodyParser {
   }
 
   bool stopped() const { return stopped_; }
+  size_t ops_read() const { return ops_read_; }
   size_t stop_line() const { return stop_line_; }
   size_t last_read() const { return last_read_; }
 
@@ -275,7 +278,8 @@ class BodyParser {
     op.span.end = LineNext(lines_, last);
     op.span.first_line = static_cast<int>(start) + 1;
     op.span.last_line = static_cast<int>(last) + 1;
-    patch_->ops.push_back(std::move(op));
+    ++ops_read_;
+    if (keep_ops_) patch_->ops.push_back(std::move(op));
   }
 
   static absl::string_view HeaderWords(OpKind kind) {
@@ -514,6 +518,8 @@ class BodyParser {
   size_t end_;
   bool implicit_;
   Patch* patch_;
+  bool keep_ops_;
+  size_t ops_read_ = 0;
   bool stopped_ = false;
   size_t stop_line_ = 0;
   size_t last_read_ = 0;
@@ -536,7 +542,7 @@ SourceSpan SpanOf(const std::vector<Line>& lines, size_t first, size_t last) {
 // Reads the envelope whose `*** Begin Patch` is lines[b].
 // Lines before `first_free` belong to an earlier patch.
 Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, bool in_fence, char fence_ch,
-                   size_t fence_count, size_t* resume) {
+                   size_t fence_count, size_t* resume, bool keep_ops) {
   Patch patch;
   Envelope env;
   env.begin = b;
@@ -574,7 +580,7 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
   }
   env.end = j;
   const bool explicit_end = env.end_kind == EndKind::kEndPatch;
-  BodyParser body(lines, b + 1, j, !explicit_end, &patch);
+  BodyParser body(lines, b + 1, j, !explicit_end, &patch, keep_ops);
   body.Run();
   const size_t stop = body.stop_line();
 
@@ -617,7 +623,7 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
     *resume = body.stopped() ? stop : (env.end_kind == EndKind::kHeredoc ? j + 1 : j);
   }
   patch.span = SpanOf(lines, env.open, last);
-  if (patch.ops.empty() && patch.errors.empty()) {
+  if (body.ops_read() == 0 && patch.errors.empty()) {
     patch.errors.push_back({"empty_patch", static_cast<int>(b) + 1,
                             "the patch has no file operations, so no file was changed",
                             absl::StrCat("put one or more of ", kHeaders,
@@ -658,7 +664,7 @@ Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume) {
   return patch;
 }
 
-std::vector<Patch> ReadAll(absl::string_view text) {
+std::vector<Patch> ReadAll(absl::string_view text, bool keep_ops) {
   std::vector<Patch> out;
   // Every marker starts with `*`: an answer without one has no patch, and
   // its lines are not tabled (40 bytes a line).
@@ -674,7 +680,7 @@ std::vector<Patch> ReadAll(absl::string_view text) {
     Classified c = Classify(raw);
     if (c.marker == Marker::kBegin) {
       size_t resume = i + 1;
-      out.push_back(ReadEnvelope(lines, i, first_free, in_fence, fence_ch, fence_count, &resume));
+      out.push_back(ReadEnvelope(lines, i, first_free, in_fence, fence_ch, fence_count, &resume, keep_ops));
       i = std::max(resume, i + 1);
       first_free = i;
       continue;
@@ -716,11 +722,13 @@ absl::string_view OpKindName(OpKind kind) {
   return "";
 }
 
-std::vector<Patch> ReadPatches(absl::string_view text) { return ReadAll(text); }
+std::vector<Patch> ReadPatches(absl::string_view text) { return ReadAll(text, /*keep_ops=*/true); }
+
+std::vector<Patch> ReadEnvelopes(absl::string_view text) { return ReadAll(text, /*keep_ops=*/false); }
 
 std::vector<SourceSpan> FindPatches(absl::string_view text) {
   std::vector<SourceSpan> spans;
-  for (const Patch& p : ReadAll(text)) spans.push_back(p.span);
+  for (const Patch& p : ReadEnvelopes(text)) spans.push_back(p.span);
   return spans;
 }
 

@@ -92,6 +92,12 @@ struct Patch {
 // one `missing_begin` error and no operations.
 std::vector<Patch> ReadPatches(absl::string_view text);
 
+// The same envelopes without their operations (`ops` empty; spans,
+// errors, warnings and `ended` as ReadPatches gives them): a reader that
+// needs only where the envelopes are (the listener) never holds an
+// envelope's 1,982,806 deletes.
+std::vector<Patch> ReadEnvelopes(absl::string_view text);
+
 // The envelopes' spans only, as ReadPatches would report them.
 std::vector<SourceSpan> FindPatches(absl::string_view text);
 

@@ -21,6 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<Patch> patches = ReadPatches(text);
   const std::vector<SourceSpan> spans = FindPatches(text);
   Check(spans.size() == patches.size());
+  const std::vector<Patch> envelopes = ReadEnvelopes(text);
+  Check(envelopes.size() == patches.size());
+  for (size_t i = 0; i < patches.size(); ++i) {
+    Check(envelopes[i].ops.empty() && envelopes[i].ended == patches[i].ended);
+    Check(envelopes[i].errors.size() == patches[i].errors.size() && envelopes[i].warnings == patches[i].warnings);
+  }
   size_t previous_end = 0;
   for (size_t i = 0; i < patches.size(); ++i) {
     const Patch& p = patches[i];

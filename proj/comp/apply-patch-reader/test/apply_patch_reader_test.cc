@@ -144,6 +144,28 @@ TEST_P(ReaderCases, Reads) {
                  "apply warnings");
 }
 
+// The envelopes without their operations are ReadPatches' envelopes: the
+// same spans, ends, errors (empty_patch included) and warnings.
+TEST_P(ReaderCases, EnvelopesAreThePatchesWithoutTheirOperations) {
+  const json& c = GetParam();
+  const std::string text = c.at("text").get<std::string>();
+  const std::vector<Patch> patches = ReadPatches(text);
+  const std::vector<Patch> envelopes = ReadEnvelopes(text);
+  ASSERT_EQ(envelopes.size(), patches.size());
+  for (size_t k = 0; k < patches.size(); ++k) {
+    EXPECT_TRUE(envelopes[k].ops.empty());
+    EXPECT_EQ(envelopes[k].span.begin, patches[k].span.begin);
+    EXPECT_EQ(envelopes[k].span.end, patches[k].span.end);
+    EXPECT_EQ(envelopes[k].ended, patches[k].ended);
+    EXPECT_EQ(envelopes[k].warnings, patches[k].warnings);
+    ASSERT_EQ(envelopes[k].errors.size(), patches[k].errors.size());
+    for (size_t e = 0; e < patches[k].errors.size(); ++e) {
+      EXPECT_EQ(envelopes[k].errors[e].code, patches[k].errors[e].code);
+      EXPECT_EQ(envelopes[k].errors[e].line, patches[k].errors[e].line);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();

@@ -458,7 +458,7 @@ std::vector<BlockSpan> PatchBlocks(absl::string_view read, const core::LineStart
                                    std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
   if (read.find("***") == absl::string_view::npos) return out;
-  for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(read)) {
+  for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadEnvelopes(read)) {
     if (taken.Covers(p.span.first_line)) continue;
     AddBlock(id, lines, p.span.first_line, p.span.last_line, p.ended, out);
   }
