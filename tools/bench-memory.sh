@@ -8,31 +8,31 @@
 # and 300,000 one-line operations in each other dialect (CML, CSL, replacer,
 # SEARCH/REPLACE, apply_patch, unified diff), each on a file that does not
 # exist, so that each fails at once. Prints one line per input and exits 1
-# when a run is over its bound. With --large first, measures instead the
+# when a run is over its bound. With --large, measures instead the
 # same one-line operations in each of those six dialects as many as fit the
 # input limit (50 MiB: about 0.8 to 2 million; each run takes a minute or
-# two). With --listen first, measures `clada listen` instead: the answer
+# two). With --listen, measures `clada listen` instead: the answer
 # saved into the listened file at once, the listener stopped (SIGINT) once
 # it has written its report; the 300k inputs of the other dialects, the
-# 600k small blocks and a million empty ones.
-# With --git first, runs `clada run` as the standard inputs do but in a git
+# 600k small blocks and a million empty ones; with --large as well, the
+# listener on the six answers at the input limit.
+# With --git, runs `clada run` as the standard inputs do but in a git
 # repository (the root made one, with one commit), as a user runs it.
-# Usage: tools/bench-memory.sh [--large|--listen|--git] [CLADA_BINARY]
+# Usage: tools/bench-memory.sh [--large] [--listen|--git] [CLADA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 large=0
 listen=0
 git_mode=0
-if [ "${1:-}" = --large ]; then
-  large=1
+while [ $# -ge 1 ]; do
+  case "$1" in
+    --large) large=1 ;;
+    --listen) listen=1 ;;
+    --git) git_mode=1 ;;
+    *) break ;;
+  esac
   shift
-elif [ "${1:-}" = --listen ]; then
-  listen=1
-  shift
-elif [ "${1:-}" = --git ]; then
-  git_mode=1
-  shift
-fi
+done
 if [ $# -ge 1 ]; then
   bin=$1
 else
@@ -163,12 +163,13 @@ measure() {  # name, answer, largest file read (bytes), extra flags...
     "$(echo "$bound_kb / 1024" | bc -l)" "$(echo "$report_bytes / 1024" | bc -l)" "$verdict"
 }
 if [ "$large" = 1 ]; then
-  measure "CML <remove> tasks to the limit" "$dir/cml.md" 0
-  measure "CSL SEARCH operations to the limit" "$dir/csl.md" 0
-  measure "replacer blocks to the limit" "$dir/replacer.md" 0
-  measure "SEARCH/REPLACE blocks to the limit" "$dir/aider.md" 0
-  measure "apply_patch deletes to the limit" "$dir/patch.md" 0
-  measure "unified-diff deletes to the limit" "$dir/udiff.md" 0
+  how=$([ "$listen" = 1 ] && echo "listen: " || true)
+  measure "${how}CML <remove> tasks to the limit" "$dir/cml.md" 0
+  measure "${how}CSL SEARCH operations to the limit" "$dir/csl.md" 0
+  measure "${how}replacer blocks to the limit" "$dir/replacer.md" 0
+  measure "${how}SEARCH/REPLACE blocks to the limit" "$dir/aider.md" 0
+  measure "${how}apply_patch deletes to the limit" "$dir/patch.md" 0
+  measure "${how}unified-diff deletes to the limit" "$dir/udiff.md" 0
   exit $status
 fi
 if [ "$listen" = 1 ]; then
