@@ -1,9 +1,16 @@
 #include "proj/comp/core/src/path_policy.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -40,15 +47,63 @@ absl::Status Unresolvable(absl::string_view input, const std::string& prefix, in
       ErrnoName(err), "); a path clada cannot resolve is refused. Use a shorter path without symlink loops"));
 }
 
+// What one openat2(2) with RESOLVE_NO_SYMLINKS says of `normalized`
+// (absolute, without ".", ".." or empty components), where realpath(3)
+// reads every component with readlink(2) (a path eight deep: 8.4 µs
+// against 2.2):
+//   kOwn      every component exists and none is a symlink, the last
+//             included: the path is its own realpath (and `*mode`, when
+//             given, is the last one's st_mode, every one before it being
+//             a directory);
+//   kMissing  a component is missing (ENOENT) or not a directory
+//             (ENOTDIR), and none before it is a symlink: realpath would
+//             fail the same way;
+//   kUnknown  anything else (a symlink, EACCES, ENAMETOOLONG, a kernel
+//             before 5.6, a seccomp filter): realpath decides.
+enum class Walk { kOwn, kMissing, kUnknown };
+
+Walk WalkWithoutSymlinks(const std::string& normalized, mode_t* mode = nullptr) {
+#if defined(SYS_openat2) && defined(RESOLVE_NO_SYMLINKS)
+  static std::atomic<bool> unsupported{false};
+  if (unsupported.load(std::memory_order_relaxed)) return Walk::kUnknown;
+  struct open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS;  // implies RESOLVE_NO_MAGICLINKS
+  const long fd = ::syscall(SYS_openat2, AT_FDCWD, normalized.c_str(), &how, sizeof how);
+  if (fd >= 0) {
+    struct stat st;
+    const bool known = mode == nullptr || ::fstat(static_cast<int>(fd), &st) == 0;
+    ::close(static_cast<int>(fd));
+    if (!known) return Walk::kUnknown;
+    if (mode != nullptr) *mode = st.st_mode;
+    return Walk::kOwn;
+  }
+  if (errno == ENOENT || errno == ENOTDIR) return Walk::kMissing;
+  // Not there (before 5.6), or refused by a seccomp filter: never asked again.
+  if (errno == ENOSYS || errno == EPERM) unsupported.store(true, std::memory_order_relaxed);
+#endif
+  return Walk::kUnknown;
+}
+
 // Canonicalises the longest existing prefix of a normalised absolute path
 // and appends the rest. Symlinks inside the existing part are resolved.
+// `*existing_mode` is the path's st_mode when one openat2(2) found all of
+// it there without a symlink (every component before the last is then a
+// directory), else 0.
 // Errors: path_denied when realpath fails for a reason other than a
 // missing component.
-absl::StatusOr<std::string> CanonicalizeExistingPrefix(absl::string_view input, const std::string& normalized) {
+absl::StatusOr<std::string> CanonicalizeExistingPrefix(absl::string_view input, const std::string& normalized,
+                                                       mode_t* existing_mode) {
   int err = 0;
-  std::string real = RealPath(normalized, err);
-  if (!real.empty()) return real;
-  if (!MeansMissing(err)) return Unresolvable(input, normalized, err);
+  *existing_mode = 0;
+  const Walk walk = WalkWithoutSymlinks(normalized, existing_mode);
+  if (walk == Walk::kOwn) return normalized;
+  *existing_mode = 0;
+  if (walk == Walk::kUnknown) {
+    std::string real = RealPath(normalized, err);
+    if (!real.empty()) return real;
+    if (!MeansMissing(err)) return Unresolvable(input, normalized, err);
+  }
   size_t cut = normalized.size();
   while (true) {
     cut = normalized.rfind('/', cut - 1);
@@ -56,6 +111,9 @@ absl::StatusOr<std::string> CanonicalizeExistingPrefix(absl::string_view input, 
       return normalized;  // nothing below / exists; keep lexical form
     }
     std::string head = normalized.substr(0, cut);
+    const Walk head_walk = WalkWithoutSymlinks(head);
+    if (head_walk == Walk::kOwn) return normalized;  // head is real; the tail appended is the rest
+    if (head_walk == Walk::kMissing) continue;
     std::string real_head = RealPath(head, err);
     if (!real_head.empty()) {
       std::string tail = normalized.substr(cut);  // starts with '/'
@@ -185,7 +243,10 @@ bool HasGitLayout(const std::string& dir, const std::string& adding) {
 // a path that would complete that layout (issue 17 #4: an answer that
 // plants HEAD, objects/ and refs/ makes every git command there run its
 // config). Checked from the allowed root `root` down to `canonical`.
-std::string PlantedRepositoryReason(const std::string& canonical, const std::string& root) {
+// `existing_mode` is canonical's st_mode when it is known to exist with
+// every component before it a directory (CanonicalizeExistingPrefix),
+// else 0: each component is then looked at.
+std::string PlantedRepositoryReason(const std::string& canonical, const std::string& root, mode_t existing_mode) {
   // The root itself is the user's choice (it may be a bare repository the
   // user works in); only what lies below it is checked.
   std::string dir = root;
@@ -198,9 +259,15 @@ std::string PlantedRepositoryReason(const std::string& canonical, const std::str
     // One lstat for "exists" and "is a directory": `canonical` came from
     // realpath(3), so an existing component is no symlink (but a dangling
     // one it could not resolve, which is no directory either way) and
-    // lstat's answer is stat's.
+    // lstat's answer is stat's. None when the walk already told.
     struct stat st;
-    bool exists = ::lstat(child.c_str(), &st) == 0;
+    bool exists;
+    if (existing_mode != 0) {
+      exists = true;
+      st.st_mode = child.size() == canonical.size() ? existing_mode : S_IFDIR;
+    } else {
+      exists = ::lstat(child.c_str(), &st) == 0;
+    }
     if (layout_name && !exists && HasGitLayout(dir, folded)) {
       return absl::StrCat("creating '", part, "' in '", dir,
                           "' would give it the layout of a git repository (HEAD, objects/, refs/), and every git "
@@ -279,7 +346,9 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
         absl::StrCat("invalid_path: the path is ", path.size(), " bytes long (limit ", PATH_MAX - 1, ")"));
   }
   std::string absolute = path[0] == '/' ? std::string(path) : absl::StrCat(policy.working_root, "/", path);
-  absl::StatusOr<std::string> resolved = CanonicalizeExistingPrefix(path, NormalizeAbsolutePath(absolute));
+  mode_t existing_mode = 0;
+  absl::StatusOr<std::string> resolved =
+      CanonicalizeExistingPrefix(path, NormalizeAbsolutePath(absolute), &existing_mode);
   if (!resolved.ok()) return resolved.status();
   const std::string& canonical = *resolved;
 
@@ -296,7 +365,7 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
         "). Use a path inside the working root, or let the user add a root with --allow DIR"));
   }
   std::string reason = DeniedReason(canonical);
-  if (reason.empty()) reason = PlantedRepositoryReason(canonical, *root_of_path);
+  if (reason.empty()) reason = PlantedRepositoryReason(canonical, *root_of_path, existing_mode);
   if (reason.empty()) {
     for (const std::string& file : policy.protected_files) {
       if (IsWithin(canonical, file)) {
