@@ -81,18 +81,19 @@ std::string TypeOfJson(const core::Json& v) {
 }
 
 // The result of an action run through the engine, as a CallToolResult.
-mcp::ToolResult ActionToolResult(const ExecutionResult& result, bool structured, int64_t report_budget) {
+// Its data is moved into structuredContent: it can hold a whole file.
+mcp::ToolResult ActionToolResult(ExecutionResult result, bool structured, int64_t report_budget) {
   mcp::ToolResult out = mcp::ToolResult::Text(FormatReport(result, report_budget), !result.success);
   if (!structured) return out;
   core::Json data = core::Json::object();
   bool ok = result.success;
   std::string error = result.fatal_error.value_or("");
   if (!result.results.empty()) {
-    const ActionResult& r = result.results[0];
+    ActionResult& r = result.results[0];
     if (r.data.is_object()) {
-      data = r.data;
+      data = std::move(r.data);
     } else if (!r.data.is_null()) {
-      data["data"] = r.data;
+      data["data"] = std::move(r.data);
     }
     ok = ok && r.success;
     if (error.empty()) error = r.error;
@@ -148,6 +149,9 @@ std::shared_ptr<CallBase> MakeCallBase(const McpServerOptions& options) {
   base->clada.working_root = options.root;
   base->clada.settings = options.settings;
   base->clada.settings.quiet = true;  // exec's live output goes to progress notifications, not stderr
+  // Where each setting came from is for `clada config`; copied into every
+  // call's options it was a map of every setting, 40 allocations a call.
+  base->clada.settings.source.clear();
   base->clada.dry_run = options.dry_run;
   base->clada.full_outputs = true;
   base->clada.read_only_skips_git = true;  // a read commits nothing; opening git was most of its time
@@ -723,7 +727,7 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
       std::vector<core::Action> actions;
       actions.push_back(std::move(action));
       ExecutionResult result = Clada(std::move(c->clada)).ExecuteActions(std::move(actions), "mcp");
-      return ActionToolResult(result, structured, options.settings.report_budget_bytes);
+      return ActionToolResult(std::move(result), structured, options.settings.report_budget_bytes);
     };
     tools.Add(std::move(tool));
   }

@@ -295,7 +295,9 @@ void Dispatcher::DispatchMessage(absl::string_view text) {
     invalid("\"id\" must be a string or an integer");
     return;
   }
-  Json params = message.contains("params") ? message["params"] : Json::object();
+  // Taken out of the message, not copied: a call's arguments can hold a
+  // whole file.
+  Json params = message.contains("params") ? std::move(message["params"]) : Json::object();
   if (!params.is_object() && !params.is_array()) {
     invalid("\"params\" must be an object");
     return;
@@ -321,7 +323,7 @@ void Dispatcher::DispatchMessage(absl::string_view text) {
     if (sync != requests_.end()) {
       Respond(id, sync->second(params));
     } else {
-      later->second(id, params);
+      later->second(id, std::move(params));
     }
   } catch (const std::exception& e) {
     Respond(id, Reply::Error(kInternalError, absl::StrCat("Internal error: ", e.what())));

@@ -72,7 +72,9 @@ class Dispatcher {
   using RequestHandler = std::function<Reply(const Json& params)>;
   // Answers later, from any thread, by calling Respond(id, ...) once; or
   // never, for a request the client cancelled.
-  using DeferredHandler = std::function<void(const Json& id, const Json& params)>;
+  // `params` is the message's own, moved in: a call's arguments can hold a
+  // whole file.
+  using DeferredHandler = std::function<void(const Json& id, Json params)>;
   using NotificationHandler = std::function<void(const Json& params)>;
   using ResponseHandler = std::function<void(const Reply& reply)>;
 

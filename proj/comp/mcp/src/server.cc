@@ -107,7 +107,7 @@ Server::Server(ServerInfo info, ToolRegistry tools, Dispatcher::WriteFunction wr
     return Reply::Ok(Json::object());
   });
   dispatcher_.AddRequestHandler("tools/list", [this](const Json& params) { return ListTools(params); });
-  dispatcher_.AddDeferredHandler("tools/call", [this](const Json& id, const Json& params) { QueueCall(id, params); });
+  dispatcher_.AddDeferredHandler("tools/call", [this](const Json& id, Json params) { QueueCall(id, std::move(params)); });
   dispatcher_.AddNotificationHandler("notifications/initialized", [this](const Json&) { OnInitialized(); });
   dispatcher_.AddNotificationHandler("notifications/roots/list_changed", [this](const Json&) { RequestRoots(); });
   dispatcher_.AddNotificationHandler("notifications/cancelled", [this](const Json& params) { OnCancelled(params); });
@@ -225,7 +225,7 @@ void Server::RequestRoots() {
   });
 }
 
-void Server::QueueCall(const Json& id, const Json& params) {
+void Server::QueueCall(const Json& id, Json params) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!initialized_) {
@@ -243,7 +243,7 @@ void Server::QueueCall(const Json& id, const Json& params) {
     dispatcher_.Respond(id, Reply::Error(kInvalidParams, absl::StrCat("Unknown tool: ", name, " (tools/list names them)")));
     return;
   }
-  Json arguments = params.contains("arguments") ? params["arguments"] : Json::object();
+  Json arguments = params.contains("arguments") ? std::move(params["arguments"]) : Json::object();
   if (arguments.is_null()) arguments = Json::object();
   if (!arguments.is_object()) {
     dispatcher_.Respond(id, Reply::Error(kInvalidParams, "Invalid params: arguments must be an object"));

@@ -63,7 +63,10 @@ struct ToolResult {
 
   static ToolResult Text(std::string text, bool is_error = false) {
     ToolResult r;
-    r.content.push_back({{"type", "text"}, {"text", std::move(text)}});
+    Json item = Json::object();
+    item["type"] = "text";
+    item["text"] = std::move(text);  // a report can hold a whole file: moved, not copied
+    r.content.push_back(std::move(item));
     r.is_error = is_error;
     return r;
   }
@@ -164,7 +167,7 @@ class Server {
   Reply ListTools(const Json& params) const;
   void OnInitialized();
   void RequestRoots();
-  void QueueCall(const Json& id, const Json& params);
+  void QueueCall(const Json& id, Json params);
   void OnCancelled(const Json& params);
   void WorkerLoop();
   // Runs the queued calls until none is left; `lock` holds mu_.

@@ -226,7 +226,9 @@ TEST(Initialize, DescriptionOnlyAtTheRevisionThatHasIt) {
     ASSERT_EQ(out.size(), 1u);
     const Json server_info = Json::parse(out[0])["result"]["serverInfo"];
     EXPECT_EQ(server_info.contains("description"), std::string(version) == "2025-11-25") << version << ": " << out[0];
-    if (server_info.contains("description")) EXPECT_EQ(server_info["description"], "what it does");
+    if (server_info.contains("description")) {
+      EXPECT_EQ(server_info["description"], "what it does");
+    }
   }
 }
 
