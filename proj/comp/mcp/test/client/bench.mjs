@@ -4,9 +4,12 @@
 // cost): with a token answer, with clada's own bytes (what the client spends
 // on clada's richer answer, apart from the server's time) and with the
 // reference's (the least a server answering as the reference does can take).
-// Run by tools/bench-mcp.sh; prints a table and the ratios.
+// Run by tools/bench-mcp.sh; prints a table and the ratios. With RUNS over
+// 1, the whole measurement is taken that many times (fresh processes each
+// time: the machine's state drifts between runs more than within one) and
+// each run's figures and ratios are printed, then the ratios' medians.
 //
-//   CLADA_BIN=... CLADA_MCP_NODE_MODULES=.../node_modules node bench.mjs [STARTS] [CALLS]
+//   CLADA_BIN=... CLADA_MCP_NODE_MODULES=.../node_modules node bench.mjs [STARTS] [CALLS] [RUNS]
 import child_process from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +20,7 @@ const bin = process.env.CLADA_BIN;
 const modules = process.env.CLADA_MCP_NODE_MODULES;
 const starts = Number(process.argv[2] ?? 20);
 const calls = Number(process.argv[3] ?? 1000);
+const runs = Number(process.argv[4] ?? 1);
 const sdk = (p) => import(pathToFileURL(path.join(modules, '@modelcontextprotocol/sdk/dist/esm', p)).href);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
@@ -101,55 +105,92 @@ async function connect(s) {
 // Start-up first, then the calls: every server connected at once and the
 // calls taken in rounds, a share of each server's in every round, so that
 // the machine's drift (clock speed, which core) falls on all alike.
-const results = {};
-const live = {};
-for (const [name, s] of Object.entries(servers)) {
-  const startup = [];
-  for (let i = 0; i < starts; i++) {
-    const c = await connect(s);
-    startup.push(c.startup);
-    await c.client.close();
-  }
-  const c = await connect(s);
-  await c.client.listTools();
-  for (let i = 0; i < 50; i++) await c.client.callTool(s.call);  // warm-up
-  live[name] = c;
-  results[name] = { startup: median(startup), lat: [] };
-}
-const rounds = 10;
-for (let round = 0; round < rounds; round++) {
+async function measure() {
+  const results = {};
+  const live = {};
   for (const [name, s] of Object.entries(servers)) {
-    const { client } = live[name];
-    for (let i = 0; i < Math.ceil(calls / rounds); i++) {
-      const t = process.hrtime.bigint();
-      const r = await client.callTool(s.call);
-      results[name].lat.push(ms(t));
-      if (r.isError) throw new Error(`${name}: ${JSON.stringify(r)}`);
+    const startup = [];
+    for (let i = 0; i < starts; i++) {
+      const c = await connect(s);
+      startup.push(c.startup);
+      await c.client.close();
+    }
+    const c = await connect(s);
+    await c.client.listTools();
+    for (let i = 0; i < 50; i++) await c.client.callTool(s.call);  // warm-up
+    live[name] = c;
+    results[name] = { startup: median(startup), lat: [] };
+  }
+  const rounds = 10;
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, s] of Object.entries(servers)) {
+      const { client } = live[name];
+      for (let i = 0; i < Math.ceil(calls / rounds); i++) {
+        const t = process.hrtime.bigint();
+        const r = await client.callTool(s.call);
+        results[name].lat.push(ms(t));
+        if (r.isError) throw new Error(`${name}: ${JSON.stringify(r)}`);
+      }
     }
   }
+  for (const [name, c] of Object.entries(live)) {
+    const r = results[name];
+    r.rss = NaN;
+    try {
+      const status = fs.readFileSync(`/proc/${c.transport.pid}/status`, 'utf8');
+      r.rss = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+    } catch {}
+    await c.client.close();
+    r.call = median(r.lat);
+    r.p90 = [...r.lat].sort((a, b) => a - b)[Math.floor(r.lat.length * 0.9)];
+  }
+  return results;
 }
-for (const [name, c] of Object.entries(live)) {
-  const r = results[name];
-  r.rss = NaN;
-  try {
-    const status = fs.readFileSync(`/proc/${c.transport.pid}/status`, 'utf8');
-    r.rss = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-  } catch {}
-  await c.client.close();
-  r.call = median(r.lat);
-  r.p90 = [...r.lat].sort((a, b) => a - b)[Math.floor(r.lat.length * 0.9)];
+
+// The ratios the issue sets targets for, and what bounds them: the floor
+// answering clada's bytes does no work at all, so reference / that floor
+// is the most any server answering with clada's bytes can reach.
+function ratios(r) {
+  const c = r.clada, ref = r.reference, fl = r.floor, same = r['floor+same'], fref = r['floor+ref'];
+  return {
+    startup: ref.startup / c.startup,
+    speedup: ref.call / c.call,
+    overFloor: c.call / fl.call,
+    overSame: c.call / same.call,
+    ceiling: ref.call / same.call,
+    sameOverFloor: same.call / fl.call,
+    refBytesOverFloor: fref.call / fl.call,
+    refOverRefBytes: ref.call / fref.call,
+    rss: c.rss,
+  };
 }
+
+const all = [];
+for (let run = 0; run < runs; run++) all.push(await measure());
 fs.rmSync(dir, { recursive: true, force: true });
 
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
-console.log(`starts: ${starts}, calls: ${calls} (file_read of a 1 KB file; medians; rss after the calls)`);
-console.log('server      start-up ms   call ms (median)   call ms (p90)   RSS MB');
-for (const [name, r] of Object.entries(results)) {
-  console.log(`${name.padEnd(10)}  ${f(r.startup, 1).padStart(11)}   ${f(r.call, 3).padStart(16)}   ${f(r.p90, 3).padStart(13)}   ${f(r.rss, 1).padStart(6)}`);
+const names = Object.keys(servers);
+if (runs === 1) {
+  const results = all[0];
+  console.log(`starts: ${starts}, calls: ${calls} (file_read of a 1 KB file; medians; rss after the calls)`);
+  console.log('server      start-up ms   call ms (median)   call ms (p90)   RSS MB');
+  for (const [name, r] of Object.entries(results)) {
+    console.log(`${name.padEnd(10)}  ${f(r.startup, 1).padStart(11)}   ${f(r.call, 3).padStart(16)}   ${f(r.p90, 3).padStart(13)}   ${f(r.rss, 1).padStart(6)}`);
+  }
+} else {
+  console.log(`starts: ${starts}, calls: ${calls}, runs: ${runs} (file_read of a 1 KB file; each run's median call ms, then its ratios)`);
+  console.log(`run  ${names.map((n) => n.padStart(10)).join(' ')}   ref/clada  clada/floor  clada/floor+same  ref/floor+same`);
+  all.forEach((results, i) => {
+    const q = ratios(results);
+    console.log(`${String(i + 1).padStart(3)}  ${names.map((n) => f(results[n].call, 3).padStart(10)).join(' ')}   ${f(q.speedup).padStart(9)}  ${f(q.overFloor).padStart(11)}  ${f(q.overSame).padStart(16)}  ${f(q.ceiling).padStart(14)}`);
+  });
+  console.log(`medians over the ${runs} runs:`);
 }
-const c = results.clada, ref = results.reference, fl = results.floor, same = results['floor+same'], fref = results['floor+ref'];
-console.log(`start-up: reference / clada = ${f(ref.startup / c.startup, 1)}x (target >= 20x)`);
-console.log(`file_read: reference / clada = ${f(ref.call / c.call, 2)}x (target >= 3x); clada / floor = ${f(c.call / fl.call, 2)}x (target <= 1.3x)`);
-console.log(`file_read: clada / floor answering clada's bytes = ${f(c.call / same.call, 2)}x (the server's own cost); that floor / floor = ${f(same.call / fl.call, 2)}x (the client's, for clada's answer)`);
-console.log(`file_read: floor answering the reference's bytes / floor = ${f(fref.call / fl.call, 2)}x (the client's own cost of the reference's answer; reference / that floor = ${f(ref.call / fref.call, 2)}x)`);
-console.log(`clada idle RSS: ${f(c.rss, 1)} MB (target < 20 MB)`);
+const mid = (key) => median(all.map((results) => ratios(results)[key]));
+console.log(`start-up: reference / clada = ${f(mid('startup'), 1)}x (target >= 20x)`);
+console.log(`file_read: reference / clada = ${f(mid('speedup'), 2)}x (target >= 3x); clada / floor = ${f(mid('overFloor'), 2)}x (target <= 1.3x)`);
+console.log(`file_read: clada / floor answering clada's bytes = ${f(mid('overSame'), 2)}x (the server's own cost); that floor / floor = ${f(mid('sameOverFloor'), 2)}x (the client's, for clada's answer)`);
+console.log(`file_read: reference / floor answering clada's bytes = ${f(mid('ceiling'), 2)}x (the most a server answering with clada's bytes can reach, doing no work)`);
+console.log(`file_read: floor answering the reference's bytes / floor = ${f(mid('refBytesOverFloor'), 2)}x (the client's own cost of the reference's answer; reference / that floor = ${f(mid('refOverRefBytes'), 2)}x)`);
+console.log(`clada idle RSS: ${f(mid('rss'), 1)} MB (target < 20 MB)`);
