@@ -231,6 +231,8 @@ absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
     const std::string& working_root, const GitOptions& options,
     const BatchPlan& plan);
 
+class RunLockKeeper;
+
 // Serialises clada processes on one working root with flock(2) on the
 // working root directory itself (an action can remove any file in it, not
 // the directory it runs in). The holder's pid is written to
@@ -267,23 +269,30 @@ class RunLock {
 
  private:
   friend class RunLockKeeper;
-  RunLock(int fd, std::string path, int pid_fd = -1) : fd_(fd), path_(std::move(path)), pid_fd_(pid_fd) {}
+  RunLock(int fd, std::string path, int pid_fd = -1, RunLockKeeper* keeper = nullptr)
+      : fd_(fd), path_(std::move(path)), pid_fd_(pid_fd), keeper_(keeper) {}
   void Release();
 
   int fd_ = -1;
   std::string path_;
   int pid_fd_ = -1;  // the pid file, open from Acquire to Release; -1: none (or the keeper's)
+  RunLockKeeper* keeper_ = nullptr;  // fd_ is its kept descriptor: unlocked on release, not closed
 };
 
 // The run lock of one working root for a process that takes it again and
 // again (`clada mcp`: once a tool call), keeping what does not change
-// between its runs. Each Acquire still opens the working root and takes
-// flock(2) on it, exactly as RunLock::Acquire (the lock is on the directory
-// the path names now, the one a `clada run` there locks); but the state
-// directory is set up, and the pid file opened and written, only the first
-// time, and again when `.clada/lock` is no longer the file this keeper
-// last wrote: deleted, replaced, or written by another run since (one
-// fstatat(2) tells, by inode and change time). Its pid stays in the file
+// between its runs. Each Acquire takes flock(2) on the working root, as
+// RunLock::Acquire does, on the directory the path names now (the one a
+// `clada run` there locks): through the descriptor kept from the acquire
+// before when a stat(2) of the path shows the same directory (device and
+// inode) and no RunLock holds it, else through a new one, as
+// RunLock::Acquire (the first time, after the root was replaced, and for
+// a second RunLock at once, which must exclude the first: flock(2) is per
+// open file). Its release unlocks the kept descriptor (LOCK_UN) instead of
+// closing it. The state directory is set up, and the pid file opened and
+// written, only the first time, and again when `.clada/lock` is no longer
+// the file this keeper last wrote: deleted, replaced, or written by
+// another run since (one fstatat(2) tells, by inode and change time). Its pid stays in the file
 // between its runs (a waiting process reads it only while the lock is
 // held, and every holder writes its own pid once it holds the lock), and
 // is blanked when the keeper is destroyed, if the lock is free then (a
@@ -302,13 +311,19 @@ class RunLockKeeper {
   const std::string& working_root() const { return root_; }
 
  private:
+  friend class RunLock;
   // With the lock held on `root_fd`: makes `.clada/lock` name this process.
   void NotePid(int root_fd);
+  // A RunLock lets go of the kept descriptor (already unlocked).
+  void Return(int root_fd);
 
   const std::string root_;
   std::mutex mu_;
   int pid_fd_ = -1;         // the pid file last written; -1: none
   struct stat written_ {};  // its fstat(2) after that write
+  int root_fd_ = -1;        // the root's descriptor kept between acquires; -1: none
+  struct stat root_id_ {};  // its fstat(2): the directory it is
+  bool lent_ = false;       // a RunLock holds root_fd_ now
 };
 
 // Runs a user command on the work tree containing `working_root`:

@@ -32,20 +32,22 @@ std::string HolderPid(const std::string& path) {
   return pid.empty() ? "unknown" : pid;
 }
 
-// Takes flock(2) on `fd`, polling until `timeout`; closes `fd` on failure.
+// Takes flock(2) on `fd`, polling until `timeout`; closes `fd` on failure
+// unless `keep` (a descriptor the caller keeps).
 template <typename BusyMessage>
-absl::Status WaitForFlock(int fd, absl::Duration timeout, const std::string& what, BusyMessage busy) {
+absl::Status WaitForFlock(int fd, absl::Duration timeout, const std::string& what, BusyMessage busy,
+                          bool keep = false) {
   const absl::Time deadline = absl::Now() + timeout;
   while (true) {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return absl::OkStatus();
     if (errno != EWOULDBLOCK && errno != EINTR) {
       absl::Status s = core::ErrnoStatus(errno, "lock", what);
-      ::close(fd);
+      if (!keep) ::close(fd);
       return s;
     }
     absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
-      ::close(fd);
+      if (!keep) ::close(fd);
       return absl::UnavailableError(busy());
     }
     absl::SleepFor(std::min(left, kPollInterval));
@@ -97,6 +99,19 @@ absl::StatusOr<RunLock> RunLock::AcquireFile(const std::string& lock_file, absl:
 
 namespace {
 
+// Takes flock(2) on `fd`, the working root's descriptor, waiting up to
+// `timeout`; closes it on failure unless `keep`.
+absl::Status FlockRoot(int fd, const std::string& working_root, absl::Duration timeout, bool keep) {
+  return WaitForFlock(
+      fd, timeout, working_root,
+      [&] {
+        return absl::StrCat("another clada run is working on '", working_root, "' (the run lock is held by pid ",
+                            HolderPid(working_root + "/.clada/lock"), "); waited ", absl::FormatDuration(timeout),
+                            ". Let it finish and run again, or give a longer --lock-timeout");
+      },
+      keep);
+}
+
 // Opens `working_root` and takes flock(2) on it, waiting up to `timeout`;
 // returns the descriptor that holds the lock.
 absl::StatusOr<int> LockRoot(const std::string& working_root, absl::Duration timeout) {
@@ -109,11 +124,7 @@ absl::StatusOr<int> LockRoot(const std::string& working_root, absl::Duration tim
     return core::ErrnoStatus(errno, "open the working root to lock it",
                              working_root);
   }
-  absl::Status locked = WaitForFlock(fd, timeout, working_root, [&] {
-    return absl::StrCat("another clada run is working on '", working_root, "' (the run lock is held by pid ",
-                        HolderPid(working_root + "/.clada/lock"), "); waited ", absl::FormatDuration(timeout),
-                        ". Let it finish and run again, or give a longer --lock-timeout");
-  });
+  absl::Status locked = FlockRoot(fd, working_root, timeout, /*keep=*/false);
   if (!locked.ok()) return locked;
   return fd;
 }
@@ -143,6 +154,7 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::
 RunLockKeeper::RunLockKeeper(std::string working_root) : root_(std::move(working_root)) {}
 
 RunLockKeeper::~RunLockKeeper() {
+  if (root_fd_ >= 0) ::close(root_fd_);  // nothing is lent: a RunLock it gave does not outlive it
   if (pid_fd_ < 0) return;
   // Blanked as RunLock::Release blanks it, the pid naming no holder now;
   // but only under the lock: a run holding it meanwhile has written its
@@ -159,12 +171,55 @@ RunLockKeeper::~RunLockKeeper() {
 }
 
 absl::StatusOr<RunLock> RunLockKeeper::Acquire(absl::Duration timeout) {
+  // The root's descriptor kept from the last acquire, when no RunLock holds
+  // it now and the path still names that directory (a stat of the path, by
+  // device and inode): flocked again, it locks the directory the path
+  // names now, as an open would.
+  int kept = -1;
+  {
+    std::lock_guard<std::mutex> hold(mu_);
+    if (root_fd_ >= 0 && !lent_) {
+      struct stat now;
+      if (::stat(root_.c_str(), &now) == 0 && now.st_dev == root_id_.st_dev && now.st_ino == root_id_.st_ino) {
+        kept = root_fd_;
+        lent_ = true;
+      } else {
+        ::close(root_fd_);
+        root_fd_ = -1;
+      }
+    }
+  }
+  if (kept >= 0) {
+    absl::Status locked = FlockRoot(kept, root_, timeout, /*keep=*/true);
+    if (!locked.ok()) {
+      Return(kept);
+      return locked;
+    }
+    NotePid(kept);
+    return RunLock(kept, root_ + "/.clada/lock", -1, this);
+  }
   absl::StatusOr<int> fd = LockRoot(root_, timeout);
   if (!fd.ok()) return fd.status();
   NotePid(*fd);
+  {
+    // Kept for the acquires after this one, when none is kept yet (a
+    // second RunLock at once, from another thread, opens its own: two
+    // descriptors exclude each other; one would not).
+    std::lock_guard<std::mutex> hold(mu_);
+    if (root_fd_ < 0 && ::fstat(*fd, &root_id_) == 0) {
+      root_fd_ = *fd;
+      lent_ = true;
+      return RunLock(*fd, root_ + "/.clada/lock", -1, this);
+    }
+  }
   // The pid file stays open with the keeper: this RunLock only closes the
   // root's descriptor, which drops the flock.
   return RunLock(*fd, root_ + "/.clada/lock");
+}
+
+void RunLockKeeper::Return(int root_fd) {
+  std::lock_guard<std::mutex> hold(mu_);
+  if (root_fd == root_fd_) lent_ = false;
 }
 
 void RunLockKeeper::NotePid(int root_fd) {
@@ -194,9 +249,10 @@ void RunLockKeeper::NotePid(int root_fd) {
 }
 
 RunLock::RunLock(RunLock&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)), pid_fd_(other.pid_fd_) {
+    : fd_(other.fd_), path_(std::move(other.path_)), pid_fd_(other.pid_fd_), keeper_(other.keeper_) {
   other.fd_ = -1;
   other.pid_fd_ = -1;
+  other.keeper_ = nullptr;
 }
 
 RunLock& RunLock::operator=(RunLock&& other) noexcept {
@@ -205,8 +261,10 @@ RunLock& RunLock::operator=(RunLock&& other) noexcept {
     fd_ = other.fd_;
     path_ = std::move(other.path_);
     pid_fd_ = other.pid_fd_;
+    keeper_ = other.keeper_;
     other.fd_ = -1;
     other.pid_fd_ = -1;
+    other.keeper_ = nullptr;
   }
   return *this;
 }
@@ -215,6 +273,13 @@ RunLock::~RunLock() { Release(); }
 
 void RunLock::Release() {
   if (fd_ < 0) return;
+  if (keeper_ != nullptr) {  // the keeper's descriptor: unlocked and given back, not closed
+    ::flock(fd_, LOCK_UN);
+    keeper_->Return(fd_);
+    keeper_ = nullptr;
+    fd_ = -1;
+    return;
+  }
   if (path_.empty()) {  // AcquireFile: nothing was written
     ::close(fd_);
     fd_ = -1;

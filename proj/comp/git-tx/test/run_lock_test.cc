@@ -433,6 +433,68 @@ TEST(RunLockKeeper, EachAcquireTakesTheLockAndNamesItsPid) {
   EXPECT_TRUE(absl::StrContains(waited.status().message(), "another clada run is working on")) << waited.status();
 }
 
+// The keeper flocks the root through the descriptor it kept from the
+// acquire before. A second RunLock at once (another thread of the server)
+// must still wait for the first: flock(2) is per open file, so it gets a
+// descriptor of its own. (A guard for the kept descriptor.)
+TEST(RunLockKeeper, TwoRunLocksAtOnceStillExcludeEachOther) {
+  std::string root = MakeTempDir();
+  RunLockKeeper keeper(root);
+  ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());  // the descriptor is kept from here
+  {
+    absl::StatusOr<RunLock> first = keeper.Acquire(absl::Seconds(1));
+    ASSERT_TRUE(first.ok()) << first.status();
+    absl::StatusOr<RunLock> second = keeper.Acquire(absl::Milliseconds(50));
+    ASSERT_FALSE(second.ok()) << "two RunLocks of one keeper held the lock at once";
+    EXPECT_TRUE(absl::IsUnavailable(second.status())) << second.status();
+    EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(50)).ok());
+  }
+  // Released: both the kept descriptor and a new one lock again, in turn.
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<RunLock> held = keeper.Acquire(absl::Seconds(1));
+    ASSERT_TRUE(held.ok()) << held.status();
+    EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(50)).ok()) << "acquire " << i;
+  }
+  EXPECT_TRUE(RunLock::Acquire(root, absl::Milliseconds(50)).ok());
+  // Threads taking it in turn through one keeper never overlap.
+  std::atomic<int> inside{0}, overlaps{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        absl::StatusOr<RunLock> held = keeper.Acquire(absl::Seconds(10));
+        if (!held.ok()) {
+          ++overlaps;
+          continue;
+        }
+        if (inside.fetch_add(1) != 0) ++overlaps;
+        absl::SleepFor(absl::Microseconds(200));
+        inside.fetch_sub(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(overlaps.load(), 0);
+}
+
+// A root removed between calls is refused as a run refuses it, and one
+// made again at the path is locked.
+TEST(RunLockKeeper, ARootRemovedIsNotFoundAndOneMadeAgainIsLocked) {
+  std::string parent = MakeTempDir();
+  const std::string root = parent + "/root";
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  RunLockKeeper keeper(root);
+  ASSERT_TRUE(keeper.Acquire(absl::Seconds(1)).ok());
+  ASSERT_EQ(std::system(("rm -rf '" + root + "'").c_str()), 0);
+  absl::StatusOr<RunLock> gone = keeper.Acquire(absl::Milliseconds(50));
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(absl::IsNotFound(gone.status())) << gone.status();
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  absl::StatusOr<RunLock> held = keeper.Acquire(absl::Seconds(1));
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_FALSE(RunLock::Acquire(root, absl::Milliseconds(50)).ok()) << "the new directory is not locked";
+}
+
 // Its pid stays in the file between its runs (no one reads it unless the
 // lock is held) and is blanked when the keeper goes.
 TEST(RunLockKeeper, NamesItsPidWhileItLivesAndBlanksItWhenGone) {
