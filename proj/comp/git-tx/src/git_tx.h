@@ -292,12 +292,12 @@ class RunLock {
 // closing it. The state directory is set up, and the pid file opened and
 // written, only the first time, and again when `.clada/lock` is no longer
 // the file this keeper last wrote: deleted, replaced, or written by
-// another run since (one fstatat(2) tells, by inode and change time). Its pid stays in the file
-// between its runs (a waiting process reads it only while the lock is
-// held, and every holder writes its own pid once it holds the lock), and
-// is blanked when the keeper is destroyed, if the lock is free then (a
-// holder's pid is left). Thread-safe; a RunLock it gave must not outlive
-// it.
+// another run since (one fstatat(2) tells, by inode and change time). Its
+// pid stays in the file between its runs (a waiting process reads it only
+// while the lock is held, and every holder writes its own pid once it
+// holds the lock), and is blanked when the keeper is destroyed, if the
+// lock is free then (a holder's pid is left). Thread-safe; a RunLock it
+// gave must not outlive it.
 class RunLockKeeper {
  public:
   explicit RunLockKeeper(std::string working_root);
