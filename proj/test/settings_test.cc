@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/test/test_util.h"
 
 namespace clada {
 namespace {
@@ -15,8 +16,7 @@ class SettingsFileCase : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(SettingsFileCase, AppliesOrNamesTheProblem) {
   const nlohmann::json& c = GetParam();
-  char tmpl[] = "/tmp/clada_settings_XXXXXX";
-  std::string path = std::string(::mkdtemp(tmpl)) + "/config.yaml";
+  std::string path = testing::MakeTempDir("clada_settings_") + "/config.yaml";
   std::ofstream(path) << c["yaml"].get<std::string>();
   Settings s = DefaultSettings();
   absl::Status status = ApplySettingsFile(path, s);
@@ -55,8 +55,7 @@ TEST(Settings, MissingFileIsFine) {
 // large to be settings, and a directory in its place are each a clear error
 // naming the file and the repair, never a crash.
 TEST(Settings, UnreadableFileSaysHowToRepairIt) {
-  char tmpl[] = "/tmp/clada_settings_XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
+  std::string dir = testing::MakeTempDir("clada_settings_");
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   const std::vector<std::pair<std::string, std::string>> files = {
       {"deep-flow.yaml", "allow: " + deep + "\n"},

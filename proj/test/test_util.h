@@ -6,7 +6,9 @@
 
 namespace clada::testing {
 
-// A new directory under /tmp whose name starts with `prefix`; "" on failure.
+// A new directory whose name starts with `prefix`, under the test's own
+// temporary directory (Bazel's TEST_TMPDIR, emptied before each run; /tmp
+// outside Bazel), canonical; "" on failure.
 std::string MakeTempDir(const std::string& prefix);
 
 // The whole file, or "" when it cannot be read.

@@ -26,8 +26,9 @@ INSTANTIATE_TEST_SUITE_P(Cases, ContextAction,
 // Issue 17 #10: a context.json nested 100,000 levels deep crashed clada
 // (SIGSEGV in the JSON parser). It is context_corrupt, named, with the fix.
 TEST(ContextStore, DeeplyNestedFileIsCorruptNotACrash) {
-  char tmpl[] = "/tmp/clada_context_deep_XXXXXX";
-  const std::string root = ::mkdtemp(tmpl);
+  const char* base = ::getenv("TEST_TMPDIR");  // emptied by Bazel before each run; /tmp stays
+  std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/clada_context_deep_XXXXXX";
+  const std::string root = ::mkdtemp(tmpl.data());
   const std::string deep = "{\"version\": 1, \"entries\": " +
                            std::string(100000, '[') + std::string(100000, ']') + "}";
   ASSERT_TRUE(core::CreateStateDirectory(core::StateDir(root)).ok());

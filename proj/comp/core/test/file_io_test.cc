@@ -1,21 +1,30 @@
 #include "proj/comp/core/src/file_io.h"
 
-#include <stdlib.h>
 #include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace clada::core {
 namespace {
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/clada_io_XXXXXX";
-  return ::mkdtemp(tmpl);
+// A new directory under the test's temporary directory (Bazel's
+// TEST_TMPDIR, emptied before each run; /tmp outside Bazel), canonical.
+std::string MakeTestDir(const char* prefix) {
+  const char* base = ::getenv("TEST_TMPDIR");
+  char real[PATH_MAX];
+  std::string tmpl = absl::StrCat(base != nullptr && ::realpath(base, real) != nullptr ? real : "/tmp", "/", prefix,
+                                  "XXXXXX");
+  return ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
 }
+
+std::string TempDir() { return MakeTestDir("clada_io_"); }
 
 TEST(WriteFileAtomic, WritesAndReadsBack) {
   std::string dir = TempDir();

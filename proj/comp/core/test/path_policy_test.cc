@@ -1,5 +1,6 @@
 #include "proj/comp/core/src/path_policy.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -22,10 +23,19 @@ struct Sandbox {
   std::string outside;  // a directory beside it
 };
 
+// A new directory under the test's temporary directory (Bazel's
+// TEST_TMPDIR, emptied before each run; /tmp outside Bazel), canonical.
+std::string MakeTestDir(const char* prefix) {
+  const char* base = ::getenv("TEST_TMPDIR");
+  char real[PATH_MAX];
+  std::string tmpl = absl::StrCat(base != nullptr && ::realpath(base, real) != nullptr ? real : "/tmp", "/", prefix,
+                                  "XXXXXX");
+  return ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
+}
+
 // Builds ROOT with src/, a symlink pointing out and one pointing in.
 Sandbox MakeSandbox() {
-  char tmpl[] = "/tmp/clada_path_XXXXXX";
-  std::string base = ::mkdtemp(tmpl);
+  std::string base = MakeTestDir("clada_path_");
   Sandbox s{base + "/root", base + "/outside"};
   EXPECT_TRUE(CreateDirectories(s.root + "/src").ok());
   EXPECT_TRUE(CreateDirectories(s.outside).ok());
