@@ -314,8 +314,9 @@ class RunLockKeeper {
   friend class RunLock;
   // With the lock held on `root_fd`: makes `.clada/lock` name this process.
   void NotePid(int root_fd);
-  // A RunLock lets go of the kept descriptor (already unlocked).
-  void Return(int root_fd);
+  // A RunLock lets go of the kept descriptor, unlocked; closed here when
+  // the unlock failed (closing drops the lock).
+  void Return(int root_fd, bool unlocked);
 
   const std::string root_;
   std::mutex mu_;

@@ -192,7 +192,7 @@ absl::StatusOr<RunLock> RunLockKeeper::Acquire(absl::Duration timeout) {
   if (kept >= 0) {
     absl::Status locked = FlockRoot(kept, root_, timeout, /*keep=*/true);
     if (!locked.ok()) {
-      Return(kept);
+      Return(kept, /*unlocked=*/true);
       return locked;
     }
     NotePid(kept);
@@ -217,9 +217,14 @@ absl::StatusOr<RunLock> RunLockKeeper::Acquire(absl::Duration timeout) {
   return RunLock(*fd, root_ + "/.clada/lock");
 }
 
-void RunLockKeeper::Return(int root_fd) {
+void RunLockKeeper::Return(int root_fd, bool unlocked) {
   std::lock_guard<std::mutex> hold(mu_);
-  if (root_fd == root_fd_) lent_ = false;
+  if (root_fd != root_fd_) return;
+  lent_ = false;
+  if (!unlocked) {
+    ::close(root_fd_);
+    root_fd_ = -1;
+  }
 }
 
 void RunLockKeeper::NotePid(int root_fd) {
@@ -274,8 +279,10 @@ RunLock::~RunLock() { Release(); }
 void RunLock::Release() {
   if (fd_ < 0) return;
   if (keeper_ != nullptr) {  // the keeper's descriptor: unlocked and given back, not closed
-    ::flock(fd_, LOCK_UN);
-    keeper_->Return(fd_);
+    // An unlock that fails (a FUSE or NFS root can) would leave the lock
+    // held while the server idles: the keeper closes the descriptor then,
+    // which always drops it.
+    keeper_->Return(fd_, ::flock(fd_, LOCK_UN) == 0);
     keeper_ = nullptr;
     fd_ = -1;
     return;
