@@ -10,21 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "proj/comp/core/test/test_dir.h"
 
 namespace clada::core {
 namespace {
 
-// A new directory under the test's temporary directory (Bazel's
-// TEST_TMPDIR, emptied before each run; /tmp outside Bazel), canonical.
-std::string MakeTestDir(const char* prefix) {
-  const char* base = ::getenv("TEST_TMPDIR");
-  char real[PATH_MAX];
-  std::string tmpl = absl::StrCat(base != nullptr && ::realpath(base, real) != nullptr ? real : "/tmp", "/", prefix,
-                                  "XXXXXX");
-  return ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-}
-
-std::string TempDir() { return MakeTestDir("clada_io_"); }
+std::string TempDir() { return testing::MakeTestDir("clada_io_"); }
 
 TEST(WriteFileAtomic, WritesAndReadsBack) {
   std::string dir = TempDir();

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "proj/comp/core/test/test_dir.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
 
@@ -23,19 +24,9 @@ struct Sandbox {
   std::string outside;  // a directory beside it
 };
 
-// A new directory under the test's temporary directory (Bazel's
-// TEST_TMPDIR, emptied before each run; /tmp outside Bazel), canonical.
-std::string MakeTestDir(const char* prefix) {
-  const char* base = ::getenv("TEST_TMPDIR");
-  char real[PATH_MAX];
-  std::string tmpl = absl::StrCat(base != nullptr && ::realpath(base, real) != nullptr ? real : "/tmp", "/", prefix,
-                                  "XXXXXX");
-  return ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-}
-
 // Builds ROOT with src/, a symlink pointing out and one pointing in.
 Sandbox MakeSandbox() {
-  std::string base = MakeTestDir("clada_path_");
+  std::string base = testing::MakeTestDir("clada_path_");
   Sandbox s{base + "/root", base + "/outside"};
   EXPECT_TRUE(CreateDirectories(s.root + "/src").ok());
   EXPECT_TRUE(CreateDirectories(s.outside).ok());
