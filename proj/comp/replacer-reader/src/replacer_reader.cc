@@ -444,17 +444,10 @@ void ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit,
 }
 
 std::vector<SourceSpan> FindBlocks(absl::string_view text) {
-  Blocks b = ReadBlocks(text);
+  // Streamed in the answer's order: only the spans are kept.
   std::vector<SourceSpan> out;
-  out.reserve(b.edits.size() + b.errors.size());
-  size_t e = 0, r = 0;
-  while (e < b.edits.size() || r < b.errors.size()) {
-    if (r == b.errors.size() || (e < b.edits.size() && b.edits[e].span.begin < b.errors[r].span.begin)) {
-      out.push_back(b.edits[e++].span);
-    } else {
-      out.push_back(b.errors[r++].span);
-    }
-  }
+  ReadBlocks(
+      text, [&out](Edit&& e) { out.push_back(e.span); }, [&out](ParseError&& e) { out.push_back(e.span); });
   return out;
 }
 
