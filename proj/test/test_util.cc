@@ -1,26 +1,16 @@
 #include "proj/test/test_util.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#include <cstring>
 
 #include <fstream>
 #include <sstream>
 
+#include "proj/comp/core/test/test_dir.h"
+
 namespace clada::testing {
 
-std::string MakeTempDir(const std::string& prefix) {
-  // Not /tmp itself: what a test leaves there stays (the load tests' files
-  // alone were 66 MB a run).
-  const char* base = ::getenv("TEST_TMPDIR");
-  char real[PATH_MAX];
-  if (base == nullptr || ::realpath(base, real) == nullptr) std::strcpy(real, "/tmp");
-  std::string tmpl = std::string(real) + "/" + prefix + "XXXXXX";
-  char* dir = ::mkdtemp(tmpl.data());
-  return dir == nullptr ? "" : dir;
-}
+std::string MakeTempDir(const std::string& prefix) { return core::testing::MakeTestDir(prefix.c_str()); }
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -10,6 +10,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/state_dir.h"
+#include "proj/comp/core/test/test_dir.h"
 
 namespace clada::context::testing {
 namespace {
@@ -26,9 +27,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, ContextAction,
 // Issue 17 #10: a context.json nested 100,000 levels deep crashed clada
 // (SIGSEGV in the JSON parser). It is context_corrupt, named, with the fix.
 TEST(ContextStore, DeeplyNestedFileIsCorruptNotACrash) {
-  const char* base = ::getenv("TEST_TMPDIR");  // emptied by Bazel before each run; /tmp stays
-  std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/clada_context_deep_XXXXXX";
-  const std::string root = ::mkdtemp(tmpl.data());
+  const std::string root = core::testing::MakeTestDir("clada_context_deep_");
   const std::string deep = "{\"version\": 1, \"entries\": " +
                            std::string(100000, '[') + std::string(100000, ']') + "}";
   ASSERT_TRUE(core::CreateStateDirectory(core::StateDir(root)).ok());

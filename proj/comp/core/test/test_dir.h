@@ -1,4 +1,4 @@
-// A new directory for a core test.
+// A new directory for a test.
 #ifndef CLADA_PROJ_COMP_CORE_TEST_TEST_DIR_H_
 #define CLADA_PROJ_COMP_CORE_TEST_TEST_DIR_H_
 
