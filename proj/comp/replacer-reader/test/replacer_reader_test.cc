@@ -43,12 +43,16 @@ void ExpectContains(const std::string& haystack, const json& parts, const std::s
   }
 }
 
+// A case's answer: its `text`, or the test-data file `text_file` names.
+std::string CaseText(const json& c) {
+  return c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>()) : c.at("text").get<std::string>();
+}
+
 class ReaderCases : public ::testing::TestWithParam<json> {};
 
 TEST_P(ReaderCases, Reads) {
   const json& c = GetParam();
-  const std::string text = c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>())
-                                                   : c.at("text").get<std::string>();
+  const std::string text = CaseText(c);
   const Blocks b = ReadBlocks(text);
 
   const json edits = c.value("edits", json::array());
@@ -139,8 +143,7 @@ TEST_P(ReaderCases, Reads) {
 // and returns the same errors.
 TEST_P(ReaderCases, StreamedEditsAreTheEditsRead) {
   const json& c = GetParam();
-  const std::string text = c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>())
-                                                   : c.at("text").get<std::string>();
+  const std::string text = CaseText(c);
   const Blocks kept = ReadBlocks(text);
   std::vector<Edit> streamed;
   const Blocks rest = ReadBlocks(text, [&streamed](Edit&& e) { streamed.push_back(std::move(e)); });
@@ -161,8 +164,7 @@ TEST_P(ReaderCases, StreamedEditsAreTheEditsRead) {
 // one up from the last, and are the blocks ReadBlocks keeps.
 TEST_P(ReaderCases, StreamedBlocksComeInOrderAndAreTheBlocksRead) {
   const json& c = GetParam();
-  const std::string text = c.contains("text_file") ? ReadTestFile(c["text_file"].get<std::string>())
-                                                   : c.at("text").get<std::string>();
+  const std::string text = CaseText(c);
   const Blocks kept = ReadBlocks(text);
   std::vector<Edit> edits;
   std::vector<ParseError> errors;
