@@ -1,6 +1,7 @@
 // `clada undo`: taking back the last AI batch while nothing changed since,
 // and putting the tree back exactly as it was before that batch's run.
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,17 +13,11 @@
 namespace clada::git_tx::internal {
 namespace {
 
-// Paths that differ between two commits' trees.
-absl::StatusOr<std::vector<std::string>> ChangedBetween(git_repository* repo,
-                                                        const git_commit* a,
-                                                        const git_commit* b) {
-  git_tree *ta = nullptr, *tb = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_commit_tree(&ta, a), "read a tree"));
-  TreePtr owned_a(ta);
-  RETURN_IF_ERROR(GitStatus(git_commit_tree(&tb, b), "read a tree"));
-  TreePtr owned_b(tb);
+// Paths that differ between two trees (nullptr: the empty tree).
+absl::StatusOr<std::vector<std::string>> ChangedBetweenTrees(
+    git_repository* repo, git_tree* a, git_tree* b) {
   git_diff* diff = nullptr;
-  RETURN_IF_ERROR(GitStatus(git_diff_tree_to_tree(&diff, repo, ta, tb, nullptr),
+  RETURN_IF_ERROR(GitStatus(git_diff_tree_to_tree(&diff, repo, a, b, nullptr),
                             "compare trees"));
   std::vector<std::string> out;
   for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
@@ -31,6 +26,52 @@ absl::StatusOr<std::vector<std::string>> ChangedBetween(git_repository* repo,
   }
   git_diff_free(diff);
   return out;
+}
+
+// The tree of `commit`; an empty pointer for nullptr (an unborn branch).
+absl::StatusOr<TreePtr> CommitTree(const git_commit* commit) {
+  if (commit == nullptr) return TreePtr();
+  git_tree* t = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_commit_tree(&t, commit), "read a tree"));
+  return TreePtr(t);
+}
+
+// Paths that differ between two commits' trees (nullptr: unborn).
+absl::StatusOr<std::vector<std::string>> ChangedBetween(git_repository* repo,
+                                                        const git_commit* a,
+                                                        const git_commit* b) {
+  ASSIGN_OR_RETURN(TreePtr ta, CommitTree(a));
+  ASSIGN_OR_RETURN(TreePtr tb, CommitTree(b));
+  return ChangedBetweenTrees(repo, ta.get(), tb.get());
+}
+
+// Sets the index entries of `paths` to what `tree` holds (removed where it
+// holds nothing, or `tree` is nullptr); the rest of the index, the user's
+// staging since the batch, is kept.
+absl::Status RestoreIndexEntries(git_repository* repo, git_tree* tree,
+                                 const std::set<std::string>& paths) {
+  git_index* index = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_repository_index(&index, repo), "open the index"));
+  IndexPtr owned_index(index);
+  for (const std::string& path : paths) {
+    git_tree_entry* entry = nullptr;
+    if (tree != nullptr &&
+        git_tree_entry_bypath(&entry, tree, path.c_str()) == 0 &&
+        git_tree_entry_type(entry) == GIT_OBJECT_BLOB) {
+      git_index_entry e{};
+      e.path = path.c_str();
+      e.mode = git_tree_entry_filemode(entry);
+      e.id = *git_tree_entry_id(entry);
+      int rc = git_index_add(index, &e);
+      git_tree_entry_free(entry);
+      RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("restore ", path, " in the index")));
+      continue;
+    }
+    if (entry != nullptr) git_tree_entry_free(entry);
+    int rc = git_index_remove_bypath(index, path.c_str());
+    RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("restore ", path, " in the index")));
+  }
+  return GitStatus(git_index_write(index), "write the index");
 }
 
 // Checks that checking out `target` over the work tree (HEAD = the AI
@@ -95,20 +136,6 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
         "' is not an AI commit (clada undo only takes back the last batch, and "
         "only while it is the newest commit)"));
   }
-  // Untracked files the user made since are left alone (checked below only
-  // where the undo would write); anything else changed is refused.
-  ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
-  changed.erase(std::remove_if(changed.begin(), changed.end(),
-                               [](const ChangedPath& c) {
-                                 return c.status == GIT_STATUS_WT_NEW;
-                               }),
-                changed.end());
-  if (!changed.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "refusing to undo ", ShortOid(head_id),
-        ": files changed since that AI commit (", DescribeChanges(changed),
-        "). Commit them, or move them aside, then run `clada undo` again"));
-  }
   ASSIGN_OR_RETURN(std::optional<std::string> remote,
                    RemoteBranchContaining(repo, head_id));
   if (remote) {
@@ -145,8 +172,63 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
   } else {
     ASSIGN_OR_RETURN(new_head, LookupCommit(repo, *git_commit_id(parent.get())));
   }
+  // What the undo rewrites: the batch's changes (HEAD against the commit
+  // below it) in the work tree and the index; with a fold, also the index
+  // entries of the snapshot's paths (the user's work, uncommitted again).
+  // A file the user edited since is refused only when it is one of the
+  // batch's, or a snapshot path whose staging the index restore would
+  // replace; untracked files the user made are checked below, where the
+  // undo would write; every other edit is left as it is.
+  ASSIGN_OR_RETURN(std::vector<std::string> batch_list,
+                   ChangedBetween(repo, head.get(), parent.get()));
+  const std::set<std::string> batch_paths(batch_list.begin(), batch_list.end());
+  std::set<std::string> index_paths = batch_paths;
+  TreePtr recorded_index;
+  if (fold) {
+    ASSIGN_OR_RETURN(std::vector<std::string> own,
+                     ChangedBetween(repo, new_head.get(), parent.get()));
+    index_paths.insert(own.begin(), own.end());
+    ASSIGN_OR_RETURN(TreePtr below, CommitTree(new_head.get()));
+    if (index_tree) {
+      git_tree* t = nullptr;
+      RETURN_IF_ERROR(GitStatus(git_tree_lookup(&t, repo, &*index_tree),
+                                "read the index before the batch"));
+      recorded_index.reset(t);
+      ASSIGN_OR_RETURN(std::vector<std::string> staged,
+                       ChangedBetweenTrees(repo, below.get(), t));
+      index_paths.insert(staged.begin(), staged.end());
+    } else {
+      // Back to an unborn branch: every path the snapshot holds leaves the
+      // index.
+      ASSIGN_OR_RETURN(TreePtr snap, CommitTree(parent.get()));
+      ASSIGN_OR_RETURN(std::vector<std::string> all,
+                       ChangedBetweenTrees(repo, nullptr, snap.get()));
+      index_paths.insert(all.begin(), all.end());
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<ChangedPath> changed, ListChangedPaths(wt));
+  changed.erase(
+      std::remove_if(changed.begin(), changed.end(),
+                     [&](const ChangedPath& c) {
+                       if (c.status == GIT_STATUS_WT_NEW) return true;
+                       if (batch_paths.count(c.path) > 0) return false;
+                       const unsigned int staged =
+                           GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
+                           GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED |
+                           GIT_STATUS_INDEX_TYPECHANGE;
+                       return index_paths.count(c.path) == 0 ||
+                              (c.status & staged) == 0;
+                     }),
+      changed.end());
+  if (!changed.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to undo ", ShortOid(head_id),
+        ": files the batch changed were edited since that AI commit (",
+        DescribeChanges(changed),
+        "). Commit them, or move them aside, then run `clada undo` again"));
+  }
   RETURN_IF_ERROR(CheckCheckout(repo, parent.get()));
-  ASSIGN_OR_RETURN(r.restored, ChangedBetween(repo, head.get(), parent.get()));
+  r.restored = batch_list;
   r.undone_commit = OidHex(head_id);
   r.undone_subject = Subject(head.get());
   r.snapshot_folded = fold;
@@ -167,24 +249,9 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
   // Work tree and index first: the snapshot's files (the AI's changes gone,
   // the user's own and the untracked files the batch changed back).
   RETURN_IF_ERROR(CheckoutCommitSafely(repo, parent.get()));
-  if (fold && index_tree) {
-    git_index* index = nullptr;
-    RETURN_IF_ERROR(GitStatus(git_repository_index(&index, repo), "open the index"));
-    IndexPtr owned_index(index);
-    git_tree* tree = nullptr;
-    RETURN_IF_ERROR(GitStatus(git_tree_lookup(&tree, repo, &*index_tree),
-                              "read the index before the batch"));
-    TreePtr owned_tree(tree);
-    RETURN_IF_ERROR(GitStatus(git_index_read_tree(index, tree),
-                              "restore the index before the batch"));
-    RETURN_IF_ERROR(GitStatus(git_index_write(index), "write the index"));
-  } else if (fold) {
-    // Back to an unborn branch: nothing was staged but what the index held.
-    git_index* index = nullptr;
-    RETURN_IF_ERROR(GitStatus(git_repository_index(&index, repo), "open the index"));
-    IndexPtr owned_index(index);
-    RETURN_IF_ERROR(GitStatus(git_index_clear(index), "clear the index"));
-    RETURN_IF_ERROR(GitStatus(git_index_write(index), "write the index"));
+  if (fold) {
+    RETURN_IF_ERROR(
+        RestoreIndexEntries(repo, recorded_index.get(), index_paths));
   }
   const std::string reflog = absl::StrCat(
       "clada undo: back to ",
