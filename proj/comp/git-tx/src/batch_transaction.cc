@@ -133,9 +133,7 @@ absl::StatusOr<std::vector<TreeChange>> ReadChanges(
       continue;
     }
     c.st = IndexStatOf(*st);
-    RETURN_IF_ERROR(GitStatus(
-        git_blob_create_from_workdir(&c.id, wt.repo.get(), rel.c_str()),
-        absl::StrCat("read '", rel, "' into git")));
+    ASSIGN_OR_RETURN(c.id, RawBlobFromWorkdir(wt, rel, *st));
     git_tree_entry* old = nullptr;
     TreeEntryPtr owned_old(
         git_tree_entry_bypath(&old, baseline, rel.c_str()) == 0 ? old

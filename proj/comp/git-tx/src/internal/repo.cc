@@ -1,5 +1,6 @@
 #include "proj/comp/git-tx/src/internal/repo.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -552,6 +553,7 @@ absl::Status CheckoutCommitSafely(git_repository* repo,
   std::vector<std::string> conflicts;
   opts.checkout_strategy =
       GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
+  opts.disable_filters = 1;  // the blobs' bytes, whatever .gitattributes says
   opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
   opts.notify_cb = CollectCheckoutConflict;
   opts.notify_payload = &conflicts;
@@ -578,6 +580,62 @@ int CollectCheckoutConflict(git_checkout_notify_t why, const char* path,
 
 std::string WorkdirPath(const WorkTree& wt, absl::string_view rel) {
   return absl::StrCat(wt.workdir, "/", rel);
+}
+
+absl::StatusOr<git_oid> RawBlobFromWorkdir(const WorkTree& wt,
+                                           const std::string& rel,
+                                           const struct stat& st) {
+  const std::string path = WorkdirPath(wt, rel);
+  git_oid id;
+  if (S_ISLNK(st.st_mode)) {
+    std::string target(st.st_size > 0 ? st.st_size + 1 : PATH_MAX, '\0');
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return core::ErrnoStatus(errno, "read the link", path);
+    RETURN_IF_ERROR(GitStatus(
+        git_blob_create_from_buffer(&id, wt.repo.get(), target.data(), n),
+        absl::StrCat("read '", rel, "' into git")));
+    return id;
+  }
+  // Small files whole; a large one streamed (no hint path: no filter), so
+  // a file of gigabytes is never held in memory.
+  constexpr int64_t kWhole = 16 << 20;
+  if (st.st_size <= kWhole) {
+    ASSIGN_OR_RETURN(std::string bytes, core::ReadFileToString(path));
+    RETURN_IF_ERROR(GitStatus(git_blob_create_from_buffer(
+                                  &id, wt.repo.get(), bytes.data(), bytes.size()),
+                              absl::StrCat("read '", rel, "' into git")));
+    return id;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return core::ErrnoStatus(errno, "open", path);
+  git_writestream* stream = nullptr;
+  int rc = git_blob_create_from_stream(&stream, wt.repo.get(), nullptr);
+  if (rc < 0) {
+    ::close(fd);
+    return GitStatus(rc, absl::StrCat("read '", rel, "' into git"));
+  }
+  std::string buf(1 << 20, '\0');
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      stream->free(stream);
+      return core::ErrnoStatus(err, "read", path);
+    }
+    if (n == 0) break;
+    rc = stream->write(stream, buf.data(), static_cast<size_t>(n));
+    if (rc < 0) {
+      ::close(fd);
+      stream->free(stream);
+      return GitStatus(rc, absl::StrCat("read '", rel, "' into git"));
+    }
+  }
+  ::close(fd);
+  RETURN_IF_ERROR(GitStatus(git_blob_create_from_stream_commit(&id, stream),
+                            absl::StrCat("read '", rel, "' into git")));
+  return id;
 }
 
 }  // namespace clada::git_tx::internal

@@ -179,7 +179,9 @@ absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(
     git_repository* repo, const git_oid& oid);
 
 // Checks out `target`'s tree with GIT_CHECKOUT_SAFE, never overwriting
-// ignored files, and updates the index. HEAD is not moved.
+// ignored files, and updates the index. HEAD is not moved. Files are
+// written with the blobs' own bytes: no smudge filter (`.gitattributes`
+// eol rules, core.autocrlf) is applied.
 // Errors: FailedPrecondition listing the conflicting paths (nothing is
 // changed then); Internal for other failures.
 absl::Status CheckoutCommitSafely(git_repository* repo,
@@ -193,6 +195,16 @@ int CollectCheckoutConflict(git_checkout_notify_t why, const char* path,
 
 // Joins a repo-relative path to the work tree.
 std::string WorkdirPath(const WorkTree& wt, absl::string_view rel);
+
+// Writes the bytes of work tree path `rel` into the object database as a
+// blob, exactly as they are on disk: no clean filter (`.gitattributes`
+// text/eol rules, core.autocrlf, ident) is applied, where
+// git_blob_create_from_workdir would turn CR LF into LF. A symlink's blob
+// is its target, as git stores it. `st` is its lstat(2).
+// Errors: the errno errors of reading it; Internal for libgit2 failures.
+absl::StatusOr<git_oid> RawBlobFromWorkdir(const WorkTree& wt,
+                                           const std::string& rel,
+                                           const struct stat& st);
 
 }  // namespace clada::git_tx::internal
 
