@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "proj/comp/core/src/status_macros.h"
 
 namespace clada::core {
 namespace {
@@ -223,21 +225,15 @@ absl::Status WriteFileAtomicPieces(const std::string& path, absl::FunctionRef<ab
   return absl::OkStatus();
 }
 
-absl::Status CreateDirectories(const std::string& dir) {
-  if (dir.empty()) return absl::OkStatus();
-  struct stat st;
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
-    return absl::FailedPreconditionError(absl::StrCat("'", dir, "' exists and is not a directory"));
-  }
-  size_t slash = dir.rfind('/');
-  if (slash != std::string::npos && slash > 0) {
-    absl::Status parent = CreateDirectories(dir.substr(0, slash));
-    if (!parent.ok()) return parent;
-  }
+namespace {
+
+// Creates `dir`, whose parent exists; a directory (or a symlink to one) of
+// that name made meanwhile is fine.
+absl::Status CreateOneDirectory(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0777) == 0) return absl::OkStatus();
   int err = errno;
   if (err != EEXIST) return ErrnoStatus(err, "cannot create directory", dir);
+  struct stat st;
   // Something has the name: fine only if it is (or a symlink leads to) a
   // directory, e.g. one created meanwhile. A dangling symlink is EEXIST too.
   if (::stat(dir.c_str(), &st) == 0) {
@@ -256,6 +252,34 @@ absl::Status CreateDirectories(const std::string& dir) {
         "; no directory was created (remove the link or create its target)"));
   }
   return ErrnoStatus(stat_err, "cannot create directory", dir);
+}
+
+}  // namespace
+
+// A loop, not a recursion on the parent: a path from an answer may have
+// thousands of components (2,040 in 4 KB), and a frame each overflowed the
+// stack.
+absl::Status CreateDirectories(const std::string& dir) {
+  if (dir.empty()) return absl::OkStatus();
+  // Ends of the prefixes of `dir` that do not exist yet, deepest first.
+  std::vector<size_t> missing;
+  size_t end = dir.size();
+  while (true) {
+    const std::string prefix = dir.substr(0, end);
+    struct stat st;
+    if (::stat(prefix.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) break;
+      return absl::FailedPreconditionError(absl::StrCat("'", prefix, "' exists and is not a directory"));
+    }
+    missing.push_back(end);
+    const size_t slash = end > 1 ? dir.rfind('/', end - 1) : std::string::npos;
+    if (slash == std::string::npos || slash == 0) break;
+    end = slash;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    RETURN_IF_ERROR(CreateOneDirectory(dir.substr(0, *it)));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CreateStateDirectory(const std::string& dir) {

@@ -149,6 +149,22 @@ TEST(CreateDirectories, RefusesAFile) {
   EXPECT_NE(s.message().find("exists and is not a directory"), std::string::npos) << s;
 }
 
+// A path from an answer may have thousands of components; each once took a
+// stack frame of over 4 KB, and 2,040 of them overflowed the stack.
+TEST(CreateDirectories, DeepPathsNeedNoStack) {
+  const std::string base = TempDir();
+  std::string deep = base;
+  for (int i = 0; i < 1500; ++i) deep += "/a";
+  ASSERT_TRUE(CreateDirectories(deep).ok());
+  struct stat st;
+  EXPECT_EQ(::stat(deep.c_str(), &st), 0);
+  std::string deeper = base + "/b";
+  for (int i = 0; i < 5000; ++i) deeper += "/b";  // 10 KB: beyond PATH_MAX
+  absl::Status s = CreateDirectories(deeper);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot create directory"), std::string::npos) << s.message().substr(0, 200);
+}
+
 TEST(WriteFileAtomic, RefusesDirectorySwappedForSymlink) {
   std::string base = TempDir();
   std::string outside = TempDir();
