@@ -282,6 +282,22 @@ core::Json PathParam(const std::string& description) {
                                        " Relative to the working root, or absolute inside an allowed root.")}};
 }
 
+// The MCP hints of an action, all three always given (an omitted
+// destructiveHint means true to a client, an omitted openWorldHint true):
+// reads change nothing; exec runs any command, which may reach the network
+// and destroy; a write that only adds (file_append, dir_create,
+// context_add) is not destructive; the working-set actions touch only
+// .clada/context.json.
+core::Json ActionAnnotations(const ActionDefinition& def) {
+  const bool read_only = def.type == "read" || def.name == "context_list";
+  const bool additive = def.name == "file_append" || def.name == "dir_create" || def.name == "context_add";
+  const bool exec = def.type == "dynamic";
+  return {{"readOnlyHint", read_only},
+          {"destructiveHint", !read_only && !additive},
+          {"idempotentHint", read_only || def.name == "file_write" || def.name == "dir_create"},
+          {"openWorldHint", exec}};
+}
+
 mcp::ToolResult ErrorResult(const std::string& text) { return mcp::ToolResult::Text(text, true); }
 
 // Resolves `args.path` for an extra tool through the call's path policy.
@@ -350,6 +366,9 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     out.structured_content = ExecutionResultToJson(result);
     return out;
   };
+  // An answer may hold any action, exec included.
+  apply.annotations = {
+      {"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", true}};
   tools.Add(std::move(apply));
 
   mcp::Tool tree;
@@ -702,11 +721,7 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
     tool.description = def.description;
     tool.input_schema = ActionInputSchema(def);
     tool.output_schema = ActionOutputSchema(def);
-    if (def.type == "read") {
-      tool.annotations = {{"readOnlyHint", true}, {"destructiveHint", false}, {"openWorldHint", false}};
-    } else if (def.type == "write") {
-      tool.annotations = {{"readOnlyHint", false}, {"openWorldHint", false}};
-    }
+    tool.annotations = ActionAnnotations(def);
     // A bounded read of one file or one directory: run on the reading
     // thread (mcp::Tool::quick). Walks (grep, glob), commands and writes
     // (which take git) are not.

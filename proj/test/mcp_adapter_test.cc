@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
+#include <map>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -64,6 +66,46 @@ TEST(McpTools, EveryLlmActionIsAToolWithItsSchema) {
   EXPECT_FALSE(tools.Find("context_clear")->output_schema.has_value());
   for (const char* extra : {"apply_answer", "dir_tree", "file_info", "allowed_roots", "file_read_media"}) {
     EXPECT_NE(tools.Find(extra), nullptr) << extra;
+  }
+}
+
+// Every tool gives the three hints a client reads (omitted, destructiveHint
+// and openWorldHint mean true), and each is what the tool does.
+TEST(McpTools, AnnotationsAreExplicitAndExact) {
+  McpServerOptions options;
+  options.root = MakeTempDir("clada_mcp_");
+  mcp::ToolRegistry tools = MakeCladaTools(options);
+  for (const mcp::Tool& tool : tools.tools()) {
+    for (const char* hint : {"readOnlyHint", "destructiveHint", "openWorldHint"}) {
+      ASSERT_TRUE(tool.annotations.is_object() && tool.annotations.contains(hint) &&
+                  tool.annotations[hint].is_boolean())
+          << tool.name << " lacks " << hint << ": " << tool.annotations;
+    }
+    const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(tool.name);
+    if (def != nullptr && def->type == "read") {
+      EXPECT_EQ(tool.annotations["readOnlyHint"], true) << tool.name;
+      EXPECT_EQ(tool.annotations["destructiveHint"], false) << tool.name;
+      EXPECT_EQ(tool.annotations["openWorldHint"], false) << tool.name;
+    }
+    if (def != nullptr && def->type == "write") {
+      EXPECT_EQ(tool.annotations["readOnlyHint"], false) << tool.name;
+      EXPECT_EQ(tool.annotations["openWorldHint"], false) << tool.name;
+    }
+  }
+  // {readOnly, destructive, openWorld}
+  const std::map<std::string, std::array<bool, 3>> expected = {
+      {"exec", {false, true, true}},          {"apply_answer", {false, true, true}},
+      {"file_write", {false, true, false}},   {"file_delete", {false, true, false}},
+      {"file_append", {false, false, false}}, {"dir_create", {false, false, false}},
+      {"context_list", {true, false, false}}, {"context_clear", {false, true, false}},
+      {"context_add", {false, false, false}}, {"grep", {true, false, false}},
+  };
+  for (const auto& [name, hints] : expected) {
+    const mcp::Tool* tool = tools.Find(name);
+    ASSERT_NE(tool, nullptr) << name;
+    EXPECT_EQ(tool->annotations["readOnlyHint"], hints[0]) << name;
+    EXPECT_EQ(tool->annotations["destructiveHint"], hints[1]) << name;
+    EXPECT_EQ(tool->annotations["openWorldHint"], hints[2]) << name;
   }
 }
 
