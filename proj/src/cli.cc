@@ -23,6 +23,7 @@
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/mcp/src/host_config.h"
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
@@ -48,8 +49,14 @@ constexpr int64_t kListenReportBudgets = 8;
 
 constexpr char kUsage[] = R"(usage: clada [COMMAND] [ARGS] [FLAGS]
 
-Applies the action blocks (#!SHAM / #!NESL) in an LLM's answer to a project
-and prints a report for the LLM to read next turn.
+Applies the action blocks in an LLM's answer to a project and prints a
+report for the LLM to read next turn. It reads seven dialects, mixed freely
+in one answer: SHAM (#!SHAM / #!NESL), CML (<tasks>, <edit>, <write> ...),
+CSL (<---WRITE--->, <---RUN---> ...), replacer blocks (<<<FILE>>>
+<<<SEARCH>>> ...), Aider SEARCH/REPLACE (<<<<<<< SEARCH), unified diffs
+(git diff, diff -u) and Codex apply_patch (*** Begin Patch). Each batch is
+a git commit that `clada undo` takes back. `clada COMMAND --help` (or
+`clada help COMMAND`) tells one command's use.
 
 Commands:
   run [FILE|-]          run every valid block (default command; stdin when no FILE)
@@ -71,10 +78,14 @@ Commands:
                         [--force: also commits already on a remote-tracking branch]
                         [--dry-run]
   log [-n N] [--json]   recent batches
+  help [COMMAND]        this text, or one command's
+  version               clada's version
   mcp                   serve every action as a Model Context Protocol server
                         on stdin/stdout (for MCP clients: desktop and IDE
                         agents); each tool call is one batch, as run; the
                         client's roots, else --root and --allow, bound it
+  mcp config --host H [--root DIR]
+                        print the configuration to paste into MCP host H
   listen FILE [--debounce MS]
                         watch FILE; run each newly pasted block, write the
                         results to the top of FILE and the full report to
@@ -187,7 +198,7 @@ const std::set<std::string>& Commands() {
 bool FlagTakesValue(const std::string& name) {
   return name == "--root" || ValueFlags().count(name) > 0 || name == "-n" || name == "--limit" ||
          name == "--mode" || name == "--message" || name == "--hours" || name == "--days" ||
-         name == "--debounce" || name == "--dialect";
+         name == "--debounce" || name == "--dialect" || name == "--host";
 }
 
 // What a command accepts.
@@ -225,7 +236,7 @@ const CommandSpec& SpecOf(const std::string& command) {
     (*specs)["listen"] = {config, {"--debounce"}, false, {"--dry-run", "--json"}};
     std::vector<std::string> mcp = config;
     mcp.push_back("--dry-run");
-    (*specs)["mcp"] = {mcp, {}, false, {}};
+    (*specs)["mcp"] = {mcp, {"--host"}, false, {}};
     (*specs)["config"] = {config, {}, false, {}};
     (*specs)["validate"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
     (*specs)["parse"] = {{"--root", "--max-input", "--json"}, {}, false, {}};
@@ -263,6 +274,8 @@ std::string ValidFlagsText(const std::string& command) {
       shown.push_back("--root DIR");
     } else if (f == "--debounce") {
       shown.push_back("--debounce MS");
+    } else if (f == "--host") {
+      shown.push_back("--host HOST (mcp config)");
     } else if (f == "--dialect") {
       shown.push_back("--dialect sham|cml|csl|replacer|apply_patch|search_replace|udiff");
     } else if (ValueFlags().count(f) > 0) {
@@ -618,6 +631,47 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
   return kExitOk;
 }
 
+// `clada mcp config --host HOST [--root DIR]`: what to paste into HOST's
+// configuration to start this binary (by its absolute path: hosts start
+// servers with a minimal PATH) as `clada mcp --root ROOT`.
+int RunMcpConfig(const Invocation& inv, const Environment& env, std::ostream& out, std::ostream& err) {
+  const std::string hosts = absl::StrJoin(mcp::HostNames(), ", ");
+  if (inv.positional.size() > 1 || inv.dry_run || !inv.settings.empty()) {
+    err << "clada mcp config: takes --host HOST and --root DIR only (the server's other flags go into the "
+           "configuration by hand, after \"mcp\"); hosts: "
+        << hosts << "\n";
+    return kExitUsage;
+  }
+  std::string host;
+  const std::vector<std::string>& args = inv.sub_args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--host") {
+      host = i + 1 < args.size() ? args[++i] : "";
+    } else if (absl::StartsWith(args[i], "--host=")) {
+      host = args[i].substr(7);
+    }
+  }
+  if (host.empty()) {
+    err << "clada mcp config: which host? --host HOST, one of " << hosts << "\n";
+    return kExitUsage;
+  }
+  char binary[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", binary, sizeof binary - 1);
+  if (n <= 0) {
+    err << "clada mcp config: cannot read /proc/self/exe to find this binary's path\n";
+    return kExitUsage;
+  }
+  binary[n] = '\0';
+  absl::StatusOr<std::string> text =
+      mcp::RenderHostConfig(host, {"clada", binary, {"mcp", "--root", env.root}});
+  if (!text.ok()) {
+    err << "clada mcp config: " << text.status().message() << "\n";
+    return kExitUsage;
+  }
+  out << *text;
+  return kExitOk;
+}
+
 int RunConfig(const Environment& env, std::ostream& out) {
   out << "working root: " << env.root << "\n";
   out << "settings file: " << env.root << "/.clada/config.yaml\n";
@@ -625,6 +679,133 @@ int RunConfig(const Environment& env, std::ostream& out) {
     out << key << ": " << SettingValueText(env.settings, key) << "  (" << env.settings.source.at(key) << ")\n";
   }
   return kExitOk;
+}
+
+// One command's help: what it does, then the flags it takes (from its
+// CommandSpec, so the list cannot drift from what the parser accepts).
+const std::map<std::string, std::string>& CommandHelps() {
+  static const auto* const kHelps = new std::map<std::string, std::string>{
+      {"run", R"(usage: clada run [FILE|-] [FLAGS]
+       clada [FILE|-] [FLAGS]
+
+Runs every valid block of the answer in FILE (stdin when no FILE or '-'), in
+any of the seven dialects (SHAM, CML, CSL, replacer, SEARCH/REPLACE, unified
+diff, apply_patch), and prints the report for the LLM; a one-line summary
+goes to stderr. In a git repository your own changes are first committed as
+a [clada:pre] snapshot, then the batch as one AI: commit (`clada undo`).
+--dry-run validates and shows what would run; --json prints the result as
+JSON. Exit: 0 all succeeded, 1 an action failed or a block was skipped,
+2 usage error or fatal error.
+)"},
+      {"validate", R"(usage: clada validate [FILE|-] [--json]
+
+Parses and validates the answer in FILE (stdin when none) in every dialect
+and prints what would run, touching nothing. Exit 1 when a block is invalid.
+)"},
+      {"parse", R"(usage: clada parse [FILE|-]
+
+Prints the raw parse of the SHAM blocks in FILE (stdin when none) as JSON,
+as the reference parser gives it: blocks, properties, errors with line and
+column.
+)"},
+      {"instructions", R"(usage: clada instructions [--dialect DIALECT]
+
+Prints the text to paste into an LLM's system prompt so that it answers in
+DIALECT: sham (default), cml, csl, replacer, apply_patch, search_replace or
+udiff. csl's text uses the delimiters the settings of the working root give.
+)"},
+      {"schema", R"(usage: clada schema
+
+Prints every action (file_write, file_replace_text, exec, ...) with its
+parameters as JSON.
+)"},
+      {"config", R"(usage: clada config [--root DIR] [SETTING FLAGS]
+
+Prints the working root, the settings file (.clada/config.yaml in the root)
+and each effective setting with where it came from: default, the file, or
+a flag.
+)"},
+      {"approve", R"(usage: clada approve [--lang LANG] [--] 'CODE'
+
+Adds CODE (exactly as the exec action gives it) for LANG (bash, sh, python,
+javascript or ruby; default bash) to .clada/allowed-commands.json, the list
+that `exec: approve` accepts.
+)"},
+      {"context", R"(usage: clada context add PATH...       add files or directories to the working set
+       clada context remove PATH...    remove entries (a directory: the entries below it too)
+       clada context list              list the entries with their sizes
+       clada context prune             drop the entries whose files are gone
+       clada context clear             empty the working set
+       clada context show [--numbered] print every file, ready to paste into an LLM
+
+The working set (.clada/context.json) is the files the LLM should see.
+PATHs are relative to the working root.
+)"},
+      {"undo", R"(usage: clada undo [--dry-run]
+
+Takes back the last batch: the AI: commit at HEAD, only while nothing
+changed since (your own work before it stays in its [clada:pre] snapshot).
+)"},
+      {"step-back", R"(usage: clada step-back [--dry-run]
+
+Shows the working tree one commit back; the branch never moves, and
+uncommitted work is stashed and restored byte for byte.
+)"},
+      {"step-forward", R"(usage: clada step-forward [--dry-run]
+
+Moves the working tree one commit forward again after step-back.
+)"},
+      {"squash", R"(usage: clada squash --mode MODE [--message M] [--contiguous-only] [--force] [--dry-run]
+
+Squashes commits into one. MODE: auto_ai, ai_messages, hours N, days N,
+msg_contains TEXT. --contiguous-only: only an unbroken run of them;
+--force: also commits already on a remote-tracking branch.
+)"},
+      {"log", R"(usage: clada log [-n N] [--json]
+
+Lists the recent batches (AI: commits and [clada:pre] snapshots), newest
+first.
+)"},
+      {"listen", R"(usage: clada listen FILE [--debounce MS] [SETTING FLAGS]
+
+Watches FILE; runs each newly pasted block as `clada run` would, writes the
+results to the top of FILE and the full report to .clada-output-latest.txt
+beside it. A block saved again is not run again: write x in the box
+'[ ] run again' at the top of FILE to run it again. Ctrl-C stops.
+)"},
+      {"mcp", R"(usage: clada mcp [--root DIR] [--allow DIR] [--dry-run] [SETTING FLAGS]
+       clada mcp config --host HOST [--root DIR]
+
+Serves every action as a Model Context Protocol server on stdin/stdout
+(protocol revisions 2025-11-25 and earlier, and 2026-07-28). Each tool call
+is one batch, as `clada run` makes it. The client's roots (2025-11-25),
+else --root and --allow, bound it. stdout carries only protocol; one line
+goes to stderr. It ends when the client closes stdin.
+
+`clada mcp config --host HOST` prints what to paste into HOST's
+configuration, with this binary's absolute path and the working root:
+claude-desktop, claude-code, vscode, cursor, codex, gemini, windsurf, zed.
+)"},
+      {"help", R"(usage: clada help [COMMAND]
+
+Prints clada's help, or COMMAND's.
+)"},
+      {"version", R"(usage: clada version
+
+Prints clada's version (as --version does).
+)"},
+  };
+  return *kHelps;
+}
+
+// The help `clada COMMAND --help` prints: its text and the flags it takes.
+std::string CommandHelp(const std::string& command) {
+  auto it = CommandHelps().find(command);
+  if (it == CommandHelps().end()) return kUsage;
+  std::string text = it->second;
+  if (command != "help" && command != "version") absl::StrAppend(&text, "\n", ValidFlagsText(command), "\n");
+  absl::StrAppend(&text, "All commands and flags: clada --help\n");
+  return text;
 }
 
 }  // namespace
@@ -636,8 +817,18 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return kExitUsage;
   }
   Invocation& inv = *parsed;
+  if (inv.command == "help" && !inv.positional.empty()) {
+    if (CommandHelps().count(inv.positional[0]) == 0) {
+      err << "clada help: no command '" << inv.positional[0] << "'; commands: " << absl::StrJoin(Commands(), ", ")
+          << "\n";
+      return kExitUsage;
+    }
+    out << CommandHelp(inv.positional[0]);
+    return kExitOk;
+  }
   if (inv.help || inv.command == "help") {
-    out << kUsage;
+    // `clada help` is the global help; `clada help --help` help's own.
+    out << (inv.command_given && inv.help ? CommandHelp(inv.command) : kUsage);
     return kExitOk;
   }
   if (inv.version || inv.command == "version") {
@@ -746,7 +937,14 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
                              env->settings.csl_start, env->settings.csl_end);
   }
   if (inv.command == "config") return RunConfig(*env, out);
+  if (inv.command == "mcp" && !inv.positional.empty() && inv.positional[0] == "config") {
+    return RunMcpConfig(inv, *env, out, err);
+  }
   if (inv.command == "mcp") {
+    if (!inv.sub_args.empty() && inv.positional.empty()) {
+      err << "clada mcp: --host is for `clada mcp config --host HOST`\n";
+      return kExitUsage;
+    }
     if (!inv.positional.empty()) {
       err << "clada mcp: takes no argument, got '" << inv.positional[0] << "'; " << ValidFlagsText("mcp") << "\n";
       return kExitUsage;

@@ -131,4 +131,67 @@ std::vector<nlohmann::json> LoadCases() {
 INSTANTIATE_TEST_SUITE_P(Cases, CliCase, ::testing::ValuesIn(LoadCases()),
                          [](const auto& info) { return info.param["name"].template get<std::string>(); });
 
+// Runs the binary with `args` (shell words) in a fresh directory; returns
+// the exit code and fills stdout and stderr.
+int RunClada(const std::string& args, std::string* out, std::string* err) {
+  const std::string dir = clada::testing::MakeTempDir("clada_help_");
+  const int status = clada::testing::Sh(absl::StrCat("cd ", ShellQuote(dir), " && ", ShellQuote(clada::testing::CladaBinary()),
+                                                     " ", args, " </dev/null >.stdout 2>.stderr"));
+  *out = ReadAll(dir + "/.stdout");
+  *err = ReadAll(dir + "/.stderr");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Every command the binary itself lists (in its unknown-command message)
+// has help of its own, under `clada CMD --help`, `clada CMD -h` and
+// `clada help CMD`, that names the command and is not the global help;
+// the global help names every command and every dialect's marker.
+TEST(Help, EveryCommandHasItsOwn) {
+  std::string out, err;
+  ASSERT_EQ(RunClada("no-such-command", &out, &err), 2);
+  const size_t at = err.find("\ncommands: ");
+  ASSERT_NE(at, std::string::npos) << err;
+  const std::string list = err.substr(at + 11, err.find(" (see", at) - at - 11);
+  std::vector<std::string> commands;
+  for (size_t start = 0; start < list.size();) {
+    size_t comma = list.find(", ", start);
+    if (comma == std::string::npos) comma = list.size();
+    commands.push_back(list.substr(start, comma - start));
+    start = comma + 2;
+  }
+  ASSERT_GE(commands.size(), 17u) << list;
+  std::string global;
+  ASSERT_EQ(RunClada("--help", &global, &err), 0);
+  for (const char* marker : {"#!SHAM", "#!NESL", "<tasks>", "<---WRITE--->", "<<<FILE>>>", "<<<<<<< SEARCH",
+                             "diff -u", "*** Begin Patch"}) {
+    EXPECT_NE(global.find(marker), std::string::npos) << "global help lacks the dialect marker " << marker;
+  }
+  for (const std::string& command : commands) {
+    EXPECT_TRUE(global.find(absl::StrCat("\n  ", command, " ")) != std::string::npos ||
+                global.find(absl::StrCat(" | ", command, " ")) != std::string::npos)
+        << "global help lacks command " << command;
+    std::string help;
+    ASSERT_EQ(RunClada(absl::StrCat(command, " --help"), &help, &err), 0) << command << ": " << err;
+    EXPECT_EQ(help.rfind(absl::StrCat("usage: clada ", command), 0), 0u) << help;
+    EXPECT_NE(help, global) << command;
+    std::string same;
+    EXPECT_EQ(RunClada(absl::StrCat(command, " -h"), &same, &err), 0);
+    EXPECT_EQ(same, help) << command << " -h";
+    EXPECT_EQ(RunClada(absl::StrCat("help ", command), &same, &err), 0);
+    EXPECT_EQ(same, help) << "help " << command;
+  }
+  EXPECT_EQ(RunClada("help no-such-command", &out, &err), 2);
+  EXPECT_NE(err.find("no command 'no-such-command'"), std::string::npos) << err;
+}
+
+// A command's help lists the flags its parser accepts.
+TEST(Help, NamesTheFlagsTheCommandTakes) {
+  std::string out, err;
+  ASSERT_EQ(RunClada("log --help", &out, &err), 0);
+  EXPECT_NE(out.find("clada log takes: -n N, --json, --root DIR"), std::string::npos) << out;
+  ASSERT_EQ(RunClada("context --help", &out, &err), 0);
+  EXPECT_NE(out.find("clada context show [--numbered]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Commands:"), std::string::npos) << out;
+}
+
 }  // namespace
