@@ -328,8 +328,8 @@ class RunLockKeeper {
 };
 
 // Runs a user command on the work tree containing `working_root`:
-//   undo          undo HEAD if it is an `AI:` commit and nothing changed
-//                 since (the `[clada:pre]` snapshot stays);
+//   undo          undo HEAD if it is an `AI:` commit and no file it changed
+//                 was edited since (other edits stay as they are);
 //   step-back     move the work tree one commit back along the branch's
 //                 first-parent history (HEAD detached, branch untouched);
 //                 the first step stashes uncommitted and untracked changes;

@@ -56,9 +56,14 @@ absl::Status ValidateRequest(const SquashRequest& req) {
   return absl::OkStatus();
 }
 
-// Whether `c` matches a non-auto mode's predicate. Times are author times
-// (when the batch ran), which a rebase or an earlier squash does not move.
+// Whether `c` is selected by the mode. Times are author times (when the
+// batch ran), which a rebase or an earlier squash does not move. A
+// `[clada:pre]` snapshot never is: it holds the user's own uncommitted work,
+// and `clada undo` takes a squash commit back whole, so a snapshot folded
+// into one would be discarded with the AI's changes. Snapshots stay commits
+// of their own, replayed below the combined commit.
 bool Matches(const SquashRequest& req, const git_commit* c, absl::Time now) {
+  if (IsSnapshotCommit(c)) return false;
   const absl::Time when =
       absl::FromUnixSeconds(git_commit_author(c)->when.time);
   switch (req.mode) {
@@ -89,8 +94,12 @@ std::vector<size_t> SelectCommits(const SquashRequest& req,
     if (req.mode != SquashMode::kAutoAi) {
       while (i < chain.size() && !Matches(req, chain[i].get(), now)) ++i;
     }
-    for (; i < chain.size() && Matches(req, chain[i].get(), now); ++i)
+    // A snapshot neither joins nor breaks the run.
+    for (; i < chain.size(); ++i) {
+      if (IsSnapshotCommit(chain[i].get())) continue;
+      if (!Matches(req, chain[i].get(), now)) break;
       out.push_back(i);
+    }
     return out;
   }
   for (size_t i = 0; i < chain.size(); ++i) {
@@ -197,7 +206,12 @@ absl::StatusOr<git_oid> ReplayTree(git_repository* repo,
         "' past the selected commits, and it conflicts with them in ",
         absl::StrJoin(paths, ", "),
         "; nothing was changed. Use --contiguous-only, or narrow "
-        "the selection"));
+        "the selection",
+        IsSnapshotCommit(commit)
+            ? ". It is a snapshot of your uncommitted work, which a squash "
+              "never folds in: `clada undo` of the squash would take it back "
+              "with the AI's changes"
+            : ""));
   }
   git_oid tree_id;
   RETURN_IF_ERROR(GitStatus(git_index_write_tree_to(&tree_id, merged, repo),

@@ -74,6 +74,18 @@ absl::Status RestoreIndexEntries(git_repository* repo, git_tree* tree,
   return GitStatus(git_index_write(index), "write the index");
 }
 
+// The value of the first `key` trailer line in `commit`'s message (a
+// squash keeps the squashed messages oldest first), or "".
+std::string FirstTrailer(const git_commit* commit, absl::string_view key) {
+  const char* m = git_commit_message(commit);
+  if (m == nullptr) return "";
+  absl::string_view msg(m);
+  size_t at = msg.find(absl::StrCat("\n", key));
+  if (at == absl::string_view::npos) return "";
+  absl::string_view value = msg.substr(at + 1 + key.size());
+  return std::string(value.substr(0, value.find('\n')));
+}
+
 // Checks that checking out `target` over the work tree (HEAD = the AI
 // commit) overwrites nothing of the user's: an untracked or ignored file
 // where the snapshot has one. FailedPrecondition listing them.
@@ -153,7 +165,11 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
   // The batch's own snapshot (same Clada-Batch trailer) is folded back
   // into uncommitted changes: HEAD returns to the commit below it and the
   // index to what it was.
-  const std::string batch = Trailer(head.get(), kBatchTrailer);
+  // A squash commit takes back every batch it folds: its oldest batch's
+  // snapshot is the one below it (a squash never folds a snapshot).
+  const std::string batch = Trailer(head.get(), kSquashTrailer).empty()
+                                ? Trailer(head.get(), kBatchTrailer)
+                                : FirstTrailer(head.get(), kBatchTrailer);
   const bool fold = IsSnapshotCommit(parent.get()) && !batch.empty() &&
                     Trailer(parent.get(), kBatchTrailer) == batch;
   CommitPtr new_head;

@@ -113,7 +113,10 @@ struct SquashResult {
 // message keeps every squashed message. Only clada's own commits (`AI:`,
 // `[clada:pre]`, earlier squashes) are candidates: the search stops at the
 // first commit that is not clada's (or a merge), so a user's commit is never
-// rewritten, re-authored or dropped. Unselected clada commits in between
+// rewritten, re-authored or dropped. A `[clada:pre]` snapshot (the user's
+// uncommitted work) is never selected: it stays a commit of its own below
+// the combined one, so `clada undo` of the squash never takes it back
+// (a snapshot that cannot move below it refuses the squash). Unselected clada commits in between
 // are replayed before it, those after it on top; the final tree and the work
 // tree are unchanged. Selection:
 //   auto_ai      the run of clada commits ending at HEAD;
