@@ -1,0 +1,113 @@
+// The answer layer's seam: what every dialect's reader implements, so that
+// one segmenter (segment.h) and one registry (proj/comp/readers) find and
+// read every block of an answer, the same for run, --dry-run, validate,
+// listen and instructions.
+#ifndef CLADA_PROJ_COMP_ANSWER_SRC_READER_H_
+#define CLADA_PROJ_COMP_ANSWER_SRC_READER_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/source_span.h"
+
+namespace clada::answer {
+
+// One block of an answer, as its reader found it: bytes [at.begin, at.end)
+// of the answer and lines at.first_line..at.last_line (1-based, inclusive).
+// `closed`: the block's end is there (its end marker, or every line its
+// header counts); an unclosed block may still be arriving, and the
+// segmenter cuts it at the next opener of another dialect.
+struct Span {
+  core::SourceSpan at;
+  bool closed = true;
+};
+
+// A reader's spans in order of start, one at a time: the segmenter holds
+// one pending span per reader, never a reader's whole list.
+class SpanStream {
+ public:
+  virtual ~SpanStream() = default;
+  // The next span (at.begin not below the previous one's), or false.
+  virtual bool Next(Span* out) = 0;
+};
+
+// A SpanStream over spans already found (sorted by the stream).
+class VectorSpanStream : public SpanStream {
+ public:
+  explicit VectorSpanStream(std::vector<Span> spans);
+  bool Next(Span* out) override;
+
+ private:
+  std::vector<Span> spans_;
+  size_t next_ = 0;
+};
+
+// A block the reader refused: its label, the code (a word, never
+// classified by its text), what is wrong and the fix, phrased by the reader
+// in its own dialect.
+struct Diagnostic {
+  std::string label;
+  std::string code;
+  std::string message;
+  std::string fix;
+  int line = 0;
+};
+
+// How a group of actions runs: each alone; the first failure stops the
+// rest (a CML <tasks> block, an apply_patch update with a move); none runs
+// when one is invalid, and the first failure stops the rest (a CSL TASKS
+// block).
+enum class GroupPolicy { kIndependent, kFailFast, kAtomic };
+
+// actions[first, first + count) of a ReadResult.
+struct Group {
+  GroupPolicy policy = GroupPolicy::kIndependent;
+  size_t first = 0;
+  size_t count = 0;
+};
+
+// What one span reads into: the actions (each labelled in
+// metadata.block_id, lines counted in the whole answer), the refused
+// blocks, the groups the actions run in (every action in exactly one, in
+// order) and warnings about the whole span.
+struct ReadResult {
+  std::vector<core::Action> actions;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<Group> groups;
+  std::vector<std::string> warnings;
+};
+
+// Reads the spans of one answer the segmenter accepted, in order, and keeps
+// what a dialect carries from one block to the next (the numbers of its
+// labels, the path a SEARCH/REPLACE block reuses).
+class SpanReader {
+ public:
+  virtual ~SpanReader() = default;
+  // `span` lies in the answer Reading was given and follows the one read
+  // before: labels and lines are the answer's.
+  virtual ReadResult Read(const Span& span) = 0;
+};
+
+// One dialect. Implementations are stateless and thread-safe.
+class Reader {
+ public:
+  virtual ~Reader() = default;
+  // The dialect's name as reports and --json give it ("sham", "cml", ...).
+  virtual absl::string_view dialect() const = 0;
+  // Every block of `text` in order of start (cheap: where the blocks are,
+  // not what they say). `text` outlives the stream.
+  virtual std::unique_ptr<SpanStream> Spans(absl::string_view text) const = 0;
+  // A reading of `text`'s accepted spans (`text` outlives it).
+  virtual std::unique_ptr<SpanReader> Reading(absl::string_view text) const = 0;
+  // The system prompt that teaches the dialect (`clada instructions`).
+  virtual std::string Instructions() const = 0;
+};
+
+}  // namespace clada::answer
+
+#endif  // CLADA_PROJ_COMP_ANSWER_SRC_READER_H_

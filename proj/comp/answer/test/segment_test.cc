@@ -1,0 +1,92 @@
+// The segmenter's rules on answers of toy dialects (test-data/segment.json):
+// a dialect X's block opens at a line `X{` and closes at a line `}X`; one
+// never closed runs to the end of the text, unclosed.
+#include "proj/comp/answer/src/segment.h"
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace clada::answer {
+namespace {
+
+class MarkerReader : public Reader {
+ public:
+  explicit MarkerReader(std::string name) : name_(std::move(name)) {}
+  absl::string_view dialect() const override { return name_; }
+  std::unique_ptr<SpanStream> Spans(absl::string_view text) const override {
+    std::vector<Span> out;
+    const std::string open = name_ + "{", close = "}" + name_;
+    std::optional<Span> at;
+    size_t pos = 0;
+    int line = 0;
+    while (pos < text.size()) {
+      const size_t nl = text.find('\n', pos);
+      const size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+      const absl::string_view content = text.substr(pos, (nl == absl::string_view::npos ? text.size() : nl) - pos);
+      ++line;
+      if (!at.has_value() && content == open) {
+        at = Span{{pos, 0, line, 0}, false};
+      } else if (at.has_value() && content == close) {
+        at->at.end = end;
+        at->at.last_line = line;
+        at->closed = true;
+        out.push_back(*at);
+        at.reset();
+      }
+      pos = end;
+    }
+    if (at.has_value()) {
+      at->at.end = text.size();
+      at->at.last_line = line;
+      out.push_back(*at);
+    }
+    return std::make_unique<VectorSpanStream>(std::move(out));
+  }
+  std::unique_ptr<SpanReader> Reading(absl::string_view) const override { return nullptr; }
+  std::string Instructions() const override { return ""; }
+
+ private:
+  std::string name_;
+};
+
+class SegmentCase : public ::testing::TestWithParam<nlohmann::json> {};
+
+TEST_P(SegmentCase, Segments) {
+  const nlohmann::json& c = GetParam();
+  std::vector<std::unique_ptr<MarkerReader>> owned;
+  std::vector<const Reader*> readers;
+  for (const auto& name : c["readers"]) {
+    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>()));
+    readers.push_back(owned.back().get());
+  }
+  const std::string text = absl::StrJoin(c["lines"].get<std::vector<std::string>>(), "\n") + "\n";
+  std::vector<std::string> got;
+  for (const Segment& s : SegmentAnswer(text, readers)) {
+    // The bytes and the lines agree.
+    const absl::string_view body = absl::string_view(text).substr(s.span.at.begin, s.span.at.end - s.span.at.begin);
+    int lines = 0;
+    for (char ch : body) lines += ch == '\n';
+    EXPECT_EQ(s.span.at.last_line - s.span.at.first_line + 1, lines) << body;
+    got.push_back(absl::StrCat(readers[s.reader]->dialect(), " ", s.span.at.first_line, "-", s.span.at.last_line,
+                               s.span.closed ? "" : " unclosed"));
+  }
+  EXPECT_EQ(got, c["segments"].get<std::vector<std::string>>()) << c["note"];
+}
+
+std::vector<nlohmann::json> Cases() {
+  std::ifstream in("proj/comp/answer/test-data/segment.json");
+  return nlohmann::json::parse(in)["cases"].get<std::vector<nlohmann::json>>();
+}
+
+INSTANTIATE_TEST_SUITE_P(Data, SegmentCase, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) { return info.param["name"].template get<std::string>(); });
+
+}  // namespace
+}  // namespace clada::answer
