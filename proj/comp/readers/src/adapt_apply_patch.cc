@@ -1,0 +1,73 @@
+// Codex apply_patch envelopes (*** Begin Patch ... *** End Patch) as an
+// answer::Reader.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proj/comp/readers/src/adapters.h"
+
+namespace clada::readers {
+namespace {
+
+class ApplyPatchSpanReader : public answer::SpanReader {
+ public:
+  explicit ApplyPatchSpanReader(absl::string_view text) : text_(text) {}
+  answer::ReadResult Read(const answer::Span& span) override {
+    answer::ReadResult out;
+    const PaddedSpan padded(text_, span);
+    for (apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(padded.text())) {
+      bool first = true;
+      for (const apply_patch_reader::FileOp& op : p.ops) {
+        // Each operation a group: an update with a move is its hunks, then
+        // the move, and the move waits for the hunks.
+        const std::string label = absl::StrCat("patch-", ++number_);
+        const size_t begin = out.actions.size();
+        PatchOpActions(op, padded.text(), [&](core::Action&& a) {
+          a.metadata.block_id = label;
+          a.metadata.start_line = op.span.first_line;
+          a.metadata.end_line = op.span.last_line;
+          if (first) a.warnings.insert(a.warnings.begin(), p.warnings.begin(), p.warnings.end());
+          first = false;
+          out.actions.push_back(std::move(a));
+        });
+        const size_t count = out.actions.size() - begin;
+        out.groups.push_back(
+            {count > 1 ? answer::GroupPolicy::kFailFast : answer::GroupPolicy::kIndependent, begin, count});
+      }
+      for (const apply_patch_reader::ParseError& e : p.errors) {
+        out.diagnostics.push_back({absl::StrCat("patch-", ++number_), e.code, e.message, e.fix, e.line});
+      }
+    }
+    return out;
+  }
+
+ private:
+  absl::string_view text_;
+  int number_ = 0;  // patch-N over the operations read so far
+};
+
+class ApplyPatchReader : public answer::Reader {
+ public:
+  absl::string_view dialect() const override { return "apply_patch"; }
+  std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
+    std::vector<answer::Span> spans;
+    if (text.find("***") != absl::string_view::npos) {
+      for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadEnvelopes(text)) {
+        spans.push_back({p.span, p.ended});
+      }
+    }
+    return std::make_unique<answer::VectorSpanStream>(std::move(spans));
+  }
+  std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {
+    return std::make_unique<ApplyPatchSpanReader>(text);
+  }
+  std::string Instructions() const override { return apply_patch_reader::ApplyPatchInstructions(); }
+};
+
+}  // namespace
+
+std::unique_ptr<answer::Reader> MakeApplyPatchReader() { return std::make_unique<ApplyPatchReader>(); }
+
+}  // namespace clada::readers

@@ -1,0 +1,80 @@
+// CSL (<---WRITE file="..."---> ... <---END--->) as an answer::Reader.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
+#include "proj/comp/readers/src/adapters.h"
+
+namespace clada::readers {
+namespace {
+
+class CslSpanReader : public answer::SpanReader {
+ public:
+  CslSpanReader(absl::string_view text, csl_parser::Delimiters delimiters)
+      : text_(text), delimiters_(std::move(delimiters)) {}
+  answer::ReadResult Read(const answer::Span& span) override {
+    answer::ReadResult out;
+    const PaddedSpan padded(text_, span);
+    const csl_parser::CslParseResult r = csl_parser::ParseCsl(padded.text(), delimiters_);
+    for (const csl_parser::CslBlock& b : r.blocks) {
+      const size_t first = out.actions.size();
+      for (const csl_parser::Operation& op : b.operations()) out.actions.push_back(op.action);
+      if (b.is_tasks) {
+        out.groups.push_back({answer::GroupPolicy::kAtomic, first, out.actions.size() - first});
+      } else {
+        EachItsOwnGroup(out, first);
+      }
+      for (const csl_parser::CslError& e : b.errors()) {
+        out.diagnostics.push_back({e.label, e.code, e.message, e.fix, e.line});
+      }
+      for (const std::string& w : b.warnings()) out.warnings.push_back(w);
+    }
+    ShiftLabels(out, "task-", blocks_);
+    blocks_ += static_cast<int>(r.blocks.size());
+    return out;
+  }
+
+ private:
+  absl::string_view text_;
+  csl_parser::Delimiters delimiters_;
+  int blocks_ = 0;  // task-N: N counts the blocks read so far
+};
+
+class CslReader : public answer::Reader {
+ public:
+  explicit CslReader(csl_parser::Delimiters delimiters) : delimiters_(std::move(delimiters)) {}
+  absl::string_view dialect() const override { return "csl"; }
+  std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
+    std::vector<answer::Span> spans;
+    const std::string end = absl::StrCat(delimiters_.start, "END", delimiters_.end);
+    for (const core::SourceSpan& s : csl_parser::FindCsl(text, delimiters_)) {
+      // Closed by its END (an operation cut at the next one, or at the end
+      // of the text, may still be arriving).
+      absl::string_view last = text.substr(s.begin, s.end - s.begin);
+      while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ' || last.back() == '\t')) {
+        last.remove_suffix(1);
+      }
+      const size_t nl = last.rfind('\n');
+      spans.push_back({s, (nl == absl::string_view::npos ? last : last.substr(nl + 1)) == end});
+    }
+    return std::make_unique<answer::VectorSpanStream>(std::move(spans));
+  }
+  std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {
+    return std::make_unique<CslSpanReader>(text, delimiters_);
+  }
+  std::string Instructions() const override { return csl_parser::CslInstructions(delimiters_); }
+
+ private:
+  csl_parser::Delimiters delimiters_;
+};
+
+}  // namespace
+
+std::unique_ptr<answer::Reader> MakeCslReader(const ReaderOptions& options) {
+  return std::make_unique<CslReader>(csl_parser::Delimiters{options.csl_start, options.csl_end});
+}
+
+}  // namespace clada::readers

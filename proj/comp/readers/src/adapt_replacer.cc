@@ -1,0 +1,62 @@
+// The seeds' replacer blocks (<<<FILE>>> ... <<<END>>>) as an answer::Reader.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proj/comp/readers/src/adapters.h"
+#include "proj/comp/replacer-reader/src/replacer_reader.h"
+
+namespace clada::readers {
+namespace {
+
+class ReplacerSpanReader : public answer::SpanReader {
+ public:
+  explicit ReplacerSpanReader(absl::string_view text) : text_(text) {}
+  answer::ReadResult Read(const answer::Span& span) override {
+    answer::ReadResult out;
+    const PaddedSpan padded(text_, span);
+    replacer_reader::ReadBlocks(
+        padded.text(),
+        [&](replacer_reader::Edit&& e) {
+          e.number = ++number_;
+          out.actions.push_back(replacer_reader::ToAction(e));
+        },
+        [&](replacer_reader::ParseError&& e) {
+          e.number = ++number_;
+          out.diagnostics.push_back({absl::StrCat("rep-", e.number), e.code, e.message, e.fix, e.line});
+        });
+    EachItsOwnGroup(out, 0);
+    return out;
+  }
+
+ private:
+  absl::string_view text_;
+  int number_ = 0;  // rep-N over the blocks read so far, edits and errors
+};
+
+class ReplacerReader : public answer::Reader {
+ public:
+  absl::string_view dialect() const override { return "replacer"; }
+  std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
+    std::vector<answer::Span> spans;
+    if (text.find("<<<") != absl::string_view::npos) {
+      replacer_reader::ReadBlocks(
+          text, [&](replacer_reader::Edit&& e) { spans.push_back({e.span, true}); },
+          [&](replacer_reader::ParseError&& e) { spans.push_back({e.span, e.code != "unclosed_block"}); });
+    }
+    return std::make_unique<answer::VectorSpanStream>(std::move(spans));
+  }
+  std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {
+    return std::make_unique<ReplacerSpanReader>(text);
+  }
+  std::string Instructions() const override { return replacer_reader::ReplacerInstructions(); }
+};
+
+}  // namespace
+
+std::unique_ptr<answer::Reader> MakeReplacerReader() { return std::make_unique<ReplacerReader>(); }
+
+}  // namespace clada::readers

@@ -1,0 +1,83 @@
+// Unified diffs (git diff, diff -u, ```diff fences) as an answer::Reader.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proj/comp/readers/src/adapters.h"
+
+namespace clada::readers {
+namespace {
+
+// Whether a file's diff has every line its last hunk's header counts (a
+// hunk without counts, `@@ ... @@`, cannot say: it is taken as whole).
+bool DiffComplete(const udiff_reader::FilePatch& f) {
+  if (f.hunks.empty()) return true;
+  const udiff_reader::DiffHunk& h = f.hunks.back();
+  if (h.old_count < 0 || h.new_count < 0) return true;
+  int old_lines = 0, new_lines = 0;
+  for (const udiff_reader::DiffLine& l : h.lines) {
+    if (l.kind != '+') ++old_lines;
+    if (l.kind != '-') ++new_lines;
+  }
+  return old_lines >= h.old_count && new_lines >= h.new_count;
+}
+
+class UdiffSpanReader : public answer::SpanReader {
+ public:
+  explicit UdiffSpanReader(absl::string_view text) : text_(text) {}
+  answer::ReadResult Read(const answer::Span& span) override {
+    answer::ReadResult out;
+    const PaddedSpan padded(text_, span);
+    const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(padded.text(), [&](udiff_reader::FilePatch&& f) {
+      // Each file a group: a rename with hunks is the move, then the hunks.
+      const std::string label = absl::StrCat("diff-", ++number_);
+      const size_t begin = out.actions.size();
+      DiffFileActions(f, padded.text(), [&](core::Action&& a) {
+        a.metadata.block_id = label;
+        a.metadata.start_line = f.span.first_line;
+        a.metadata.end_line = f.span.last_line;
+        out.actions.push_back(std::move(a));
+      });
+      const size_t count = out.actions.size() - begin;
+      if (count > 0) {
+        out.groups.push_back(
+            {count > 1 ? answer::GroupPolicy::kFailFast : answer::GroupPolicy::kIndependent, begin, count});
+      }
+    });
+    for (const udiff_reader::ParseError& e : diffs.errors) {
+      out.diagnostics.push_back({absl::StrCat("diff-", ++number_), e.code, e.message, e.fix, e.line});
+    }
+    return out;
+  }
+
+ private:
+  absl::string_view text_;
+  int number_ = 0;  // diff-N over the file sections read so far
+};
+
+class UdiffReader : public answer::Reader {
+ public:
+  absl::string_view dialect() const override { return "udiff"; }
+  std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
+    std::vector<answer::Span> spans;
+    if (text.find("--- ") == absl::string_view::npos && text.find("diff --git ") == absl::string_view::npos) {
+      return std::make_unique<answer::VectorSpanStream>(std::move(spans));
+    }
+    const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(
+        text, [&](udiff_reader::FilePatch&& f) { spans.push_back({f.span, DiffComplete(f)}); });
+    for (const udiff_reader::ParseError& e : diffs.errors) spans.push_back({e.span, e.code != "missing_hunks"});
+    return std::make_unique<answer::VectorSpanStream>(std::move(spans));
+  }
+  std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {
+    return std::make_unique<UdiffSpanReader>(text);
+  }
+  std::string Instructions() const override { return udiff_reader::UdiffInstructions(); }
+};
+
+}  // namespace
+
+std::unique_ptr<answer::Reader> MakeUdiffReader() { return std::make_unique<UdiffReader>(); }
+
+}  // namespace clada::readers

@@ -1,0 +1,75 @@
+// The thin adapters that make each reader component an answer::Reader (one
+// file each, src/adapt_<dialect>.cc), and what they share.
+#ifndef CLADA_PROJ_COMP_READERS_SRC_ADAPTERS_H_
+#define CLADA_PROJ_COMP_READERS_SRC_ADAPTERS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
+#include "proj/comp/answer/src/reader.h"
+#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/line_starts.h"
+#include "proj/comp/readers/src/all_readers.h"
+#include "proj/comp/udiff-reader/src/udiff_reader.h"
+
+namespace clada::readers {
+
+std::unique_ptr<answer::Reader> MakeShamReader(const ReaderOptions& options);
+std::unique_ptr<answer::Reader> MakeCmlReader();
+std::unique_ptr<answer::Reader> MakeCslReader(const ReaderOptions& options);
+std::unique_ptr<answer::Reader> MakeReplacerReader();
+std::unique_ptr<answer::Reader> MakeSearchReplaceReader();
+std::unique_ptr<answer::Reader> MakeApplyPatchReader();
+std::unique_ptr<answer::Reader> MakeUdiffReader();
+
+// The actions of one apply_patch file operation, in the order they run:
+// file_write (Add), file_delete (Delete), or file_apply_patch (the
+// operation's lines from `text` without its `*** Move to:`) followed, for a
+// move, by file_move. Metadata and the envelope's warnings are the caller's.
+void PatchOpActions(const apply_patch_reader::FileOp& op, absl::string_view text,
+                    absl::FunctionRef<void(core::Action&&)> add);
+
+// The actions of one unified diff file section, in the order they run: as
+// git apply, a created or deleted file is file_apply_diff of the section; a
+// rename is file_move, then file_apply_diff of the hunks on the new path.
+// Each carries the section's warnings (the move only when it has no hunks).
+void DiffFileActions(const udiff_reader::FilePatch& f, absl::string_view text,
+                     absl::FunctionRef<void(core::Action&&)> add);
+
+// What a reader component reads for one span: the span's lines from the
+// start of its first line, after as many empty lines as come before it, so
+// that every line the reader gives, in its fields and in its messages, is
+// the answer's. (It costs the lines before the span, once a span: the
+// reader components take no line base yet.)
+class PaddedSpan {
+ public:
+  // `carried`: a line to stand just above the span, in the padding (the
+  // path a SEARCH/REPLACE block reuses); none when empty.
+  PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried = "");
+  absl::string_view text() const { return padded_; }
+
+ private:
+  std::string padded_;
+};
+
+// `s` with the number of every `prefix<N>` (not preceded by a letter or
+// digit) raised by `by`: a reader numbers its labels (task-N, rep-N, ...)
+// from 1 in each span; the answer's numbers count the spans read before.
+void ShiftNumbers(std::string& s, absl::string_view prefix, int by);
+
+// Every label, message, fix and warning of `r` with its `prefix<N>`
+// numbers raised by `by` (ShiftNumbers).
+void ShiftLabels(answer::ReadResult& r, absl::string_view prefix, int by);
+
+// Each of `actions` (from `first` on) a group of its own.
+void EachItsOwnGroup(answer::ReadResult& r, size_t first);
+
+// The byte span of lines first..last (1-based) of `text` (`lines` of it).
+core::SourceSpan LineSpan(const core::LineStarts& lines, int first, int last);
+
+}  // namespace clada::readers
+
+#endif  // CLADA_PROJ_COMP_READERS_SRC_ADAPTERS_H_

@@ -1,0 +1,44 @@
+#include "proj/comp/readers/src/all_readers.h"
+
+#include <utility>
+
+#include "proj/comp/readers/src/adapters.h"
+
+namespace clada::readers {
+
+Registry::Registry(const ReaderOptions& options) {
+  // The one list of dialects. A tie (two blocks at the same byte) goes to
+  // the reader listed first.
+  owned_.push_back(MakeShamReader(options));
+  owned_.push_back(MakeCmlReader());
+  owned_.push_back(MakeCslReader(options));
+  owned_.push_back(MakeReplacerReader());
+  owned_.push_back(MakeSearchReplaceReader());
+  owned_.push_back(MakeApplyPatchReader());
+  owned_.push_back(MakeUdiffReader());
+  for (const auto& r : owned_) view_.push_back(r.get());
+}
+
+const answer::Reader* Registry::Find(absl::string_view dialect) const {
+  for (const answer::Reader* r : view_) {
+    if (r->dialect() == dialect) return r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Registry::Dialects() const {
+  std::vector<std::string> out;
+  for (const answer::Reader* r : view_) out.emplace_back(r->dialect());
+  return out;
+}
+
+bool AnyBlockBesides(const Registry& registry, absl::string_view text, absl::string_view except) {
+  for (const answer::Reader* r : registry.readers()) {
+    if (r->dialect() == except) continue;
+    answer::Span span;
+    if (r->Spans(text)->Next(&span)) return true;
+  }
+  return false;
+}
+
+}  // namespace clada::readers
