@@ -617,6 +617,21 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
     } else {
       where = "the end of the answer";
     }
+    if (!body.stopped() && env.end_kind == EndKind::kEndOfText) {
+      // The answer stops inside the envelope: it was cut off (a model's
+      // output limit), and its last operation may hold half a line. None
+      // of it is applied.
+      patch.ops.clear();
+      patch.errors.push_back(
+          {"truncated", static_cast<int>(b) + 1,
+           absl::StrCat("the answer ends at line ", last + 1, " inside the patch opened on line ", b + 1,
+                        ", before its `", kEnd, "` line: it was cut off, so none of the patch was applied"),
+           absl::StrCat("send the rest of the patch (from line ", b + 1, " on, or the whole envelope again) and end it "
+                        "with the line `", kEnd, "`")});
+      patch.span = SpanOf(lines, env.open, last);
+      *resume = j;
+      return patch;
+    }
     patch.warnings.push_back(absl::StrCat("the patch opened on line ", b + 1, " has no `", kEnd, "` line before ",
                                           where, "; it was read up to line ", last + 1,
                                           ". End every patch with the line `", kEnd, "`"));

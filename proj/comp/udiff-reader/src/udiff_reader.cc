@@ -126,7 +126,9 @@ bool ParseRange(absl::string_view head, DiffHunk* h) {
 }
 
 // Reads one hunk from its `@@` line; returns the index after it.
-size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::string>* warnings) {
+// `*cut` is set when the answer ends before the lines its header counts:
+// the answer was cut off inside the hunk.
+size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::string>* warnings, bool* cut) {
   const size_t n = lines.size();
   h->source_line = static_cast<int>(at) + 1;
   const bool counted = ParseRange(lines[at].head, h);
@@ -160,6 +162,10 @@ size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::str
     if (c != '+') --old_left;
     if (c != '-') --new_left;
     h->lines.push_back(std::move(l));
+  }
+  if (counted && k >= n && (old_left > 0 || new_left > 0)) {
+    *cut = true;
+    return k;
   }
   if (counted && (old_left != 0 || new_left != 0)) {
     warnings->push_back(absl::StrCat("hunk at line ", at + 1, ": its header counts ", h->old_count, " old and ",
@@ -284,14 +290,36 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
       i = last + 1;
       continue;
     }
+    bool cut = false;
     while (i < n && absl::StartsWith(lines[i].head, "@@")) {
       DiffHunk h;
-      i = ReadHunk(lines, i, &h, &f.warnings);
+      i = ReadHunk(lines, i, &h, &f.warnings, &cut);
+      if (cut) {
+        const int counted_old = h.old_count, counted_new = h.new_count;
+        int old_read = 0, new_read = 0;
+        for (const DiffLine& l : h.lines) {
+          old_read += l.kind != '+';
+          new_read += l.kind != '-';
+        }
+        out.errors.push_back(ParseError{
+            "truncated", static_cast<int>(start) + 1,
+            absl::StrCat("the answer ends at line ", n, " inside the hunk at line ", h.source_line,
+                         ", which holds ", old_read, " of its ", counted_old, " old and ", new_read, " of its ",
+                         counted_new, " new lines: it was cut off, so none of this file's diff was applied"),
+            absl::StrCat("send the rest of the diff (this file's diff from line ", start + 1,
+                         " again, whole), each hunk with as many lines as its @@ header counts"),
+            Span(lines, start, n - 1)});
+        break;
+      }
       if (h.lines.empty()) {
         f.warnings.push_back(absl::StrCat("hunk at line ", h.source_line, " has no lines and was left out"));
         continue;
       }
       f.hunks.push_back(std::move(h));
+    }
+    if (cut) {
+      i = n;
+      continue;
     }
     const size_t last = i > start ? i - 1 : start;
     // Paths: git's a/ b/ prefixes; /dev/null for a new or deleted file.

@@ -94,6 +94,8 @@ TEST_P(ReaderCases, Reads) {
     EXPECT_EQ(d.errors[k].line, errors[k].at("line").get<int>());
     EXPECT_FALSE(d.errors[k].message.empty());
     EXPECT_FALSE(d.errors[k].fix.empty());
+    ExpectContains(d.errors[k].message, errors[k].value("message_contains", json::array()), "message");
+    ExpectContains(d.errors[k].fix, errors[k].value("fix_contains", json::array()), "fix");
   }
   const std::string all = absl::StrJoin(warnings, "\n");
   if (c.contains("warnings_contain")) {
