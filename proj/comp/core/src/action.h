@@ -76,6 +76,11 @@ struct Limits {
 // How `exec` treats code it is asked to run.
 enum class ExecPolicy { kAllow, kDeny, kApprove };
 
+// Setting `sandbox`: how `exec` code is contained by the kernel. kAuto: the
+// strongest containment the kernel offers; kRequired: exec is refused
+// without the full sandbox; kOff: code runs unconfined (the report says so).
+enum class SandboxMode { kAuto, kRequired, kOff };
+
 // Code a person approved with `clada approve` for `exec: approve`: it runs
 // only in that language. An empty `lang` is an entry from an earlier clada
 // that did not record one: it approves nothing.
@@ -89,6 +94,11 @@ struct ExecContext {
   PathPolicy paths;  // working root, allowed roots, deny list
   Limits limits;
   ExecPolicy exec_policy = ExecPolicy::kAllow;
+  SandboxMode sandbox = SandboxMode::kAuto;
+  bool exec_network = false;  // setting exec_network: allow (default deny)
+  // Set when exec_policy fell back from the default allow to approve
+  // because no sandbox is available (sandbox: auto); the report says so.
+  std::string exec_policy_note;
   bool quiet = false;  // no live output on stderr
   // Live output of an action written to stderr in one piece when it ends
   // (output_mode: buffer), not line by line as it comes. Ignored when quiet.

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 
 #include "absl/status/statusor.h"
@@ -25,10 +26,12 @@
 #include "absl/time/clock.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/exec/src/allowed_commands.h"
 #include "proj/comp/exec/src/output_capture.h"
 #include "proj/comp/exec/src/process_runner.h"
 #include "proj/comp/exec/src/read_only.h"
+#include "proj/comp/exec/src/sandbox.h"
 
 extern char** environ;
 
@@ -101,7 +104,9 @@ std::string NewExecId() {
   return absl::StrCat(::getpid(), "-", counter.fetch_add(1) + 1, "-", absl::GetCurrentTimeNanos());
 }
 
-std::vector<std::string> ChildEnvironment(const std::string& root, const std::string& marker) {
+// `path` and `tmpdir`, when set, replace PATH and TMPDIR.
+std::vector<std::string> ChildEnvironment(const std::string& root, const std::string& marker,
+                                          const std::optional<std::string>& path, const std::string& tmpdir) {
   static constexpr absl::string_view kReplaced[] = {"PAGER", "GIT_TERMINAL_PROMPT", "CLADA_ROOT", "CLADA_EXEC_ID"};
   std::vector<std::string> env;
   bool has_ci = false, has_unbuffered = false;
@@ -110,6 +115,7 @@ std::vector<std::string> ChildEnvironment(const std::string& root, const std::st
     absl::string_view key = entry.substr(0, entry.find('='));
     bool replaced = false;
     for (absl::string_view r : kReplaced) replaced = replaced || key == r;
+    replaced = replaced || (path && key == "PATH") || (!tmpdir.empty() && key == "TMPDIR");
     if (replaced) continue;
     has_ci = has_ci || key == "CI";
     has_unbuffered = has_unbuffered || key == "PYTHONUNBUFFERED";
@@ -119,6 +125,8 @@ std::vector<std::string> ChildEnvironment(const std::string& root, const std::st
   env.push_back("GIT_TERMINAL_PROMPT=0");
   env.push_back(absl::StrCat("CLADA_ROOT=", root));
   env.push_back(marker);
+  if (path) env.push_back(absl::StrCat("PATH=", *path));
+  if (!tmpdir.empty()) env.push_back(absl::StrCat("TMPDIR=", tmpdir));
   if (!has_ci) env.push_back("CI=1");
   if (!has_unbuffered) env.push_back("PYTHONUNBUFFERED=1");
   return env;
@@ -269,7 +277,8 @@ std::string RequestedCwd(const core::ExecContext& ctx, const Json& params) {
 }
 
 std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std::string& lang,
-                                         const std::string& code, const std::string& cwd) {
+                                         const std::string& code, const std::string& cwd, bool* read_only_tier) {
+  *read_only_tier = false;
   switch (ctx.exec_policy) {
     case core::ExecPolicy::kAllow:
       return std::nullopt;
@@ -297,7 +306,10 @@ std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std
       if (lang == "bash" || lang == "sh") {
         not_read_only = cwd.empty() ? std::optional<std::string>("its cwd does not resolve")
                                     : internal::ReadOnlyRefusal(code, cwd, ctx.paths);
-        if (!not_read_only) return std::nullopt;
+        if (!not_read_only) {
+          *read_only_tier = true;
+          return std::nullopt;
+        }
       }
       std::string why;
       if (!other_langs.empty()) {
@@ -320,12 +332,83 @@ std::optional<std::string> PolicyRefusal(const core::ExecContext& ctx, const std
             "project, without shell characters); this is not one: ",
             *not_read_only, ".");
       }
-      return absl::StrCat("command_not_allowed: ", why, ", so it was not run.", read_only_note,
+      const std::string fallback =
+          ctx.exec_policy_note.empty() ? "" : absl::StrCat(" (", ctx.exec_policy_note, ")");
+      return absl::StrCat("command_not_allowed: ", why, fallback, ", so it was not run.", read_only_note,
                           " A person can approve exactly this code for ", lang, " with:\n",
                           internal::ApproveCommandLine(lang, code));
     }
   }
   return std::string("command_not_allowed: unknown exec policy");
+}
+
+// The sandbox one exec runs in, with its private TMPDIR (removed when this
+// goes), or none.
+struct RunContainment {
+  std::unique_ptr<internal::Sandbox> box;
+  std::string tmpdir;
+  std::string description;  // for the report: which containment it ran under
+  RunContainment() = default;
+  RunContainment(RunContainment&& other) noexcept
+      : box(std::move(other.box)), tmpdir(std::move(other.tmpdir)), description(std::move(other.description)) {
+    other.tmpdir.clear();
+  }
+  RunContainment& operator=(RunContainment&&) = delete;
+  ~RunContainment() {
+    box.reset();
+    if (!tmpdir.empty()) internal::RemoveTree(tmpdir);
+  }
+};
+
+absl::StatusOr<RunContainment> Contain(const core::ExecContext& ctx, bool read_only_tier) {
+  RunContainment c;
+  if (ctx.sandbox == core::SandboxMode::kOff) {
+    c.description = "none: the code ran unconfined, with all of the user's rights (setting sandbox: off)";
+    return c;
+  }
+  const internal::SandboxSupport& support = internal::ProbeSandbox();
+  if (ctx.sandbox == core::SandboxMode::kRequired && !support.Full()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sandbox_unavailable: the setting sandbox: required asks for Landlock and user, mount and network "
+        "namespaces, and this kernel offers ",
+        internal::DescribeSupport(support, ctx.exec_network),
+        "; nothing was run. Setting `sandbox: auto` runs code with what the kernel offers"));
+  }
+  if (!support.Any()) {
+    c.description = absl::StrCat("none: the code ran unconfined; ", internal::DescribeSupport(support, false));
+    return c;
+  }
+  internal::SandboxOptions o;
+  o.roots = ctx.paths.allowed_roots;
+  if (o.roots.empty()) o.roots.push_back(ctx.paths.working_root);
+  o.read_only = read_only_tier;
+  o.network = ctx.exec_network;
+  const char* home = ::getenv("HOME");
+  if (home != nullptr) o.home = home;
+  if (support.namespaces) {
+    // A missing .clada/ could be created by the code, settings and all:
+    // clada's state directory exists before the code runs, read-only.
+    const std::string state = absl::StrCat(ctx.paths.working_root, "/.clada");
+    struct stat st;
+    if (::lstat(state.c_str(), &st) != 0) RETURN_IF_ERROR(core::CreateStateDirectory(state));
+  }
+  if (!read_only_tier) {
+    ASSIGN_OR_RETURN(c.tmpdir, internal::MakePrivateTmpdir());
+    o.tmpdir = c.tmpdir;
+  }
+  absl::StatusOr<std::unique_ptr<internal::Sandbox>> box = internal::Sandbox::Prepare(o, support);
+  if (!box.ok()) {
+    return absl::Status(box.status().code(),
+                        absl::StrCat("sandbox_failed: ", box.status().message(),
+                                     "; nothing was run. Setting `sandbox: off` runs code unconfined"));
+  }
+  c.box = *std::move(box);
+  c.description = c.box->description();
+  if (!support.Full()) {
+    c.description = absl::StrCat(read_only_tier ? "read-only tier: " : "",
+                                 internal::DescribeSupport(support, o.network));
+  }
+  return c;
 }
 
 ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecContext& ctx) {
@@ -352,7 +435,9 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     return Fail("invalid_params: `cwd` must be a string path");
   }
 
-  if (std::optional<std::string> refusal = PolicyRefusal(ctx, lang_name, code, RequestedCwd(ctx, params))) {
+  bool read_only_tier = false;
+  if (std::optional<std::string> refusal =
+          PolicyRefusal(ctx, lang_name, code, RequestedCwd(ctx, params), &read_only_tier)) {
     return Fail(*refusal);
   }
 
@@ -372,12 +457,24 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   }
 
   const char* path_env = ::getenv("PATH");
-  std::optional<std::string> interpreter =
-      FindInPath(lang->binary, path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  std::string path_list = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  absl::StatusOr<RunContainment> contained = Contain(ctx, read_only_tier);
+  if (!contained.ok()) return Fail(contained.status().message());
+  RunContainment& containment = *contained;
+  std::string path_note;
+  if (containment.box) {
+    const std::string cleaned = internal::CleanPath(path_list, ctx.paths.allowed_roots);
+    if (cleaned != path_list) {
+      path_note = absl::StrCat(" (PATH entries that are relative or inside the project are skipped under the sandbox: ",
+                               path_list, " became '", cleaned, "')");
+    }
+    path_list = cleaned;
+  }
+  std::optional<std::string> interpreter = FindInPath(lang->binary, path_list);
   if (!interpreter) {
     std::string why =
         lang->binary == lang->lang ? "" : absl::StrCat(" (lang \"", lang->lang, "\" runs ", lang->binary, ")");
-    return Fail(absl::StrCat(lang->binary, " not found in PATH", why));
+    return Fail(absl::StrCat(lang->binary, " not found in PATH", why, path_note));
   }
 
   internal::RunSpec spec;
@@ -390,7 +487,10 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     spec.argv = {*interpreter, std::string(lang->inline_flag), code};
   }
   spec.marker = absl::StrCat("CLADA_EXEC_ID=", NewExecId());
-  spec.env = ChildEnvironment(root, spec.marker);
+  spec.env = ChildEnvironment(root, spec.marker,
+                              containment.box ? std::optional<std::string>(path_list) : std::nullopt,
+                              containment.tmpdir);
+  spec.sandbox = containment.box.get();
   spec.cwd = cwd;
   // The user's limits bound the snippet; its own `timeout` may only lower them.
   const int64_t user_ms = ctx.limits.timeout_ms > 0 ? ctx.limits.timeout_ms : 30'000;
@@ -462,6 +562,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   data["exit_code"] = r.supervisor_lost ? -1 : r.exited ? r.exit_code : 128 + r.term_signal;
   data["duration_ms"] = r.duration_ms;
   data["timed_out"] = r.timed_out;
+  data["containment"] = containment.description;
   if (!r.exited && !r.supervisor_lost) data["signal"] = internal::SignalName(r.term_signal);
 
   std::vector<std::string> warnings;
@@ -519,8 +620,13 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
                                 " (signal ", r.term_signal, ")", OutputTail(r)),
                    std::move(data));
   } else if (r.exit_code != 0) {
-    outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " exited with code ", r.exit_code, OutputTail(r)),
-                   std::move(data));
+    // Not a classification of the output: a reminder of the limits, on
+    // every failed sandboxed exec.
+    const std::string hint =
+        containment.box ? absl::StrCat("\n  hint: ", containment.box->limits()) : std::string();
+    outcome = Fail(
+        absl::StrCat("exec_failed: ", lang->binary, " exited with code ", r.exit_code, OutputTail(r), hint),
+        std::move(data));
   } else {
     outcome = ActionOutcome::Ok(std::move(data));
   }
@@ -536,6 +642,41 @@ ActionOutcome ExecuteCode(const core::Action& action, const core::ExecContext& c
   } catch (const std::exception& e) {
     return Fail(absl::StrCat("internal error: ", e.what()));
   }
+}
+
+Containment DescribeContainment(core::SandboxMode mode, bool network) {
+  Containment c;
+  if (mode == core::SandboxMode::kOff) {
+    c.text = "none: exec code runs unconfined, with all of your rights (sandbox: off)";
+    return c;
+  }
+  const internal::SandboxSupport& support = internal::ProbeSandbox();
+  c.sandboxed = support.Any();
+  c.full = support.Full();
+  const std::string what = internal::DescribeSupport(support, network);
+  if (mode == core::SandboxMode::kRequired) {
+    c.text = c.full ? absl::StrCat(what, " (sandbox: required)")
+                    : absl::StrCat("exec refused: sandbox: required, and this kernel offers ", what);
+    if (!c.full) c.sandboxed = false;
+  } else if (c.sandboxed) {
+    c.text = absl::StrCat(what, " (sandbox: auto, the strongest this kernel offers)");
+  } else {
+    c.text = absl::StrCat(what, " (sandbox: auto; the default exec: allow becomes approve)");
+  }
+  return c;
+}
+
+void ApplySandboxFallback(core::ExecContext* ctx, bool exec_policy_is_default) {
+  ctx->exec_policy_note.clear();
+  if (ctx->sandbox != core::SandboxMode::kAuto || !exec_policy_is_default ||
+      ctx->exec_policy != core::ExecPolicy::kAllow || internal::ProbeSandbox().Any()) {
+    return;
+  }
+  ctx->exec_policy = core::ExecPolicy::kApprove;
+  ctx->exec_policy_note = absl::StrCat(
+      "exec: approve in force instead of the default allow, because no sandbox is available: ",
+      internal::DescribeSupport(internal::ProbeSandbox(), ctx->exec_network),
+      "; setting `exec: allow` runs code unconfined");
 }
 
 const std::vector<std::string>& ExecActionNames() {

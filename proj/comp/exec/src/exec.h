@@ -63,6 +63,23 @@ namespace clada::exec {
 //   "invalid_params: ..."        a param missing or of the wrong type
 core::ActionOutcome ExecuteCode(const core::Action& action, const core::ExecContext& ctx);
 
+// Which containment exec code gets under `mode` (and exec_network) on this
+// kernel, and why: `sandboxed` when a kernel sandbox applies, `full` when it
+// is the whole sandbox (Landlock and user, mount and network namespaces),
+// `text` one line for `clada config`, e.g. "Landlock ABI 7 + user, mount and
+// network namespaces (sandbox: auto, the strongest this kernel offers)".
+struct Containment {
+  bool sandboxed = false;
+  bool full = false;
+  std::string text;
+};
+Containment DescribeContainment(core::SandboxMode mode, bool network);
+
+// Under `sandbox: auto` on a kernel with no sandbox at all, the default
+// `exec: allow` (exec_policy_is_default) becomes `exec: approve`, and
+// ctx->exec_policy_note says why (refusals quote it). Nothing otherwise.
+void ApplySandboxFallback(core::ExecContext* ctx, bool exec_policy_is_default);
+
 // The action names ExecuteCode handles: {"exec"}.
 const std::vector<std::string>& ExecActionNames();
 

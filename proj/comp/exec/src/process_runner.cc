@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "proj/comp/exec/src/output_capture.h"
+#include "proj/comp/exec/src/sandbox.h"
 
 namespace clada::exec::internal {
 namespace {
@@ -403,6 +404,7 @@ struct SupervisorMessage {
 constexpr int32_t kSpawnFailed = 1;
 constexpr int32_t kStarted = 2;
 constexpr int32_t kDone = 3;
+constexpr int32_t kSandboxFailed = 4;  // value: errno, killed: the step
 
 // Commands from the parent, one byte each.
 constexpr char kCommandTerm = 'T';  // SIGTERM to the snippet's group
@@ -420,6 +422,7 @@ struct SupervisorSetup {
   const posix_spawn_file_actions_t* actions;
   const posix_spawnattr_t* attr;
   bool stop_before_report;  // RunSpec::stop_supervisor_before_report_for_testing
+  const Sandbox* sandbox;   // entered before anything else; may be null
 };
 
 int64_t MonotonicNanos() {
@@ -603,6 +606,16 @@ bool KillAllDescendants(pid_t* seen, int* seen_count, int* killed, int64_t limit
   sigset_t all;
   ::sigfillset(&all);
   ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  // The sandbox first: entering a user namespace may clear the parent-death
+  // signal set below.
+  if (s.sandbox != nullptr) {
+    int step = 0;
+    const int err = s.sandbox->Enter(&step);
+    if (err != 0) {
+      SendMessage(s.status_fd, kSandboxFailed, err, step);
+      ::_exit(0);
+    }
+  }
   // If the parent dies (even by SIGKILL), SIGTERM arrives here (blocked,
   // read through the signalfd) and the command pipe reaches EOF: either way
   // the whole tree is killed.
@@ -914,7 +927,8 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
   const SupervisorSetup setup = {::getpid(),     status_write.get(), command_read.get(), out_write.get(),
                                  err_write.get(), argv[0],           argv.data(),        envp.data(),
                                  &actions,        &attr,
-                                 spec.stop_supervisor_before_report_for_testing};
+                                 spec.stop_supervisor_before_report_for_testing,
+                                 spec.sandbox};
   const Clock::time_point start = Clock::now();
   pid_t supervisor = -1;
   int fork_errno = 0;
@@ -1086,6 +1100,13 @@ absl::StatusOr<RunResult> RunProcess(const RunSpec& spec) {
         continue;
       }
       if (!started) {
+        if (done.kind == kSandboxFailed && spec.sandbox != nullptr) {
+          finish_supervisor();
+          return absl::FailedPreconditionError(
+              absl::StrCat("sandbox_failed: could not enter the sandbox (", spec.sandbox->description(), ") at ",
+                           spec.sandbox->StepName(done.killed), ": ", ::strerror(done.value),
+                           "; nothing was run. Setting `sandbox: off` runs code unconfined"));
+        }
         if (done.kind != kStarted) {
           finish_supervisor();
           const int err = done.kind == kSpawnFailed ? done.value : EIO;

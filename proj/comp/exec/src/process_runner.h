@@ -30,6 +30,8 @@ namespace clada::exec::internal {
 
 enum class Stream { kStdout, kStderr };
 
+class Sandbox;
+
 struct RunSpec {
   std::vector<std::string> argv;  // argv[0]: absolute path of the program
   std::vector<std::string> env;   // the complete environment, "KEY=VALUE"
@@ -49,6 +51,9 @@ struct RunSpec {
   // Checked every 50 ms while the program runs: once true, the program is
   // stopped as on timeout, and RunResult::cancelled says so. Not owned.
   const std::atomic<bool>* cancel = nullptr;
+  // The kernel sandbox the supervisor enters before it starts the program
+  // (and so the program and all it starts); null: none. Not owned.
+  const Sandbox* sandbox = nullptr;
   // Tests only: the supervisor stops itself (SIGSTOP) after starting the
   // program and before it reports the start, as a snippet's `kill -STOP
   // $PPID` can when it runs first.
@@ -102,7 +107,9 @@ struct RunResult {
 // follows (the child is in its own session: a terminal's Ctrl-C does not
 // reach it directly).
 // Errors: Internal when the pipes cannot be made or the program cannot be
-// started (the message names the program and errno).
+// started (the message names the program and errno); FailedPrecondition
+// "sandbox_failed: ..." when the supervisor could not enter spec.sandbox
+// (nothing ran).
 absl::StatusOr<RunResult> RunProcess(const RunSpec& spec);
 
 // Counters of the kernel's pid allocation (/proc/stat "processes",

@@ -323,6 +323,8 @@ TEST_P(ExecCaseTest, Run) {
   ctx.exec_policy = policy == "deny"      ? core::ExecPolicy::kDeny
                     : policy == "approve" ? core::ExecPolicy::kApprove
                                           : core::ExecPolicy::kAllow;
+  const std::string sandbox = setup.value("sandbox", "auto");
+  ctx.sandbox = sandbox == "off" ? core::SandboxMode::kOff : core::SandboxMode::kAuto;
   if (setup.value("approve_block_code", false)) {
     std::ostringstream out, err;
     ASSERT_EQ(RunApproveCommand(

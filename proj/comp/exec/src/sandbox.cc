@@ -1,0 +1,441 @@
+#include "proj/comp/exec/src/sandbox.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "proj/comp/core/src/path_policy.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+
+namespace clada::exec::internal {
+namespace {
+
+// Landlock's ABI (include/uapi/linux/landlock.h), declared here so that an
+// older header still builds every field up to ABI 6.
+struct RulesetAttr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;  // ABI 4
+  uint64_t scoped;              // ABI 6
+};
+struct __attribute__((packed)) PathBeneathAttr {
+  uint64_t allowed_access;
+  int32_t parent_fd;
+};
+constexpr uint32_t kCreateRulesetVersion = 1U << 0;
+constexpr int kRulePathBeneath = 1;
+constexpr uint64_t kExecute = 1ULL << 0;
+constexpr uint64_t kWriteFile = 1ULL << 1;
+constexpr uint64_t kReadFile = 1ULL << 2;
+constexpr uint64_t kReadDir = 1ULL << 3;
+constexpr uint64_t kRefer = 1ULL << 13;     // ABI 2
+constexpr uint64_t kTruncate = 1ULL << 14;  // ABI 3
+constexpr uint64_t kNetBindTcp = 1ULL << 0;
+constexpr uint64_t kNetConnectTcp = 1ULL << 1;
+constexpr uint64_t kScopeAbstractUnixSocket = 1ULL << 0;
+
+constexpr uint64_t kRead = kReadFile | kReadDir | kExecute;
+// The rights a rule on a file (not a directory) may carry.
+constexpr uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTruncate;
+
+// Every file system right of `abi` but IOCTL_DEV (left unhandled: ioctls on
+// devices the code may open stay as they were).
+uint64_t HandledFs(int abi) {
+  uint64_t rights = (1ULL << 13) - 1;  // EXECUTE .. MAKE_SYM
+  if (abi >= 2) rights |= kRefer;
+  if (abi >= 3) rights |= kTruncate;
+  return rights;
+}
+
+int LandlockAbi() {
+  const long v = ::syscall(__NR_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+  return v > 0 ? static_cast<int>(v) : 0;
+}
+
+// Writes `text` to the file at `path` (a /proc file): only system calls.
+int WriteProcFile(const char* path, const std::string& text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const ssize_t n = ::write(fd, text.data(), text.size());
+  const int err = n == static_cast<ssize_t>(text.size()) ? 0 : (n < 0 ? errno : EIO);
+  ::close(fd);
+  return err;
+}
+
+// The locked flags of the mount holding `path`: a bind mount's read-only
+// remount inside a user namespace must keep them.
+unsigned long MountFlagsOf(const std::string& path) {
+  struct statvfs st;
+  if (::statvfs(path.c_str(), &st) != 0) return 0;
+  unsigned long flags = 0;
+  if (st.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (st.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (st.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  if (st.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+  if (st.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+  if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+  return flags;
+}
+
+std::string Canonical(const std::string& path) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) return "";
+  return buf;
+}
+
+bool WithinAny(const std::string& path, const std::vector<std::string>& roots) {
+  for (const std::string& r : roots) {
+    if (core::IsWithin(path, r)) return true;
+  }
+  return false;
+}
+
+// The user's secrets outside the project: covered whenever they exist.
+constexpr const char* kSecretDirs[] = {".ssh",  ".aws",  ".config/gh", ".gnupg", ".config/gcloud",
+                                       ".kube", ".docker", ".azure",   ".password-store"};
+constexpr const char* kSecretFiles[] = {".netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass"};
+
+// Namespaces: a forked child enters them as the supervisor will.
+std::string ProbeNamespaces() {
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  const std::string uid_map = absl::StrCat(uid, " ", uid, " 1\n");
+  const std::string gid_map = absl::StrCat(gid, " ", gid, " 1\n");
+  const pid_t pid = ::fork();
+  if (pid < 0) return absl::StrCat("fork failed: ", ::strerror(errno));
+  if (pid == 0) {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) != 0) ::_exit(10);
+    if (WriteProcFile("/proc/self/setgroups", "deny") != 0) ::_exit(11);
+    if (WriteProcFile("/proc/self/uid_map", uid_map) != 0) ::_exit(12);
+    if (WriteProcFile("/proc/self/gid_map", gid_map) != 0) ::_exit(13);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(14);
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  switch (WIFEXITED(status) ? WEXITSTATUS(status) : -1) {
+    case 10:
+      return "unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWNET) is refused (unprivileged user namespaces off?)";
+    case 11:
+    case 12:
+    case 13:
+      return "the user namespace's uid/gid map cannot be written";
+    case 14:
+      return "mounts cannot be made private in a new mount namespace";
+    default:
+      return "the probe process failed";
+  }
+}
+
+}  // namespace
+
+namespace {
+const SandboxSupport* g_support_override = nullptr;
+}  // namespace
+
+void OverrideSandboxSupportForTesting(const SandboxSupport* support) { g_support_override = support; }
+
+const SandboxSupport& ProbeSandbox() {
+  if (g_support_override != nullptr) return *g_support_override;
+  static const SandboxSupport* const kSupport = [] {
+    auto* s = new SandboxSupport;
+    s->landlock_abi = LandlockAbi();
+    if (s->landlock_abi == 0) {
+      s->landlock_why_not = errno == EOPNOTSUPP ? "Landlock is built in but disabled (boot option lsm=)"
+                                                : "this kernel has no Landlock (Linux 5.13+)";
+    }
+    s->namespaces_why_not = ProbeNamespaces();
+    s->namespaces = s->namespaces_why_not.empty();
+    return s;
+  }();
+  return *kSupport;
+}
+
+std::string DescribeSupport(const SandboxSupport& support, bool network) {
+  std::vector<std::string> parts;
+  if (support.landlock_abi > 0) parts.push_back(absl::StrCat("Landlock ABI ", support.landlock_abi));
+  if (support.namespaces) {
+    parts.push_back(network ? "user and mount namespaces" : "user, mount and network namespaces");
+  }
+  if (parts.empty()) {
+    return absl::StrCat("none: ", support.landlock_why_not, "; ", support.namespaces_why_not);
+  }
+  std::string text = absl::StrJoin(parts, " + ");
+  if (!support.landlock_abi) {
+    absl::StrAppend(&text, " (partial: no Landlock, so writes outside the project are not blocked: ",
+                    support.landlock_why_not, ")");
+  } else if (!support.namespaces) {
+    absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and ~/.ssh are not protected",
+                    network ? "" : " and only TCP is blocked", ": ", support.namespaces_why_not, ")");
+  }
+  if (network) absl::StrAppend(&text, "; network allowed (exec_network: allow)");
+  return text;
+}
+
+absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& o, const SandboxSupport& support) {
+  std::unique_ptr<Sandbox> box(new Sandbox);
+  std::vector<std::string> roots;
+  for (const std::string& r : o.roots) {
+    std::string c = Canonical(r);
+    if (!c.empty()) roots.push_back(c);
+  }
+  std::vector<std::string> protected_paths;  // read-only over themselves
+  std::vector<std::string> hidden_dirs, hidden_files;
+  for (const std::string& root : roots) {
+    for (const char* name : {"/.git", "/.clada"}) {
+      const std::string p = root + name;
+      struct stat st;
+      if (::lstat(p.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      protected_paths.push_back(p);
+      if (std::string(name) == "/.git" && S_ISREG(st.st_mode)) {
+        // A worktree's `.git` file: its gitdir too.
+        char buf[PATH_MAX + 16];
+        const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+          const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+          ::close(fd);
+          if (n > 8 && absl::StartsWith(absl::string_view(buf, n), "gitdir: ")) {
+            std::string target(buf + 8, n - 8);
+            while (!target.empty() && (target.back() == '\n' || target.back() == '\r')) target.pop_back();
+            if (!target.empty() && target.front() != '/') target = root + "/" + target;
+            target = Canonical(target);
+            if (!target.empty()) protected_paths.push_back(target);
+          }
+        }
+      }
+    }
+  }
+  if (!o.home.empty()) {
+    for (const char* name : kSecretDirs) {
+      const std::string p = Canonical(absl::StrCat(o.home, "/", name));
+      struct stat st;
+      if (p.empty() || ::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      bool holds_root = false;
+      for (const std::string& r : roots) holds_root = holds_root || core::IsWithin(r, p);
+      if (!holds_root) hidden_dirs.push_back(p);
+    }
+    for (const char* name : kSecretFiles) {
+      const std::string p = Canonical(absl::StrCat(o.home, "/", name));
+      struct stat st;
+      if (!p.empty() && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) hidden_files.push_back(p);
+    }
+  }
+  if (o.read_only) {
+    // The read-only tier reads the project but not the tokens a remote's
+    // URL may hold, nor clada's state.
+    for (const std::string& root : roots) {
+      struct stat st;
+      const std::string config = root + "/.git/config";
+      if (::lstat(config.c_str(), &st) == 0 && S_ISREG(st.st_mode)) hidden_files.push_back(config);
+      const std::string state = root + "/.clada";
+      if (::lstat(state.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) hidden_dirs.push_back(state);
+    }
+  }
+
+  std::vector<std::string> parts;
+  if (support.namespaces) {
+    box->namespaces_ = true;
+    box->unshare_flags_ = CLONE_NEWUSER | CLONE_NEWNS | (o.network ? 0 : CLONE_NEWNET);
+    box->uid_map_ = absl::StrCat(::geteuid(), " ", ::geteuid(), " 1\n");
+    box->gid_map_ = absl::StrCat(::getegid(), " ", ::getegid(), " 1\n");
+    for (const std::string& p : protected_paths) {
+      box->mounts_.push_back({p, p, "", "", MS_BIND | MS_REC, MS_BIND | MS_REMOUNT | MS_RDONLY | MountFlagsOf(p)});
+    }
+    for (const std::string& p : hidden_dirs) {
+      box->mounts_.push_back(
+          {"tmpfs", p, "tmpfs", "size=4k,nr_inodes=4,mode=0500", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, 0});
+    }
+    for (const std::string& p : hidden_files) box->mounts_.push_back({"/dev/null", p, "", "", MS_BIND, 0});
+    parts.push_back(o.network ? "user and mount namespaces" : "user, mount and network namespaces");
+  }
+
+  if (support.landlock_abi > 0) {
+    const int abi = support.landlock_abi;
+    const uint64_t handled = HandledFs(abi);
+    RulesetAttr attr = {handled, 0, 0};
+    size_t attr_size = sizeof attr.handled_access_fs;
+    if (abi >= 4) {
+      attr_size = offsetof(RulesetAttr, scoped);
+      if (!o.network) attr.handled_access_net = kNetBindTcp | kNetConnectTcp;  // no rule: no TCP at all
+    }
+    if (abi >= 6) {
+      attr_size = sizeof attr;
+      if (!o.network) attr.scoped = kScopeAbstractUnixSocket;
+    }
+    const long fd = ::syscall(__NR_landlock_create_ruleset, &attr, attr_size, 0);
+    if (fd < 0) return absl::InternalError(absl::StrCat("landlock_create_ruleset failed: ", ::strerror(errno)));
+    box->ruleset_fd_ = static_cast<int>(fd);
+    auto add = [&](const std::string& path, uint64_t rights, bool must_exist) -> absl::Status {
+      const int pfd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+      if (pfd < 0) {
+        if (!must_exist && (errno == ENOENT || errno == ENOTDIR || errno == EACCES)) return absl::OkStatus();
+        return absl::InternalError(absl::StrCat("cannot open '", path, "' for the sandbox: ", ::strerror(errno)));
+      }
+      struct stat st;
+      const bool is_dir = ::fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
+      PathBeneathAttr rule = {rights & handled & (is_dir ? ~0ULL : kFileRights), pfd};
+      const long rc = ::syscall(__NR_landlock_add_rule, box->ruleset_fd_, kRulePathBeneath, &rule, 0);
+      const int err = errno;
+      ::close(pfd);
+      if (rc != 0) {
+        return absl::InternalError(absl::StrCat("landlock_add_rule for '", path, "' failed: ", ::strerror(err)));
+      }
+      return absl::OkStatus();
+    };
+    absl::Status added;
+    auto keep = [&added](absl::Status s) {
+      if (added.ok() && !s.ok()) added = s;
+    };
+    const uint64_t device = kReadFile | kWriteFile | kTruncate;
+    if (o.read_only) {
+      for (const std::string& r : roots) keep(add(r, kRead, true));
+      for (const char* p : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
+                            "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/gitconfig", "/proc",
+                            "/dev/urandom"}) {
+        keep(add(p, kRead, false));
+      }
+      if (!o.home.empty()) {
+        keep(add(o.home + "/.gitconfig", kReadFile, false));
+        keep(add(o.home + "/.config/git", kRead, false));
+      }
+    } else {
+      keep(add("/", kRead, true));
+      for (const std::string& r : roots) keep(add(r, handled, true));
+      if (!o.tmpdir.empty()) keep(add(o.tmpdir, handled, true));
+    }
+    for (const char* p : {"/dev/null", "/dev/zero", "/dev/full"}) keep(add(p, device, false));
+    if (!added.ok()) return added;
+    parts.insert(parts.begin(), absl::StrCat("Landlock ABI ", abi));
+  }
+  if (parts.empty()) return absl::FailedPreconditionError(DescribeSupport(support, o.network));
+
+  box->description_ = absl::StrJoin(parts, " + ");
+  if (o.read_only) box->description_ = absl::StrCat("read-only tier: ", box->description_);
+  if (o.network) absl::StrAppend(&box->description_, "; network allowed");
+  std::vector<std::string> limits;
+  if (support.landlock_abi > 0) {
+    limits.push_back(o.read_only ? "writes nothing and reads only the project and the system's programs"
+                                 : "writes only in the project (its roots) and $TMPDIR");
+  }
+  if (support.namespaces) {
+    limits.push_back("keeps .git/ and .clada/ read-only");
+    limits.push_back("hides ~/.ssh, ~/.aws, ~/.config/gh, ~/.gnupg, ~/.netrc and other credentials");
+  }
+  if (!o.network) limits.push_back("has no network, loopback included (setting exec_network: allow allows it)");
+  box->limits_ = absl::StrCat("the sandbox (", box->description_, ") ", absl::StrJoin(limits, ", "),
+                              "; setting `sandbox: off` runs code unconfined");
+  return box;
+}
+
+Sandbox::~Sandbox() {
+  if (ruleset_fd_ >= 0) ::close(ruleset_fd_);
+}
+
+// Steps: 0 unshare, 1 setgroups, 2 uid_map, 3 gid_map, 4 private mounts,
+// 100 + i mount i (200 + i its remount), 1000 no_new_privs, 1001 Landlock.
+int Sandbox::Enter(int* step) const {
+  auto fail = [step](int s) {
+    *step = s;
+    return errno != 0 ? errno : EIO;
+  };
+  if (namespaces_) {
+    if (::unshare(unshare_flags_) != 0) return fail(0);
+    int err = WriteProcFile("/proc/self/setgroups", "deny");
+    if (err != 0 && err != ENOENT) return errno = err, fail(1);
+    if ((err = WriteProcFile("/proc/self/uid_map", uid_map_)) != 0) return errno = err, fail(2);
+    if ((err = WriteProcFile("/proc/self/gid_map", gid_map_)) != 0) return errno = err, fail(3);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail(4);
+    for (size_t i = 0; i < mounts_.size(); ++i) {
+      const Mount& m = mounts_[i];
+      if (::mount(m.source.c_str(), m.target.c_str(), m.fstype.empty() ? nullptr : m.fstype.c_str(), m.flags,
+                  m.data.empty() ? nullptr : m.data.c_str()) != 0) {
+        return fail(100 + static_cast<int>(i));
+      }
+      if (m.remount_flags != 0 && ::mount(nullptr, m.target.c_str(), nullptr, m.remount_flags, nullptr) != 0) {
+        return fail(200 + static_cast<int>(i));
+      }
+    }
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(1000);
+  if (ruleset_fd_ >= 0) {
+    if (::syscall(__NR_landlock_restrict_self, ruleset_fd_, 0) != 0) return fail(1001);
+    ::close(ruleset_fd_);
+  }
+  return 0;
+}
+
+std::string Sandbox::StepName(int step) const {
+  switch (step) {
+    case 0:
+      return "unshare";
+    case 1:
+      return "setgroups";
+    case 2:
+      return "uid_map";
+    case 3:
+      return "gid_map";
+    case 4:
+      return "private mounts";
+    case 1000:
+      return "no_new_privs";
+    case 1001:
+      return "landlock_restrict_self";
+  }
+  const size_t i = static_cast<size_t>(step % 100);
+  if (step >= 100 && step < 300 && i < mounts_.size()) {
+    return absl::StrCat(step >= 200 ? "read-only remount of " : "mount over ", mounts_[i].target);
+  }
+  return absl::StrCat("step ", step);
+}
+
+std::string CleanPath(const std::string& path, const std::vector<std::string>& roots) {
+  std::vector<std::string> kept;
+  for (absl::string_view entry : absl::StrSplit(path, ':')) {
+    if (entry.empty() || entry.front() != '/') continue;
+    std::string canonical = Canonical(std::string(entry));
+    const std::string& checked = canonical.empty() ? core::NormalizeAbsolutePath(entry) : canonical;
+    if (WithinAny(checked, roots) || WithinAny(core::NormalizeAbsolutePath(entry), roots)) continue;
+    kept.emplace_back(entry);
+  }
+  return absl::StrJoin(kept, ":");
+}
+
+absl::StatusOr<std::string> MakePrivateTmpdir() {
+  const char* tmp = ::getenv("TMPDIR");
+  std::string pattern = absl::StrCat(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp", "/clada-tmp-XXXXXX");
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create a private TMPDIR in ", pattern, ": ", ::strerror(errno)));
+  }
+  return pattern;
+}
+
+void RemoveTree(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+}  // namespace clada::exec::internal

@@ -1,0 +1,115 @@
+// The kernel sandbox an exec runs in (Linux): a user namespace with a mount
+// namespace and, unless the network is allowed, a network namespace of its
+// own; `.git` and `.clada` of every root bind-mounted read-only over
+// themselves; the user's secret directories (~/.ssh, ~/.aws, ...) covered by
+// an empty tmpfs; then Landlock: read and execute everywhere, write only
+// under the roots and a private TMPDIR, no TCP connect or bind. The read-only
+// tier gets no write access at all and reads only the roots and the system's
+// programs and libraries.
+//
+// A Sandbox is prepared in clada's process (it allocates, opens paths and
+// builds the Landlock ruleset); Enter() runs in the forked supervisor before
+// it starts the snippet and makes only system calls (async-signal-safe).
+//
+// Example:
+//   SandboxOptions o;
+//   o.write_roots = ctx.paths.allowed_roots;
+//   o.tmpdir = private_tmp;
+//   ASSIGN_OR_RETURN(std::unique_ptr<Sandbox> box, Sandbox::Prepare(o, ProbeSandbox()));
+//   spec.sandbox = box.get();  // the supervisor calls box->Enter()
+#ifndef CLADA_PROJ_COMP_EXEC_SRC_SANDBOX_H_
+#define CLADA_PROJ_COMP_EXEC_SRC_SANDBOX_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace clada::exec::internal {
+
+// What the running kernel offers, probed once per process.
+struct SandboxSupport {
+  int landlock_abi = 0;     // 0: no Landlock
+  bool namespaces = false;  // unprivileged user + mount + network namespaces
+  std::string landlock_why_not;
+  std::string namespaces_why_not;
+  bool Full() const { return landlock_abi > 0 && namespaces; }
+  bool Any() const { return landlock_abi > 0 || namespaces; }
+};
+
+// Probes the kernel (a Landlock version query; a forked child that enters a
+// user, mount and network namespace), once; later calls return the result.
+const SandboxSupport& ProbeSandbox();
+
+// Tests only: ProbeSandbox() returns `support` from now on (nullptr: the
+// kernel's again). Not thread-safe against a running exec.
+void OverrideSandboxSupportForTesting(const SandboxSupport* support);
+
+// One line saying which containment `support` gives, e.g. "Landlock ABI 7 +
+// user, mount and network namespaces", or "none: <why>".
+std::string DescribeSupport(const SandboxSupport& support, bool network);
+
+struct SandboxOptions {
+  std::vector<std::string> roots;  // canonical; writable unless read_only
+  std::string tmpdir;              // a private directory, writable ("" for none)
+  std::string home;                // the user's home, for the secret directories
+  bool read_only = false;          // the read-only tier: no writes, reads only roots + system
+  bool network = false;            // exec_network: allow
+};
+
+class Sandbox {
+ public:
+  // Opens the paths and builds the Landlock ruleset (when the kernel has
+  // Landlock) and the mount plan (when it has namespaces). Errors: Internal
+  // naming the path or call that failed.
+  static absl::StatusOr<std::unique_ptr<Sandbox>> Prepare(const SandboxOptions& options,
+                                                          const SandboxSupport& support);
+  ~Sandbox();
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  // Enters the sandbox: this process and every process it starts from now
+  // on. Only system calls; safe between fork() and exec in a child of a
+  // multi-threaded process. Returns 0, or an errno with *step set to the
+  // step that failed (StepName).
+  int Enter(int* step) const;
+
+  // Which containment this sandbox applies, one phrase ("Landlock ABI 7 +
+  // user, mount and network namespaces").
+  const std::string& description() const { return description_; }
+  // The limits, in one sentence, for a hint on a failed exec.
+  const std::string& limits() const { return limits_; }
+  // The name of a step Enter() reported ("unshare", "mount /x/.git", ...).
+  std::string StepName(int step) const;
+
+ private:
+  Sandbox() = default;
+  struct Mount {
+    std::string source, target, fstype, data;
+    unsigned long flags = 0;
+    unsigned long remount_flags = 0;  // != 0: a second, remounting call
+  };
+  bool namespaces_ = false;
+  int unshare_flags_ = 0;
+  std::string uid_map_, gid_map_;
+  std::vector<Mount> mounts_;
+  int ruleset_fd_ = -1;
+  std::string description_, limits_;
+};
+
+// PATH without relative entries, empty entries and entries inside any of
+// `roots` (each entry canonicalised first), so that no file an exec writes
+// can stand in for an interpreter or a command.
+std::string CleanPath(const std::string& path, const std::vector<std::string>& roots);
+
+// mkdtemp under $TMPDIR (else /tmp): "clada-tmp-XXXXXX", mode 0700.
+absl::StatusOr<std::string> MakePrivateTmpdir();
+// Removes the directory and everything in it; does not follow links.
+void RemoveTree(const std::string& dir);
+
+}  // namespace clada::exec::internal
+
+#endif  // CLADA_PROJ_COMP_EXEC_SRC_SANDBOX_H_

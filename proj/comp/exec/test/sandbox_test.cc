@@ -1,0 +1,462 @@
+// The kernel sandbox of `exec`: every guarantee is checked twice, with the
+// default `sandbox: auto` (the attack is contained) and with `sandbox: off`
+// (the same attack works, so the check can fail). Where the kernel lacks a
+// mechanism the test is skipped with the reason, unless the environment
+// says CLADA_SANDBOX_REQUIRED=1 (CI), where it fails instead.
+// CLADA_TEST_SANDBOX=off runs the contained half unconfined too: every test
+// but the ones that only check sandbox: off must then fail.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/test/test_dir.h"
+#include "proj/comp/exec/src/exec.h"
+#include "proj/comp/exec/src/process_runner.h"
+#include "proj/comp/exec/src/sandbox.h"
+
+namespace clada::exec {
+namespace {
+
+using core::SandboxMode;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The mode the "contained" half runs under: auto, or off to show that the
+// tests fail without the sandbox.
+SandboxMode ContainedMode() {
+  const char* v = ::getenv("CLADA_TEST_SANDBOX");
+  return v != nullptr && std::string(v) == "off" ? SandboxMode::kOff : SandboxMode::kAuto;
+}
+
+bool Required() {
+  const char* v = ::getenv("CLADA_SANDBOX_REQUIRED");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// Skips (or, under CLADA_SANDBOX_REQUIRED=1, fails) when the kernel lacks a
+// mechanism the guarantee rests on.
+#define NEEDS(need_ll, need_ns)                                                                     \
+  do {                                                                                                  \
+    const internal::SandboxSupport& s = internal::ProbeSandbox();                                       \
+    std::string missing;                                                                                \
+    if ((need_ll) && s.landlock_abi == 0) missing = s.landlock_why_not;                                \
+    if ((need_ns) && !s.namespaces) missing += (missing.empty() ? "" : "; ") + s.namespaces_why_not; \
+    if (!missing.empty()) {                                                                             \
+      if (Required()) FAIL() << "CLADA_SANDBOX_REQUIRED=1 and the kernel lacks: " << missing;           \
+      GTEST_SKIP() << "this kernel lacks a mechanism of the sandbox: " << missing;                      \
+    }                                                                                                   \
+  } while (0)
+
+class SandboxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base_ = core::testing::MakeTestDir("sandbox-");
+    ASSERT_FALSE(base_.empty());
+    root_ = base_ + "/proj";
+    outside_ = base_ + "/outside";
+    home_ = base_ + "/home";
+    for (const std::string& d : {root_, outside_, home_, home_ + "/.ssh"}) ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
+    WriteFile(home_ + "/.ssh/id_rsa", "PRIVATE-KEY-SECRET\n");
+    WriteFile(home_ + "/.netrc", "machine example.com password NETRC-SECRET\n");
+    WriteFile(root_ + "/a.txt", "one\n");
+    old_home_ = ::getenv("HOME") != nullptr ? ::getenv("HOME") : "";
+    ::setenv("HOME", home_.c_str(), 1);
+    // A repository with one commit, made here, unconfined.
+    Sh("git init -q && git config user.email t@e && git config user.name t && "
+       "git config remote.origin.url https://user:GIT-TOKEN-SECRET@example.com/r.git && "
+       "git add a.txt && git commit -q -m init");
+  }
+  void TearDown() override {
+    if (old_home_.empty()) {
+      ::unsetenv("HOME");
+    } else {
+      ::setenv("HOME", old_home_.c_str(), 1);
+    }
+  }
+
+  void Sh(const std::string& code) {
+    const std::string cmd = absl::StrCat("cd '", root_, "' && ", code, " >/dev/null 2>&1");
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+
+  core::ExecContext Context(SandboxMode mode) {
+    core::ExecContext ctx;
+    ctx.paths = *core::MakePathPolicy(root_, {});
+    ctx.quiet = true;
+    ctx.sandbox = mode;
+    return ctx;
+  }
+
+  core::ActionOutcome Run(const std::string& code, SandboxMode mode, core::ExecContext* given = nullptr) {
+    core::ExecContext ctx = given != nullptr ? *given : Context(mode);
+    ctx.sandbox = mode;
+    core::Action a;
+    a.name = "exec";
+    a.params = {{"code", code}, {"lang", "bash"}};
+    return ExecuteCode(a, ctx);
+  }
+
+  static std::string Out(const core::ActionOutcome& o) {
+    return o.data.value("stdout", std::string()) + o.data.value("stderr", std::string());
+  }
+
+  std::string base_, root_, outside_, home_, old_home_;
+};
+
+TEST_F(SandboxTest, WriteOutsideTheRootsFails) {
+  NEEDS(true, false);
+  const std::string target = outside_ + "/planted";
+  core::ActionOutcome off = Run(absl::StrCat("echo x > '", target, "'"), SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  ASSERT_TRUE(Exists(target));
+  ::unlink(target.c_str());
+  core::ActionOutcome on = Run(absl::StrCat("echo x > '", target, "'"), ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(Exists(target));
+  // Inside the project, writing works.
+  core::ActionOutcome inside = Run("echo y > b.txt && mkdir -p d && mv b.txt d/", ContainedMode());
+  EXPECT_TRUE(inside.success) << inside.error;
+  EXPECT_EQ(ReadFile(root_ + "/d/b.txt"), "y\n");
+}
+
+TEST_F(SandboxTest, WritingAGitHookFails) {
+  NEEDS(false, true);
+  const std::string hook = root_ + "/.git/hooks/pre-commit";
+  core::ActionOutcome on = Run("printf '#!/bin/sh\\necho owned\\n' > .git/hooks/pre-commit", ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(Exists(hook));
+  core::ActionOutcome off = Run("printf '#!/bin/sh\\necho owned\\n' > .git/hooks/pre-commit", SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_TRUE(Exists(hook));
+}
+
+TEST_F(SandboxTest, ChangingGitConfigFails) {
+  NEEDS(false, true);
+  const std::string config = root_ + "/.git/config";
+  const std::string before = ReadFile(config);
+  core::ActionOutcome on = Run("git config core.hooksPath /tmp/evil", ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_EQ(ReadFile(config), before);
+  core::ActionOutcome off = Run("git config core.hooksPath /tmp/evil", SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_NE(ReadFile(config), before);
+}
+
+TEST_F(SandboxTest, ChangingCladaStateFails) {
+  NEEDS(false, true);
+  // No .clada/ yet: the code must not be able to create one with settings.
+  ASSERT_FALSE(Exists(root_ + "/.clada"));
+  core::ActionOutcome on =
+      Run("mkdir -p .clada && echo 'sandbox: off' > .clada/config.yaml", ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(Exists(root_ + "/.clada/config.yaml"));
+  // An existing one stays as it is.
+  WriteFile(root_ + "/.clada/config.yaml", "timeout: 5s\n");
+  on = Run("echo 'sandbox: off' > .clada/config.yaml; rm -f .clada/config.yaml; echo x > .clada/new",
+           ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_EQ(ReadFile(root_ + "/.clada/config.yaml"), "timeout: 5s\n");
+  EXPECT_FALSE(Exists(root_ + "/.clada/new"));
+  core::ActionOutcome off = Run("echo 'sandbox: off' > .clada/config.yaml", SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_EQ(ReadFile(root_ + "/.clada/config.yaml"), "sandbox: off\n");
+}
+
+TEST_F(SandboxTest, GitReadsWorkAndCommitFails) {
+  NEEDS(false, true);
+  WriteFile(root_ + "/a.txt", "two\n");
+  core::ActionOutcome reads = Run("git status --short && git diff && git log --oneline", ContainedMode());
+  EXPECT_TRUE(reads.success) << reads.error;
+  EXPECT_TRUE(absl::StrContains(Out(reads), "M a.txt")) << Out(reads);
+  EXPECT_TRUE(absl::StrContains(Out(reads), "+two")) << Out(reads);
+  EXPECT_TRUE(absl::StrContains(Out(reads), "init")) << Out(reads);
+  const std::string head = ReadFile(root_ + "/.git/refs/heads/master") + ReadFile(root_ + "/.git/refs/heads/main");
+  core::ActionOutcome commit = Run("git commit -qam sneaky", ContainedMode());
+  EXPECT_FALSE(commit.success);
+  EXPECT_EQ(ReadFile(root_ + "/.git/refs/heads/master") + ReadFile(root_ + "/.git/refs/heads/main"), head);
+  core::ActionOutcome off = Run("git commit -qam sneaky", SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_NE(ReadFile(root_ + "/.git/refs/heads/master") + ReadFile(root_ + "/.git/refs/heads/main"), head);
+}
+
+TEST_F(SandboxTest, SecretsUnderHomeAreUnreadable) {
+  NEEDS(false, true);
+  const std::string code = "cat \"$HOME/.ssh/id_rsa\"; cat \"$HOME/.netrc\"; ls -a \"$HOME/.ssh\"";
+  core::ActionOutcome on = Run(code, ContainedMode());
+  EXPECT_FALSE(absl::StrContains(Out(on), "PRIVATE-KEY-SECRET")) << Out(on);
+  EXPECT_FALSE(absl::StrContains(Out(on), "NETRC-SECRET")) << Out(on);
+  EXPECT_FALSE(absl::StrContains(Out(on), "id_rsa\n")) << Out(on);
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(absl::StrContains(Out(off), "PRIVATE-KEY-SECRET")) << Out(off);
+  EXPECT_TRUE(absl::StrContains(Out(off), "NETRC-SECRET")) << Out(off);
+}
+
+// A listener on 127.0.0.1 in this process; the port it got.
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 16);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~Listener() { ::close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST_F(SandboxTest, NoConnectionToLoopback) {
+  NEEDS(false, false);
+  const internal::SandboxSupport& s = internal::ProbeSandbox();
+  if (!s.namespaces && s.landlock_abi < 4) {
+    if (Required()) FAIL() << "no network namespace and no Landlock TCP rules (ABI 4)";
+    GTEST_SKIP() << "this kernel has neither network namespaces nor Landlock TCP rules (ABI 4): "
+                 << s.namespaces_why_not;
+  }
+  Listener listener;
+  ASSERT_GT(listener.port(), 0);
+  const std::string code = absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/", listener.port(), " && echo connected");
+  core::ActionOutcome on = Run(code, ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(absl::StrContains(Out(on), "connected"));
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  // exec_network: allow lets it connect inside the sandbox.
+  core::ExecContext allowed = Context(ContainedMode());
+  allowed.exec_network = true;
+  core::ActionOutcome net = Run(code, ContainedMode(), &allowed);
+  EXPECT_TRUE(net.success) << net.error;
+}
+
+TEST_F(SandboxTest, TmpdirIsPrivateAndRemovedAfter) {
+  NEEDS(true, false);
+  const char* outer = ::getenv("TMPDIR");
+  core::ActionOutcome on = Run("echo \"$TMPDIR\"; echo data > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"", ContainedMode());
+  ASSERT_TRUE(on.success) << on.error;
+  const std::string out = on.data.value("stdout", std::string());
+  const std::string tmpdir = out.substr(0, out.find('\n'));
+  EXPECT_TRUE(absl::StrContains(tmpdir, "/clada-tmp-")) << tmpdir;
+  EXPECT_NE(tmpdir, outer != nullptr ? outer : "");
+  EXPECT_TRUE(absl::StrContains(out, "data\n"));
+  EXPECT_FALSE(Exists(tmpdir)) << tmpdir;  // removed after the exec
+  // The shared temporary directory is not writable from inside.
+  const std::string shared = absl::StrCat(outer != nullptr ? outer : "/tmp", "/clada-shared-", ::getpid());
+  core::ActionOutcome shared_write = Run(absl::StrCat("echo x > '", shared, "'"), ContainedMode());
+  EXPECT_FALSE(shared_write.success);
+  EXPECT_FALSE(Exists(shared));
+  ::unlink(shared.c_str());
+}
+
+TEST_F(SandboxTest, PlantedInterpreterOnPathNeverRuns) {
+  NEEDS(false, false);
+  if (!internal::ProbeSandbox().Any()) GTEST_SKIP() << "no sandbox on this kernel";
+  // An activated virtualenv inside the project, first on PATH, with a bash
+  // and a pwd an answer planted.
+  const std::string bin = root_ + "/.venv/bin";
+  Sh("mkdir -p .venv/bin");
+  const std::string marker = root_ + "/planted-ran";
+  for (const char* name : {"bash", "pwd", "cat"}) {
+    WriteFile(bin + "/" + name, absl::StrCat("#!/bin/sh\necho PLANTED; touch '", marker, "'\n"));
+    ::chmod((bin + "/" + name).c_str(), 0755);
+  }
+  const std::string old_path = ::getenv("PATH") != nullptr ? ::getenv("PATH") : "/usr/bin:/bin";
+  ::setenv("PATH", absl::StrCat(bin, ":.:", old_path).c_str(), 1);
+  core::ActionOutcome on = Run("pwd; cat a.txt", ContainedMode());
+  core::ExecContext approve = Context(ContainedMode());
+  approve.exec_policy = core::ExecPolicy::kApprove;
+  core::ActionOutcome read_only = Run("pwd", ContainedMode(), &approve);
+  const bool on_ran = Exists(marker);
+  ::unlink(marker.c_str());
+  core::ActionOutcome off = Run("pwd", SandboxMode::kOff);
+  ::setenv("PATH", old_path.c_str(), 1);
+  EXPECT_TRUE(on.success) << on.error;
+  EXPECT_TRUE(read_only.success) << read_only.error;
+  EXPECT_FALSE(absl::StrContains(Out(on) + Out(read_only), "PLANTED")) << Out(on) << Out(read_only);
+  EXPECT_FALSE(on_ran);
+  EXPECT_TRUE(absl::StrContains(Out(off), "PLANTED")) << Out(off);
+}
+
+// The read-only tier (`exec: approve`, code on the read-only list): what it
+// reads is what the kernel allows, whatever the words say.
+class ReadOnlyTierTest : public SandboxTest {
+ protected:
+  void SetUp() override {
+    SandboxTest::SetUp();
+    if (HasFatalFailure()) return;
+    WriteFile(outside_ + "/secret.txt", "OUTSIDE-SECRET\n");
+    ASSERT_EQ(::mkdir((outside_ + "/sub").c_str(), 0755), 0);
+    ASSERT_EQ(::symlink((outside_ + "/sub").c_str(), (root_ + "/link").c_str()), 0);
+  }
+  core::ActionOutcome RunReadOnly(const std::string& code, SandboxMode mode) {
+    core::ExecContext ctx = Context(mode);
+    ctx.exec_policy = core::ExecPolicy::kApprove;
+    core::ActionOutcome o = Run(code, mode, &ctx);
+    EXPECT_FALSE(absl::StrContains(o.error, "command_not_allowed")) << "not on the read-only list: " << o.error;
+    return o;
+  }
+};
+
+TEST_F(ReadOnlyTierTest, GrepDoesNotReadGitConfigTokens) {
+  NEEDS(false, true);
+  EXPECT_FALSE(absl::StrContains(Out(RunReadOnly("grep -r SECRET .", ContainedMode())), "GIT-TOKEN-SECRET"));
+  EXPECT_TRUE(absl::StrContains(Out(RunReadOnly("grep -r SECRET .", SandboxMode::kOff)), "GIT-TOKEN-SECRET"));
+}
+
+TEST_F(ReadOnlyTierTest, GitDiffNoIndexDoesNotReadGitConfigTokens) {
+  NEEDS(false, true);
+  ASSERT_EQ(::mkdir((root_ + "/empty").c_str(), 0755), 0);
+  const std::string code = "git diff --no-index empty .";
+  EXPECT_FALSE(absl::StrContains(Out(RunReadOnly(code, ContainedMode())), "GIT-TOKEN-SECRET"));
+  EXPECT_TRUE(absl::StrContains(Out(RunReadOnly(code, SandboxMode::kOff)), "GIT-TOKEN-SECRET"));
+}
+
+TEST_F(ReadOnlyTierTest, FindFilesFromListsNothingOutside) {
+  NEEDS(true, false);
+  WriteFile(root_ + "/list", outside_ + std::string(1, '\0'));
+  const std::string code = "find -files0-from list";
+  EXPECT_FALSE(absl::StrContains(Out(RunReadOnly(code, ContainedMode())), "secret.txt"));
+  EXPECT_TRUE(absl::StrContains(Out(RunReadOnly(code, SandboxMode::kOff)), "secret.txt"));
+}
+
+TEST_F(ReadOnlyTierTest, CatThroughALinkDoesNotReadOutside) {
+  NEEDS(true, false);
+  const std::string code = "cat link/../secret.txt";
+  EXPECT_FALSE(absl::StrContains(Out(RunReadOnly(code, ContainedMode())), "OUTSIDE-SECRET"));
+  EXPECT_TRUE(absl::StrContains(Out(RunReadOnly(code, SandboxMode::kOff)), "OUTSIDE-SECRET"));
+}
+
+// The read-only tier has no write access at all, even inside the project
+// (checked on the sandbox itself: no command of the list writes).
+TEST_F(ReadOnlyTierTest, NoWriteAtAll) {
+  NEEDS(true, false);
+  internal::SandboxOptions o;
+  o.roots = {root_};
+  o.home = home_;
+  o.read_only = true;
+  absl::StatusOr<std::unique_ptr<internal::Sandbox>> box = internal::Sandbox::Prepare(o, internal::ProbeSandbox());
+  ASSERT_TRUE(box.ok()) << box.status();
+  internal::RunSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo x > inside; cat a.txt"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.cwd = root_;
+  spec.sandbox = ContainedMode() == SandboxMode::kOff ? nullptr : box->get();
+  absl::StatusOr<internal::RunResult> r = internal::RunProcess(spec);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(Exists(root_ + "/inside"));
+  EXPECT_EQ(r->stdout_text, "one\n");  // reading the project works
+}
+
+TEST_F(SandboxTest, ReportSaysWhichContainment) {
+  core::ActionOutcome off = Run("true", SandboxMode::kOff);
+  EXPECT_TRUE(absl::StrContains(off.data.value("containment", std::string()), "unconfined"));
+  core::ActionOutcome on = Run("true", SandboxMode::kAuto);
+  const std::string expected = internal::ProbeSandbox().landlock_abi > 0
+                                   ? absl::StrCat("Landlock ABI ", internal::ProbeSandbox().landlock_abi)
+                                   : "none";
+  EXPECT_TRUE(absl::StrContains(on.data.value("containment", std::string()), expected))
+      << on.data.value("containment", std::string());
+  // A failed contained exec names the sandbox's limits and the settings.
+  core::ActionOutcome failed = Run("exit 3", SandboxMode::kAuto);
+  if (internal::ProbeSandbox().Any()) {
+    EXPECT_TRUE(absl::StrContains(failed.error, "sandbox: off")) << failed.error;
+    EXPECT_TRUE(absl::StrContains(failed.error, "exec_network: allow")) << failed.error;
+  }
+}
+
+TEST_F(SandboxTest, RequiredRefusesWithoutTheFullSandbox) {
+  core::ActionOutcome o = Run("echo ran", SandboxMode::kRequired);
+  if (internal::ProbeSandbox().Full()) {
+    EXPECT_TRUE(o.success) << o.error;
+  } else {
+    EXPECT_FALSE(o.success);
+    EXPECT_TRUE(absl::StartsWith(o.error, "exec: sandbox_unavailable:")) << o.error;
+    EXPECT_FALSE(absl::StrContains(Out(o), "ran"));
+  }
+}
+
+// A kernel with nothing: the default exec: allow becomes approve, and the
+// refusal says why; required refuses; auto runs unconfined and says so.
+TEST_F(SandboxTest, FallbackOnlyWithoutASandbox) {
+  internal::SandboxSupport none;
+  none.landlock_why_not = "no Landlock here";
+  none.namespaces_why_not = "no namespaces here";
+  internal::OverrideSandboxSupportForTesting(&none);
+  core::ExecContext ctx = Context(SandboxMode::kAuto);
+  ApplySandboxFallback(&ctx, /*exec_policy_is_default=*/true);
+  EXPECT_EQ(ctx.exec_policy, core::ExecPolicy::kApprove);
+  core::ActionOutcome refused = Run("touch x", SandboxMode::kAuto, &ctx);
+  EXPECT_FALSE(refused.success);
+  EXPECT_TRUE(absl::StrContains(refused.error, "no sandbox is available")) << refused.error;
+  EXPECT_FALSE(Exists(root_ + "/x"));
+  core::ExecContext explicit_allow = Context(SandboxMode::kAuto);
+  ApplySandboxFallback(&explicit_allow, /*exec_policy_is_default=*/false);
+  EXPECT_EQ(explicit_allow.exec_policy, core::ExecPolicy::kAllow);
+  core::ActionOutcome unconfined = Run("true", SandboxMode::kAuto, &explicit_allow);
+  EXPECT_TRUE(unconfined.success) << unconfined.error;
+  EXPECT_TRUE(absl::StrContains(unconfined.data.value("containment", std::string()), "unconfined"));
+  core::ActionOutcome required = Run("touch y", SandboxMode::kRequired, &explicit_allow);
+  EXPECT_TRUE(absl::StartsWith(required.error, "exec: sandbox_unavailable:")) << required.error;
+  EXPECT_FALSE(Exists(root_ + "/y"));
+  const Containment config = DescribeContainment(SandboxMode::kAuto, false);
+  EXPECT_FALSE(config.sandboxed);
+  EXPECT_TRUE(absl::StrContains(config.text, "becomes approve")) << config.text;
+  internal::OverrideSandboxSupportForTesting(nullptr);
+  // With a sandbox, nothing falls back.
+  if (internal::ProbeSandbox().Any()) {
+    core::ExecContext with = Context(SandboxMode::kAuto);
+    ApplySandboxFallback(&with, true);
+    EXPECT_EQ(with.exec_policy, core::ExecPolicy::kAllow);
+  }
+}
+
+TEST_F(SandboxTest, ConfigLineSaysWhichContainment) {
+  EXPECT_TRUE(absl::StrContains(DescribeContainment(SandboxMode::kOff, false).text, "unconfined"));
+  const Containment autod = DescribeContainment(SandboxMode::kAuto, false);
+  EXPECT_EQ(autod.sandboxed, internal::ProbeSandbox().Any());
+  if (internal::ProbeSandbox().Full()) {
+    EXPECT_TRUE(autod.full);
+    EXPECT_TRUE(absl::StrContains(autod.text, "network namespaces (sandbox: auto")) << autod.text;
+    EXPECT_TRUE(absl::StrContains(DescribeContainment(SandboxMode::kAuto, true).text, "network allowed"));
+  }
+}
+
+}  // namespace
+}  // namespace clada::exec
