@@ -58,6 +58,17 @@ bool IsHead(absl::string_view t) {
 
 bool IsDivider(absl::string_view t) { return MarkerRun(t, '=') == t.size() && !t.empty(); }
 
+// Exactly `=======`: the divider wherever the SEARCH has one. A run of
+// another length (an RST title's underline, `=========`) is then text.
+bool IsExactDivider(absl::string_view t) { return t == "======="; }
+
+// What the error of a block the answer ends inside says: where it stops,
+// and that the rest is wanted.
+std::string CutOff(size_t last_line) {
+  return absl::StrCat(" (the answer ends at line ", last_line,
+                      " inside it: it was cut off, so the block was not applied)");
+}
+
 bool IsUpdated(absl::string_view t) {
   size_t n = MarkerRun(t, '>');
   if (n == 0) return false;
@@ -259,35 +270,48 @@ Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_ed
         }
       }
     }
-    // SEARCH: up to `=======`; a new block's opener or a REPLACE marker first is an error.
+    // SEARCH: up to `=======` (exactly; else the first run of 5 to 9 `=`,
+    // as Aider); a new block's opener or a REPLACE marker first is an error.
     size_t k = head + 1;
-    while (k < n && !IsDivider(lines[k].trimmed) && !IsHead(lines[k].trimmed) && !IsUpdated(lines[k].trimmed)) ++k;
+    size_t first_run = n;  // the first 5-9 `=` line, when there is no exact divider
+    while (k < n && !IsExactDivider(lines[k].trimmed) && !IsHead(lines[k].trimmed) && !IsUpdated(lines[k].trimmed)) {
+      if (first_run == n && IsDivider(lines[k].trimmed)) first_run = k;
+      ++k;
+    }
+    const bool exact = k < n && IsExactDivider(lines[k].trimmed);
+    if (!exact && first_run < n) k = first_run;
+    auto is_divider = [exact](absl::string_view t) { return exact ? IsExactDivider(t) : IsDivider(t); };
     if (k >= n || !IsDivider(lines[k].trimmed)) {
       const bool at_end = k >= n;
       const bool at_updated = !at_end && IsUpdated(lines[k].trimmed);
       error("missing_divider", head, at_end ? n - 1 : (at_updated ? k : k - 1),
             absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has no ======= before ",
-                         at_end ? "the end of the answer" : absl::StrCat("line ", k + 1)),
-            "write ======= on a line of its own between the SEARCH lines and the REPLACE lines, and end the "
-            "block with >>>>>>> REPLACE");
+                         at_end ? absl::StrCat("the end of the answer", CutOff(n)) : absl::StrCat("line ", k + 1)),
+            at_end ? absl::StrCat("send the rest of the block, from line ", head + 1,
+                                  " on: the SEARCH lines, ======= on a line of its own, the REPLACE lines and "
+                                  ">>>>>>> REPLACE")
+                   : "write ======= on a line of its own between the SEARCH lines and the REPLACE lines, and end "
+                     "the block with >>>>>>> REPLACE");
       i = at_updated ? k + 1 : k;
       continue;
     }
     const size_t divider = k;
     k = divider + 1;
-    while (k < n && !IsUpdated(lines[k].trimmed) && !IsDivider(lines[k].trimmed) && !IsHead(lines[k].trimmed)) ++k;
+    while (k < n && !IsUpdated(lines[k].trimmed) && !is_divider(lines[k].trimmed) && !IsHead(lines[k].trimmed)) ++k;
     if (k >= n || IsHead(lines[k].trimmed)) {
       const bool at_end = k >= n;
       error("missing_replace_marker", head, at_end ? n - 1 : k - 1,
             absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has no >>>>>>> REPLACE before ",
-                         at_end ? "the end of the answer" : absl::StrCat("line ", k + 1)),
-            "end the block with >>>>>>> REPLACE on a line of its own after the REPLACE lines");
+                         at_end ? absl::StrCat("the end of the answer", CutOff(n)) : absl::StrCat("line ", k + 1)),
+            at_end ? absl::StrCat("send the rest of the block, from line ", head + 1,
+                                  " on: its REPLACE lines whole and >>>>>>> REPLACE on a line of its own")
+                   : "end the block with >>>>>>> REPLACE on a line of its own after the REPLACE lines");
       i = k;
       continue;
     }
     std::vector<std::string> warnings;
     size_t replace_end = k;  // the REPLACE lines are [divider + 1, replace_end)
-    if (IsDivider(lines[k].trimmed)) {
+    if (is_divider(lines[k].trimmed)) {
       // A second `=======`: right before `>>>>>>> REPLACE` (blank lines
       // between) it is a slip, read as Aider reads it; else what the block
       // replaces with is unclear.
