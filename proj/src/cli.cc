@@ -115,6 +115,11 @@ and --json; config and listen every setting):
   --max-file-size SIZE  largest file read or edited (default 10MB)
   --max-input SIZE      largest answer accepted (default 50MB)
   --exec allow|deny|approve
+  --sandbox auto|required|off
+                        exec's kernel sandbox: the strongest the kernel offers
+                        (default), refuse exec without it, or none
+  --exec-network allow|deny
+                        network for exec code (default deny, loopback too)
   --no-git              no git commits; same as --git=off
   --git auto|off|require
   --git-author NAME     commit author (default clada; "Name <email>" works)
@@ -154,6 +159,7 @@ const std::map<std::string, std::string>& ValueFlags() {
       {"--git-author", "git_author"}, {"--lock-timeout", "lock_timeout"},
       {"--report", "report"},         {"--output-mode", "output_mode"},
       {"--error-detail", "error_detail"}, {"--lock-file", "lock_file"},
+      {"--sandbox", "sandbox"},       {"--exec-network", "exec_network"},
   };
   return *kFlags;
 }
@@ -220,7 +226,7 @@ const std::vector<std::string>& SettingFlags() {
   static const auto* const kFlags = new std::vector<std::string>{
       "--allow", "--timeout", "--total-timeout", "--max-output", "--report-budget", "--max-file-size", "--max-input",
       "--exec",     "--no-git",  "--git",           "--git-author",   "--lock-timeout",  "--quiet", "--report",
-      "--output-mode", "--error-detail", "--lock-file", "--allow-escape"};
+      "--output-mode", "--error-detail", "--lock-file", "--allow-escape", "--sandbox", "--exec-network"};
   return *kFlags;
 }
 
@@ -678,6 +684,8 @@ int RunConfig(const Environment& env, std::ostream& out) {
   for (const std::string& key : SettingNames()) {
     out << key << ": " << SettingValueText(env.settings, key) << "  (" << env.settings.source.at(key) << ")\n";
   }
+  out << "exec containment: " << exec::DescribeContainment(env.settings.sandbox, env.settings.exec_network).text
+      << "\n";
   return kExitOk;
 }
 

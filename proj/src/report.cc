@@ -113,6 +113,7 @@ std::string FormatOutput(const ActionResult& r) {
     if (d.value("timed_out", false)) absl::StrAppend(&body, " (timed out)");
     if (d.contains("duration_ms")) absl::StrAppend(&body, ", ", Str(d, "duration_ms"), " ms");
     body += "\n";
+    if (d.contains("containment")) absl::StrAppend(&body, "contained by: ", Str(d, "containment"), "\n");
     if (!out.empty()) {
       absl::StrAppend(&body, "--- stdout ---\n", out);
       if (body.back() != '\n') body += '\n';

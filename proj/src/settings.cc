@@ -90,7 +90,7 @@ const std::vector<std::string>& SettingNames() {
   static const auto* const kNames = new std::vector<std::string>{
       "allow",     "timeout", "total_timeout", "max_output", "report_budget", "max_file_size", "max_input",
       "exec",      "git",     "git_author",    "lock_timeout", "quiet", "report", "csl_start", "csl_end",
-      "output_mode", "error_detail", "lock_file", "allow_escape"};
+      "output_mode", "error_detail", "lock_file", "allow_escape", "sandbox", "exec_network"};
   return *kNames;
 }
 
@@ -131,6 +131,15 @@ absl::Status ApplySetting(absl::string_view key, absl::string_view value, absl::
     else if (value == "deny") s.exec = core::ExecPolicy::kDeny;
     else if (value == "approve") s.exec = core::ExecPolicy::kApprove;
     else status = BadValue(key, value, "allow, deny or approve");
+  } else if (key == "sandbox") {
+    if (value == "auto") s.sandbox = core::SandboxMode::kAuto;
+    else if (value == "required") s.sandbox = core::SandboxMode::kRequired;
+    else if (value == "off") s.sandbox = core::SandboxMode::kOff;
+    else status = BadValue(key, value, "auto, required or off");
+  } else if (key == "exec_network") {
+    if (value == "allow") s.exec_network = true;
+    else if (value == "deny") s.exec_network = false;
+    else status = BadValue(key, value, "allow or deny");
   } else if (key == "git") {
     if (value == "auto") s.git = Mode::kAuto;
     else if (value == "off") s.git = Mode::kOff;
@@ -247,6 +256,14 @@ std::string SettingValueText(const Settings& s, absl::string_view key) {
       case core::ExecPolicy::kApprove: return "approve";
     }
   }
+  if (key == "sandbox") {
+    switch (s.sandbox) {
+      case core::SandboxMode::kAuto: return "auto";
+      case core::SandboxMode::kRequired: return "required";
+      case core::SandboxMode::kOff: return "off";
+    }
+  }
+  if (key == "exec_network") return s.exec_network ? "allow" : "deny";
   if (key == "git") {
     switch (s.git) {
       case Mode::kAuto: return "auto";

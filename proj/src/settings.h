@@ -31,6 +31,10 @@ struct Settings {
   int64_t max_file_bytes = 10 << 20;      // read/edit limit
   int64_t max_input_bytes = 50 << 20;     // LLM answer size
   core::ExecPolicy exec = core::ExecPolicy::kAllow;
+  // How exec code is contained (auto | required | off) and whether it may
+  // use the network (exec_network: allow | deny).
+  core::SandboxMode sandbox = core::SandboxMode::kAuto;
+  bool exec_network = false;
   git_tx::GitOptions::Mode git = git_tx::GitOptions::Mode::kAuto;
   std::string git_author = "clada";
   int64_t lock_timeout_ms = 10'000;
