@@ -57,6 +57,9 @@ struct BatchState {
   std::vector<TreeChange> tracked;
   // Untracked or ignored files under the plan, in the snapshot tree.
   std::map<std::string, TreeChange> kept_untracked;
+  // Those of them git ignores: never committed; a change the batch makes
+  // to one is kept under refs/clada/ignored/<AI commit> for undo.
+  std::set<std::string> ignored;
   // Every untracked (not ignored) file at BeginBatch.
   std::set<std::string> untracked_at_begin;
   // With exec: their bytes at BeginBatch (blobs written, no commit).
@@ -345,6 +348,57 @@ void CollectUntrackedUnder(const WorkTree& wt, git_index* index,
   }
 }
 
+// Whether git ignores work tree path `rel` (.gitignore, info/exclude,
+// core.excludesFile).
+absl::StatusOr<bool> IsIgnored(const WorkTree& wt, const std::string& rel) {
+  int ignored = 0;
+  RETURN_IF_ERROR(GitStatus(git_ignore_path_is_ignored(&ignored, wt.repo.get(), rel.c_str()),
+                            absl::StrCat("read whether '", rel, "' is ignored")));
+  return ignored == 1;
+}
+
+// Keeps the before and after states of the ignored files a batch changed
+// under refs/clada/ignored/<batch id>: a tree (never a commit, so no push of
+// a branch or tag can carry it) of `before/<path>` and `after/<path>`
+// entries, a path absent from one side being absent there.
+absl::Status KeepIgnoredChanges(const WorkTree& wt, const std::string& batch_id,
+                                const std::vector<TreeChange>& before,
+                                const std::vector<TreeChange>& after) {
+  std::vector<TreeChange> entries;
+  for (const auto& [side, list] : {std::pair<const char*, const std::vector<TreeChange>*>{"before/", &before},
+                                   {"after/", &after}}) {
+    for (const TreeChange& c : *list) {
+      if (c.remove) continue;
+      TreeChange e = c;
+      e.path = absl::StrCat(side, c.path);
+      entries.push_back(std::move(e));
+    }
+  }
+  // Deleted on both sides cannot be told from never there: a marker blob
+  // lists every path.
+  std::string listing;
+  for (const TreeChange& c : after) absl::StrAppend(&listing, c.path, "\n");
+  TreeChange paths;
+  paths.path = "paths";
+  RETURN_IF_ERROR(GitStatus(
+      git_blob_create_from_buffer(&paths.id, wt.repo.get(), listing.data(), listing.size()),
+      "record the ignored files the batch changed"));
+  entries.push_back(paths);
+  std::sort(entries.begin(), entries.end(),
+            [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+  ASSIGN_OR_RETURN(git_oid empty, EmptyTree(wt));
+  ASSIGN_OR_RETURN(TreePtr empty_tree, LookupTree(wt, empty));
+  ASSIGN_OR_RETURN(git_oid tree, BuildBatchTree(wt, empty_tree.get(), entries));
+  git_reference* ref = nullptr;
+  const std::string name = absl::StrCat(kIgnoredRefPrefix, batch_id);
+  RETURN_IF_ERROR(GitStatus(
+      git_reference_create(&ref, wt.repo.get(), name.c_str(), &tree, 1,
+                           "clada: ignored files a batch changed"),
+      absl::StrCat("write ", name)));
+  git_reference_free(ref);
+  return absl::OkStatus();
+}
+
 std::string NewBatchId() {
   std::random_device rd;
   return absl::StrCat(absl::ToUnixMillis(absl::Now()), "-", ::getpid(), "-",
@@ -404,6 +458,7 @@ absl::Status WriteJournal(const BatchState& s) {
   for (const auto& [p, c] : s.exec_untracked)
     j["exec_untracked"].push_back(ChangeJson(c));
   j["untracked"] = s.untracked_at_begin;
+  j["ignored"] = s.ignored;
   RETURN_IF_ERROR(core::CreateDirectories(wt.gitdir + "/clada"));
   return core::WriteFileAtomic(JournalPath(wt), j.dump() + "\n");
 }
@@ -476,6 +531,11 @@ absl::StatusOr<std::optional<BatchState>> LoadJournal(WorkTree& wt) {
   for (const auto& p : j["untracked"]) {
     if (p.is_string()) s.untracked_at_begin.insert(p.get<std::string>());
   }
+  if (j.contains("ignored") && j["ignored"].is_array()) {
+    for (const auto& p : j["ignored"]) {
+      if (p.is_string()) s.ignored.insert(p.get<std::string>());
+    }
+  }
   s.wt = std::move(wt);
   s.active = true;
   return std::optional<BatchState>(std::move(s));
@@ -547,7 +607,10 @@ absl::Status CaptureBeginState(BatchState& s, const std::string& root, const Bat
   ASSIGN_OR_RETURN(std::vector<TreeChange> kept_changes,
                    ReadChanges(wt, index_tree.get(), kept_paths));
   for (TreeChange& c : kept_changes) {
-    if (!c.remove) s.kept_untracked[c.path] = c;
+    if (c.remove) continue;
+    ASSIGN_OR_RETURN(bool ignored, IsIgnored(wt, c.path));
+    if (ignored) s.ignored.insert(c.path);
+    s.kept_untracked[c.path] = c;
   }
   if (s.has_exec) {
     std::vector<std::string> rest;
@@ -671,6 +734,26 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   }
   for (const TreeChange& c : s.tracked) candidates.insert(c.path);
   for (const auto& [p, c] : s.kept_untracked) candidates.insert(p);
+  // Ignored files the batch created under its planned paths: git's status
+  // never lists them, and undo must take them back too.
+  std::set<std::string> new_ignored;
+  {
+    git_index* raw_index = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_repository_index(&raw_index, wt.repo.get()), "open the index"));
+    IndexPtr index(raw_index);
+    RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
+    std::set<std::string> under_plan;
+    for (const std::string& rel : s.planned_rel) CollectUntrackedUnder(wt, raw_index, rel, &under_plan);
+    under_plan.erase(LockRelPath(wt));
+    for (const std::string& p : under_plan) {
+      if (s.kept_untracked.count(p) > 0 || candidates.count(p) > 0) continue;
+      ASSIGN_OR_RETURN(bool ignored, IsIgnored(wt, p));
+      if (ignored) {
+        new_ignored.insert(p);
+        candidates.insert(p);
+      }
+    }
+  }
   const std::vector<std::string> candidate_list(candidates.begin(),
                                                 candidates.end());
   ASSIGN_OR_RETURN(std::vector<TreeChange> now,
@@ -686,6 +769,13 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   std::vector<std::string> foreign_rel;
   std::vector<TreeChange> snapshot_edits;  // kept files dropped, exec's added
   std::vector<std::string> kept_in_snapshot;
+  // Ignored files the batch changed: their states before and after.
+  std::vector<TreeChange> ignored_before, ignored_after;
+  auto ignored_change = [&](TreeChange& now_state, const TreeChange& before_state) {
+    result.ignored_uncommitted.push_back(WorkdirPath(wt, now_state.path));
+    ignored_before.push_back(before_state);
+    ignored_after.push_back(std::move(now_state));
+  };
   auto foreign = [&](const std::string& p) {
     foreign_rel.push_back(p);
     result.foreign_changes.push_back(WorkdirPath(wt, p));
@@ -700,8 +790,28 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   for (TreeChange& c : now) {
     const bool touched = prefixes.Covers(c.path);
     auto kept = s.kept_untracked.find(c.path);
+    if (new_ignored.count(c.path) > 0) {
+      if (c.remove) continue;  // made and removed again
+      TreeChange absent;
+      absent.path = c.path;
+      absent.remove = true;
+      if (touched || takes_all) {
+        ignored_change(c, absent);
+      } else {
+        foreign(c.path);
+      }
+      continue;
+    }
     if (kept != s.kept_untracked.end()) {
-      if (!SameState(c, &kept->second) && (touched || takes_all)) {
+      if (!SameState(c, &kept->second) && (touched || takes_all) &&
+          s.ignored.count(c.path) > 0) {
+        // Ignored: out of every commit; undo gives its old bytes back.
+        TreeChange drop;
+        drop.path = c.path;
+        drop.remove = true;
+        snapshot_edits.push_back(drop);
+        ignored_change(c, kept->second);
+      } else if (!SameState(c, &kept->second) && (touched || takes_all)) {
         kept_in_snapshot.push_back(c.path);
         batch(c, touched);
       } else {
@@ -752,7 +862,15 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     if (!removed.ok()) s.notes.push_back(std::string(removed.message()));
     return result;
   };
-  if (batch_changes.empty()) {
+  if (!ignored_after.empty()) {
+    std::vector<std::string> names;
+    for (const TreeChange& c : ignored_after) names.push_back(c.path);
+    s.notes.push_back(absl::StrCat(
+        "ignored by git, changed but not committed (`clada undo` still takes "
+        "the change back): ",
+        absl::StrJoin(names, ", ")));
+  }
+  if (batch_changes.empty() && ignored_after.empty()) {
     return done_without_commit("the batch changed nothing: no commit");
   }
 
@@ -778,10 +896,14 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
             [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
   ASSIGN_OR_RETURN(git_oid ai_tree,
                    BuildBatchTree(wt, baseline.get(), batch_changes));
-  if (git_oid_equal(&ai_tree, &baseline_id)) {
+  if (git_oid_equal(&ai_tree, &baseline_id) && ignored_after.empty()) {
     return done_without_commit("the batch's changes match HEAD: no commit");
   }
 
+  // Kept before any commit names them, so no AI commit lacks them.
+  if (!ignored_after.empty()) {
+    RETURN_IF_ERROR(KeepIgnoredChanges(wt, s.batch_id, ignored_before, ignored_after));
+  }
   CommitPtr parent = std::move(head);
   if (make_snapshot) {
     ASSIGN_OR_RETURN(TreePtr final_tree, LookupTree(wt, final_snapshot));
@@ -805,10 +927,27 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   std::vector<std::string> batch_paths;
   batch_paths.reserve(batch_changes.size());
   for (const TreeChange& c : batch_changes) batch_paths.push_back(c.path);
-  const std::string message = absl::StrCat(
-      s.recovering ? BuildInterruptedMessage(s.planned_rel, batch_paths, foreign_rel)
-                   : BuildBatchMessage(records, foreign_rel, wt.workdir, batch_paths),
-      "\n", kBatchTrailer, s.batch_id, "\n");
+  std::string ignored_lines;
+  if (!ignored_after.empty()) {
+    ignored_lines = "\nIgnored files (kept out of git; `clada undo` restores them):\n";
+    for (size_t i = 0; i < ignored_after.size() && i < kSnapshotBodyFiles; ++i) {
+      absl::StrAppend(&ignored_lines, "- ", ignored_after[i].path,
+                      " (ignored by git: changed, not committed)\n");
+    }
+    if (ignored_after.size() > kSnapshotBodyFiles) {
+      absl::StrAppend(&ignored_lines, "- and ", ignored_after.size() - kSnapshotBodyFiles, " more\n");
+    }
+  }
+  std::string body = s.recovering ? BuildInterruptedMessage(s.planned_rel, batch_paths, foreign_rel)
+                                  : BuildBatchMessage(records, foreign_rel, wt.workdir, batch_paths);
+  if (!ignored_after.empty() && !s.recovering) {
+    // The subject names the actions that changed an ignored file too.
+    std::vector<std::string> all = batch_paths;
+    for (const TreeChange& c : ignored_after) all.push_back(c.path);
+    body = absl::StrCat(BuildBatchSubject(records, wt.workdir, all), body.substr(body.find('\n')));
+  }
+  const std::string message =
+      absl::StrCat(body, ignored_lines, "\n", kBatchTrailer, s.batch_id, "\n");
   ASSIGN_OR_RETURN(git_oid commit,
                    CommitTree(wt, ai_tree, parent.get(), message, s.options));
   result.commit_id = OidHex(commit);

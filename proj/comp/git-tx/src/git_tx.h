@@ -87,6 +87,11 @@ struct BatchCommitResult {
   // apart from the action's own and is in the commit. Empty when nothing
   // was committed.
   std::vector<std::string> unattributed_changes;
+  // Canonical absolute paths of files git ignores that the batch changed
+  // (an answer editing `.env`): in no commit clada makes, their old bytes
+  // kept under refs/clada/ignored/ so `clada undo` still takes the change
+  // back.
+  std::vector<std::string> ignored_uncommitted;
   // The commit's subject ("AI: write a.txt (1 ok)"), or why there is none.
   std::string summary;
 };

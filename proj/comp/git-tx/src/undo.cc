@@ -260,11 +260,14 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
                                std::vector<std::string>()));
     r.uncommitted = std::move(own);
   }
+  RETURN_IF_ERROR(CheckIgnoredUnchanged(wt, head.get()));  // issue 34: ignored files
   if (dry_run) return r;
 
   // Work tree and index first: the snapshot's files (the AI's changes gone,
   // the user's own and the untracked files the batch changed back).
   RETURN_IF_ERROR(CheckoutCommitSafely(repo, parent.get()));
+  ASSIGN_OR_RETURN(std::vector<std::string> ignored, RestoreIgnored(wt, head.get()));
+  r.restored.insert(r.restored.end(), ignored.begin(), ignored.end());
   if (fold) {
     RETURN_IF_ERROR(
         RestoreIndexEntries(repo, recorded_index.get(), index_paths));

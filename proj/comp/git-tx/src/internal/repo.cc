@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/core/src/file_io.h"
@@ -636,6 +637,148 @@ absl::StatusOr<git_oid> RawBlobFromWorkdir(const WorkTree& wt,
   RETURN_IF_ERROR(GitStatus(git_blob_create_from_stream_commit(&id, stream),
                             absl::StrCat("read '", rel, "' into git")));
   return id;
+}
+
+}  // namespace clada::git_tx::internal
+
+namespace clada::git_tx::internal {
+namespace {
+
+// One ignored file a batch changed: its blob and mode before and after
+// (nullopt: absent).
+struct IgnoredChange {
+  std::string path;
+  std::optional<std::pair<git_oid, git_filemode_t>> before, after;
+};
+
+absl::StatusOr<std::vector<IgnoredChange>> LoadIgnoredChanges(const WorkTree& wt,
+                                                             const git_commit* ai) {
+  std::vector<IgnoredChange> out;
+  const std::string batch = Trailer(ai, kBatchTrailer);
+  if (batch.empty()) return out;
+  const std::string name = absl::StrCat(kIgnoredRefPrefix, batch);
+  git_object* obj = nullptr;
+  int rc = git_revparse_single(&obj, wt.repo.get(), absl::StrCat(name, "^{tree}").c_str());
+  if (rc == GIT_ENOTFOUND) return out;
+  RETURN_IF_ERROR(GitStatus(rc, absl::StrCat("read ", name)));
+  ObjectPtr owned(obj);
+  const git_tree* tree = reinterpret_cast<const git_tree*>(obj);
+  auto entry = [&](const std::string& path) -> std::optional<std::pair<git_oid, git_filemode_t>> {
+    git_tree_entry* e = nullptr;
+    if (git_tree_entry_bypath(&e, tree, path.c_str()) != 0) return std::nullopt;
+    TreeEntryPtr owned_e(e);
+    return std::make_pair(*git_tree_entry_id(e), git_tree_entry_filemode(e));
+  };
+  std::optional<std::pair<git_oid, git_filemode_t>> paths = entry("paths");
+  if (!paths) return absl::InternalError(absl::StrCat(name, " lists no paths"));
+  git_blob* blob = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_blob_lookup(&blob, wt.repo.get(), &paths->first),
+                            absl::StrCat("read ", name)));
+  const std::string listing(static_cast<const char*>(git_blob_rawcontent(blob)),
+                            static_cast<size_t>(git_blob_rawsize(blob)));
+  git_blob_free(blob);
+  for (absl::string_view p : absl::StrSplit(listing, '\n', absl::SkipEmpty())) {
+    IgnoredChange c;
+    c.path = std::string(p);
+    c.before = entry(absl::StrCat("before/", p));
+    c.after = entry(absl::StrCat("after/", p));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The state of work tree path `rel` now, as a blob and mode (nullopt:
+// absent); a directory is reported as a mode of GIT_FILEMODE_TREE.
+absl::StatusOr<std::optional<std::pair<git_oid, git_filemode_t>>> StateNow(
+    const WorkTree& wt, const std::string& rel) {
+  struct stat st;
+  if (::lstat(WorkdirPath(wt, rel).c_str(), &st) != 0) {
+    return std::optional<std::pair<git_oid, git_filemode_t>>();
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return std::make_optional(std::make_pair(git_oid{}, GIT_FILEMODE_TREE));
+  }
+  ASSIGN_OR_RETURN(git_oid id, RawBlobFromWorkdir(wt, rel, st));
+  const git_filemode_t mode = S_ISLNK(st.st_mode)      ? GIT_FILEMODE_LINK
+                              : (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                                       : GIT_FILEMODE_BLOB;
+  return std::make_optional(std::make_pair(id, mode));
+}
+
+bool SameIgnoredState(const std::optional<std::pair<git_oid, git_filemode_t>>& a,
+                      const std::optional<std::pair<git_oid, git_filemode_t>>& b) {
+  if (!a || !b) return !a && !b;
+  return git_oid_equal(&a->first, &b->first) && a->second == b->second;
+}
+
+}  // namespace
+
+absl::Status CheckIgnoredUnchanged(const WorkTree& wt, const git_commit* ai) {
+  ASSIGN_OR_RETURN(std::vector<IgnoredChange> changes, LoadIgnoredChanges(wt, ai));
+  std::vector<std::string> edited;
+  for (const IgnoredChange& c : changes) {
+    ASSIGN_OR_RETURN(auto now, StateNow(wt, c.path));
+    if (!SameIgnoredState(now, c.after)) edited.push_back(c.path);
+  }
+  if (edited.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "refusing to undo ", ShortOid(*git_commit_id(ai)),
+      ": ignored files the batch changed were changed again since (",
+      absl::StrJoin(edited, ", "),
+      "); undoing would overwrite them. Move them aside, then run `clada undo` again"));
+}
+
+absl::StatusOr<std::vector<std::string>> RestoreIgnored(const WorkTree& wt,
+                                                        const git_commit* ai) {
+  ASSIGN_OR_RETURN(std::vector<IgnoredChange> changes, LoadIgnoredChanges(wt, ai));
+  std::vector<std::string> restored;
+  for (const IgnoredChange& c : changes) {
+    const std::string path = WorkdirPath(wt, c.path);
+    if (!c.before) {
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        return core::ErrnoStatus(errno, "remove", path);
+      }
+      restored.push_back(c.path);
+      continue;
+    }
+    git_blob* blob = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_blob_lookup(&blob, wt.repo.get(), &c.before->first),
+                              absl::StrCat("read the old bytes of '", c.path, "'")));
+    const std::string bytes(static_cast<const char*>(git_blob_rawcontent(blob)),
+                            static_cast<size_t>(git_blob_rawsize(blob)));
+    git_blob_free(blob);
+    const size_t slash = path.rfind('/');
+    RETURN_IF_ERROR(core::CreateDirectories(path.substr(0, slash)));
+    if (c.before->second == GIT_FILEMODE_LINK) {
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        return core::ErrnoStatus(errno, "remove", path);
+      }
+      if (::symlink(bytes.c_str(), path.c_str()) != 0) {
+        return core::ErrnoStatus(errno, "restore the link", path);
+      }
+    } else {
+      struct stat st;
+      if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) ::unlink(path.c_str());
+      RETURN_IF_ERROR(core::WriteFileAtomic(path, bytes));
+      if (::lstat(path.c_str(), &st) == 0) {
+        const bool exec = c.before->second == GIT_FILEMODE_BLOB_EXECUTABLE;
+        mode_t mode = st.st_mode & 07777;
+        mode = exec ? (mode | ((mode & 0444) >> 2)) : (mode & ~0111);
+        if (mode != (st.st_mode & 07777) && ::chmod(path.c_str(), mode) != 0) {
+          return core::ErrnoStatus(errno, "restore the mode of", path);
+        }
+      }
+    }
+    restored.push_back(c.path);
+  }
+  const std::string batch = Trailer(ai, kBatchTrailer);
+  git_reference* ref = nullptr;
+  if (!batch.empty() &&
+      git_reference_lookup(&ref, wt.repo.get(), absl::StrCat(kIgnoredRefPrefix, batch).c_str()) == 0) {
+    (void)git_reference_delete(ref);
+    git_reference_free(ref);
+  }
+  return restored;
 }
 
 }  // namespace clada::git_tx::internal

@@ -132,6 +132,9 @@ bool IsSnapshotCommit(const git_commit* commit);
 inline constexpr absl::string_view kBatchTrailer = "Clada-Batch: ";
 inline constexpr absl::string_view kIndexTrailer = "Clada-Index: ";
 inline constexpr absl::string_view kIndexRefPrefix = "refs/clada/index/";
+// refs/clada/ignored/<batch id>: the ignored files a batch changed, before
+// and after, for `clada undo` (they are in no commit).
+inline constexpr absl::string_view kIgnoredRefPrefix = "refs/clada/ignored/";
 // On a `clada squash` commit: how many clada commits it folds.
 inline constexpr absl::string_view kSquashTrailer = "Clada-Squash: ";
 // A commit clada made: `AI:`, `[clada:pre]`, or a squash of them.
@@ -192,6 +195,17 @@ absl::Status CheckoutCommitSafely(git_repository* repo,
 int CollectCheckoutConflict(git_checkout_notify_t why, const char* path,
                             const git_diff_file*, const git_diff_file*,
                             const git_diff_file*, void* payload);
+
+// The ignored files AI commit `ai` changed (kept under kIgnoredRefPrefix
+// with its Clada-Batch id, never committed) must still hold what the batch
+// left there for undo to put back their old bytes. FailedPrecondition
+// naming those the user changed since; OK when the batch changed none.
+absl::Status CheckIgnoredUnchanged(const WorkTree& wt, const git_commit* ai);
+// Puts back the old bytes and mode of each ignored file `ai` changed (one
+// the batch created is removed), each write atomic, then drops the ref.
+// Returns the paths restored.
+absl::StatusOr<std::vector<std::string>> RestoreIgnored(const WorkTree& wt,
+                                                        const git_commit* ai);
 
 // Joins a repo-relative path to the work tree.
 std::string WorkdirPath(const WorkTree& wt, absl::string_view rel);
