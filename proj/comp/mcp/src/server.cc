@@ -13,6 +13,10 @@
 namespace clada::mcp {
 namespace {
 
+// The per-request _meta keys of 2026-07-28.
+constexpr char kMetaProtocolVersion[] = "io.modelcontextprotocol/protocolVersion";
+constexpr char kMetaClientCapabilities[] = "io.modelcontextprotocol/clientCapabilities";
+
 constexpr const char* kLogLevels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
 
 // What every tools/list cursor starts with; the index of the page's first
@@ -94,9 +98,10 @@ const Tool* ToolRegistry::Find(absl::string_view name) const {
 
 Server::Server(ServerInfo info, ToolRegistry tools, Dispatcher::WriteFunction write)
     : info_(std::move(info)), tools_(std::move(tools)), dispatcher_(std::move(write)) {
-  dispatcher_.AddRequestHandler("initialize", [this](const Json& params) { return Initialize(params); });
-  dispatcher_.AddRequestHandler("ping", [](const Json&) { return Reply::Ok(Json::object()); });
-  dispatcher_.AddRequestHandler("logging/setLevel", [this](const Json& params) {
+  dispatcher_.AddRequestHandler("initialize", Checked("initialize", [this](const Json& params) { return Initialize(params); }));
+  dispatcher_.AddRequestHandler("server/discover", Checked("server/discover", [this](const Json&) { return Discover(); }));
+  dispatcher_.AddRequestHandler("ping", Checked("ping", [](const Json&) { return Reply::Ok(Json::object()); }));
+  dispatcher_.AddRequestHandler("logging/setLevel", Checked("logging/setLevel", [this](const Json& params) {
     if (!params.is_object() || !params.contains("level") || !params["level"].is_string() ||
         LevelRank(params["level"].get<std::string>()) < 0) {
       return Reply::Error(kInvalidParams, absl::StrCat("Invalid params: level is one of ",
@@ -105,8 +110,8 @@ Server::Server(ServerInfo info, ToolRegistry tools, Dispatcher::WriteFunction wr
     std::lock_guard<std::mutex> lock(mu_);
     log_level_ = params["level"].get<std::string>();
     return Reply::Ok(Json::object());
-  });
-  dispatcher_.AddRequestHandler("tools/list", [this](const Json& params) { return ListTools(params); });
+  }));
+  dispatcher_.AddRequestHandler("tools/list", Checked("tools/list", [this](const Json& params) { return ListTools(params); }));
   dispatcher_.AddDeferredHandler("tools/call", [this](const Json& id, Json params) { QueueCall(id, std::move(params)); });
   dispatcher_.AddNotificationHandler("notifications/initialized", [this](const Json&) { OnInitialized(); });
   dispatcher_.AddNotificationHandler("notifications/roots/list_changed", [this](const Json&) { RequestRoots(); });
@@ -125,6 +130,80 @@ void Server::Log(const std::string& level, const std::string& text) {
   dispatcher_.Notify("notifications/message", {{"level", level}, {"logger", info_.name}, {"data", text}});
 }
 
+std::optional<Reply> Server::EnterRequest(absl::string_view method, const Json& params, bool* stateless) {
+  *stateless = false;
+  const Json* meta = params.is_object() && params.contains("_meta") && params["_meta"].is_object() ? &params["_meta"]
+                                                                                                   : nullptr;
+  const bool names_version = meta != nullptr && meta->contains(kMetaProtocolVersion);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (method == "initialize") {
+    if (era_ == Era::kStateless) {
+      return Reply::Error(kInvalidRequest,
+                          absl::StrCat("Invalid Request: this connection speaks ", kStatelessProtocolVersions[0],
+                                       " (its first request named it in _meta), which has no initialize"));
+    }
+    return std::nullopt;  // Initialize picks the handshake era
+  }
+  if (era_ == Era::kHandshake) return std::nullopt;  // _meta is the client's own
+  if (!names_version) {
+    if (era_ == Era::kStateless) {
+      return Reply::Error(kInvalidParams,
+                          absl::StrCat("Invalid params: _meta[\"", kMetaProtocolVersion, "\"] is missing; this "
+                                       "connection speaks ", kStatelessProtocolVersions[0],
+                                       ", which needs it, and the client's capabilities, in every request"));
+    }
+    return std::nullopt;  // before any era: as a handshake client's request
+  }
+  const Json& version = (*meta)[kMetaProtocolVersion];
+  bool known = false;
+  for (const char* v : kStatelessProtocolVersions) known = known || (version.is_string() && version == v);
+  if (!known) {
+    return Reply::Error(
+        kUnsupportedProtocolVersion,
+        absl::StrCat("Unsupported protocol version ", version.dump(), " in _meta: requests without initialize speak ",
+                     absl::StrJoin(kStatelessProtocolVersions, ", "), "; ", absl::StrJoin(kProtocolVersions, ", "),
+                     " start with initialize"),
+        Json{{"requested", version.is_string() ? version : Json(version.dump())},
+             {"supported", Json(std::vector<std::string>(std::begin(kStatelessProtocolVersions),
+                                                         std::end(kStatelessProtocolVersions)))}});
+  }
+  if (!meta->contains(kMetaClientCapabilities) || !(*meta)[kMetaClientCapabilities].is_object()) {
+    return Reply::Error(kInvalidParams, absl::StrCat("Invalid params: _meta[\"", kMetaClientCapabilities,
+                                                     "\"] (an object, {} for none) is missing"));
+  }
+  era_ = Era::kStateless;
+  *stateless = true;
+  return std::nullopt;
+}
+
+Dispatcher::RequestHandler Server::Checked(std::string method, std::function<Reply(const Json&)> handler) {
+  return [this, method = std::move(method), handler = std::move(handler)](const Json& params) {
+    bool stateless = false;
+    std::optional<Reply> refused = EnterRequest(method, params, &stateless);
+    if (refused.has_value()) return *std::move(refused);
+    Reply reply = handler(params);
+    if (stateless && reply.ok && reply.result.is_object()) reply.result["resultType"] = "complete";
+    return reply;
+  };
+}
+
+// server/discover (2026-07-28): the versions a request may name in _meta,
+// the capabilities and who this is. Answered in either era: a client that
+// speaks both asks it first to learn which to use.
+Reply Server::Discover() const {
+  Json server_info = {{"name", info_.name}, {"version", info_.version}};
+  if (!info_.description.empty()) server_info["description"] = info_.description;
+  Json result = {
+      {"resultType", "complete"},
+      {"supportedVersions",
+       std::vector<std::string>(std::begin(kStatelessProtocolVersions), std::end(kStatelessProtocolVersions))},
+      {"capabilities", {{"tools", {{"listChanged", false}}}}},
+      {"serverInfo", server_info},
+      {"_meta", {{"io.modelcontextprotocol/serverInfo", server_info}}}};
+  if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
+  return Reply::Ok(std::move(result));
+}
+
 Reply Server::Initialize(const Json& params) {
   if (!params.is_object() || !params.contains("protocolVersion") || !params["protocolVersion"].is_string()) {
     return Reply::Error(kInvalidParams, "Invalid params: initialize needs protocolVersion (a string), "
@@ -132,6 +211,7 @@ Reply Server::Initialize(const Json& params) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (initialized_) return Reply::Error(kInvalidRequest, "Invalid Request: already initialized");
+  era_ = Era::kHandshake;
   const std::string asked = params["protocolVersion"].get<std::string>();
   // The client's revision when this server speaks it; else the newest, and
   // the client decides whether it can go on.
@@ -226,9 +306,15 @@ void Server::RequestRoots() {
 }
 
 void Server::QueueCall(const Json& id, Json params) {
+  bool stateless = false;
+  std::optional<Reply> refused = EnterRequest("tools/call", params, &stateless);
+  if (refused.has_value()) {
+    dispatcher_.Respond(id, *refused);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!initialized_) {
+    if (!initialized_ && !stateless) {
       dispatcher_.Respond(id, Reply::Error(kInvalidRequest, "Invalid Request: send initialize first"));
       return;
     }
@@ -259,6 +345,7 @@ void Server::QueueCall(const Json& id, Json params) {
     if (token.is_string() || token.is_number_integer()) call.progress_token = token;
   }
   call.cancelled = std::make_shared<std::atomic<bool>>(false);
+  call.stateless = stateless;
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return;
   if (running_.count(call.key) > 0) {
@@ -354,6 +441,7 @@ void Server::RunCall(PendingCall& call) {
   Reply reply;
   try {
     reply = Reply::Ok(ResultToJson(call.tool->call(tool_call)));
+    if (call.stateless) reply.result["resultType"] = "complete";
   } catch (const std::exception& e) {
     reply = Reply::Error(kInternalError, absl::StrCat("Internal error in ", call.tool->name, ": ", e.what()));
   }

@@ -39,8 +39,15 @@
 
 namespace clada::mcp {
 
-// The protocol revisions this server speaks, newest first.
+// The protocol revisions this server speaks through the initialize
+// handshake, newest first.
 inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+// The stateless revisions (no initialize: each request names its version
+// and the client's capabilities in params._meta), newest first.
+inline constexpr const char* kStatelessProtocolVersions[] = {"2026-07-28"};
+// The error a stateless request naming another version gets, with data
+// {requested, supported}.
+inline constexpr int kUnsupportedProtocolVersion = -32022;
 
 // What a tool's call function gets.
 struct ToolCall {
@@ -161,8 +168,20 @@ class Server {
     Json arguments;
     Json progress_token;  // null: none
     std::shared_ptr<std::atomic<bool>> cancelled;
+    bool stateless = false;  // a 2026-07-28 request: resultType in the result
   };
 
+  // Which protocol this connection speaks, picked by its first request:
+  // initialize (the handshake, 2025-11-25 and older) or a request carrying
+  // its version in _meta (2026-07-28, stateless).
+  enum class Era { kUnset, kHandshake, kStateless };
+  // Checks a request's era and _meta, picking the era on the first: an
+  // error to answer with, or nullopt with *stateless set.
+  std::optional<Reply> EnterRequest(absl::string_view method, const Json& params, bool* stateless);
+  // A request handler that checks the era first and, for a stateless
+  // request, puts resultType in its result.
+  Dispatcher::RequestHandler Checked(std::string method, std::function<Reply(const Json&)> handler);
+  Reply Discover() const;
   Reply Initialize(const Json& params);
   Reply ListTools(const Json& params) const;
   void OnInitialized();
@@ -181,6 +200,7 @@ class Server {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool initialized_ = false;       // initialize answered
+  Era era_ = Era::kUnset;
   bool client_has_roots_ = false;  // the client's capabilities offer roots
   bool roots_pending_ = false;     // a roots/list is unanswered
   std::optional<std::vector<std::string>> roots_;

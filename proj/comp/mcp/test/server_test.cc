@@ -2,7 +2,8 @@
 // Server with test tools, with no process: `> ` lines are fed to
 // HandleMessage (then the test waits until no call runs), `>& ` lines are
 // fed without waiting, and each `< ` line must match the next message the
-// server writes (a JSON subset). Nothing may be written beyond them. A
+// server writes (a JSON subset; a value "$absent": that key must not be
+// there). Nothing may be written beyond them. A
 // `#! tools_page_size N` line sets the server's tools/list page size.
 // Also: ReadLines' framing, FileUriToPath.
 #include <dirent.h>
@@ -42,6 +43,11 @@ std::string SubsetMismatch(const Json& expected, const Json& actual, const std::
   if (expected.is_object()) {
     if (!actual.is_object()) return absl::StrCat(at, ": expected an object");
     for (auto it = expected.begin(); it != expected.end(); ++it) {
+      // "$absent": the key must not be there.
+      if (it.value() == "$absent") {
+        if (actual.contains(it.key())) return absl::StrCat(at, ".", it.key(), ": present, expected absent");
+        continue;
+      }
       if (!actual.contains(it.key())) return absl::StrCat(at, ".", it.key(), ": missing");
       std::string m = SubsetMismatch(it.value(), actual[it.key()], absl::StrCat(at, ".", it.key()));
       if (!m.empty()) return m;
