@@ -106,6 +106,10 @@ class Reader {
   virtual std::unique_ptr<SpanReader> Reading(absl::string_view text) const = 0;
   // The system prompt that teaches the dialect (`clada instructions`).
   virtual std::string Instructions() const = 0;
+  // False for a reader whose spans are not blocks but text no block may
+  // start in (clada's own report pasted back): the segmenter weighs its
+  // spans like any other and hands none on.
+  virtual bool yields_blocks() const { return true; }
 };
 
 }  // namespace clada::answer

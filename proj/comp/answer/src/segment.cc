@@ -70,10 +70,10 @@ void SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> reade
       current->span.at.last_line = LastLineBefore(text, current->span.at, next.span.at.begin);
       current->span.at.end = next.span.at.begin;
     }
-    if (current.has_value()) sink(*current);
+    if (current.has_value() && readers[current->reader]->yields_blocks()) sink(*current);
     current = next;
   }
-  if (current.has_value()) sink(*current);
+  if (current.has_value() && readers[current->reader]->yields_blocks()) sink(*current);
 }
 
 std::vector<Segment> SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> readers) {

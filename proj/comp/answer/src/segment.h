@@ -27,6 +27,8 @@ struct Segment {
 // - except that an unclosed span is cut at the next opener of another
 //   dialect (its end moved to that opener's line start): a block never
 //   closed does not swallow the blocks after it.
+// The spans of a reader that does not yield blocks (Reader::yields_blocks)
+// take part and are never handed on.
 void SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> readers,
                    absl::FunctionRef<void(const Segment&)> sink);
 

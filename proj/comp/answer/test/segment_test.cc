@@ -3,6 +3,7 @@
 // never closed runs to the end of the text, unclosed.
 #include "proj/comp/answer/src/segment.h"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -18,7 +19,8 @@ namespace {
 
 class MarkerReader : public Reader {
  public:
-  explicit MarkerReader(std::string name) : name_(std::move(name)) {}
+  MarkerReader(std::string name, bool hidden) : name_(std::move(name)), hidden_(hidden) {}
+  bool yields_blocks() const override { return !hidden_; }
   absl::string_view dialect() const override { return name_; }
   std::unique_ptr<SpanStream> Spans(absl::string_view text) const override {
     std::vector<Span> out;
@@ -54,6 +56,7 @@ class MarkerReader : public Reader {
 
  private:
   std::string name_;
+  bool hidden_;
 };
 
 class SegmentCase : public ::testing::TestWithParam<nlohmann::json> {};
@@ -63,7 +66,9 @@ TEST_P(SegmentCase, Segments) {
   std::vector<std::unique_ptr<MarkerReader>> owned;
   std::vector<const Reader*> readers;
   for (const auto& name : c["readers"]) {
-    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>()));
+    const nlohmann::json hidden_list = c.value("hidden", nlohmann::json::array());
+    const bool hidden = std::find(hidden_list.begin(), hidden_list.end(), name) != hidden_list.end();
+    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden));
     readers.push_back(owned.back().get());
   }
   const std::string text = absl::StrJoin(c["lines"].get<std::vector<std::string>>(), "\n") + "\n";

@@ -18,7 +18,10 @@ class ShamSpanReader : public answer::SpanReader {
   ShamSpanReader(absl::string_view text, size_t max_input) : text_(text), max_input_(max_input) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    const PaddedSpan padded(text_, span);
+    if (!quoted_whole_.has_value()) quoted_whole_ = sham_action_parser::QuotedAsAWhole(text_);
+    // Read as the whole answer would read it: a quoted block of an answer
+    // not quoted as a whole is not run.
+    const PaddedSpan padded(text_, span, "", *quoted_whole_ ? "" : kNotQuoted);
     sham_action_parser::ActionParseResult r = sham_action_parser::ParseShamResponse(padded.text(), max_input_);
     out.actions = std::move(r.actions);
     EachItsOwnGroup(out, 0);
@@ -31,8 +34,10 @@ class ShamSpanReader : public answer::SpanReader {
   }
 
  private:
+  static constexpr char kNotQuoted[] = "(the answer is not quoted as a whole)";
   absl::string_view text_;
   size_t max_input_;
+  std::optional<bool> quoted_whole_;
 };
 
 class ShamReader : public answer::Reader {
@@ -42,7 +47,10 @@ class ShamReader : public answer::Reader {
   std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
     // The blocks the grammar finds in what a run reads (chat noise read
     // line for line, the lines kept).
-    const std::optional<std::string> tolerant = sham_action_parser::TolerantReadingIfChanged(text);
+    // A block quoted with '>' is a block (a run runs it when the whole answer
+    // is quoted, reports it as quoted otherwise).
+    const std::optional<std::string> tolerant =
+        sham_action_parser::TolerantReadingIfChanged(text, /*read_quoted_blocks=*/true);
     const absl::string_view read = tolerant.has_value() ? absl::string_view(*tolerant) : text;
     const core::LineStarts lines(text);
     std::vector<answer::Span> spans;

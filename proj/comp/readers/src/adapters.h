@@ -17,6 +17,12 @@
 
 namespace clada::readers {
 
+// The markers of clada's report (proj/src/report.h; the listener's copy in
+// listener.h): a results section pasted back is no answer.
+inline constexpr char kCladaResultsMarker[] = "=== CLADA RESULTS ===";
+inline constexpr char kCladaEndMarker[] = "=== END ===";
+
+std::unique_ptr<answer::Reader> MakeCladaReportReader();
 std::unique_ptr<answer::Reader> MakeShamReader(const ReaderOptions& options);
 std::unique_ptr<answer::Reader> MakeCmlReader();
 std::unique_ptr<answer::Reader> MakeCslReader(const ReaderOptions& options);
@@ -48,7 +54,10 @@ class PaddedSpan {
  public:
   // `carried`: a line to stand just above the span, in the padding (the
   // path a SEARCH/REPLACE block reuses); none when empty.
-  PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried = "");
+  // `trailer`: a line to follow the span (a prose line that keeps a quoted
+  // block of an answer not quoted as a whole from being read as one).
+  PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried = "",
+             absl::string_view trailer = "");
   absl::string_view text() const { return padded_; }
 
  private:

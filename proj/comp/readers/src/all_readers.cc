@@ -9,6 +9,8 @@ namespace clada::readers {
 Registry::Registry(const ReaderOptions& options) {
   // The one list of dialects. A tie (two blocks at the same byte) goes to
   // the reader listed first.
+  // Not a dialect: clada's own report pasted back, in which no block starts.
+  owned_.push_back(MakeCladaReportReader());
   owned_.push_back(MakeShamReader(options));
   owned_.push_back(MakeCmlReader());
   owned_.push_back(MakeCslReader(options));
@@ -28,13 +30,15 @@ const answer::Reader* Registry::Find(absl::string_view dialect) const {
 
 std::vector<std::string> Registry::Dialects() const {
   std::vector<std::string> out;
-  for (const answer::Reader* r : view_) out.emplace_back(r->dialect());
+  for (const answer::Reader* r : view_) {
+    if (r->yields_blocks()) out.emplace_back(r->dialect());
+  }
   return out;
 }
 
 bool AnyBlockBesides(const Registry& registry, absl::string_view text, absl::string_view except) {
   for (const answer::Reader* r : registry.readers()) {
-    if (r->dialect() == except) continue;
+    if (r->dialect() == except || !r->yields_blocks()) continue;
     answer::Span span;
     if (r->Spans(text)->Next(&span)) return true;
   }

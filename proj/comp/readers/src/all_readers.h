@@ -37,7 +37,8 @@ class Registry {
   absl::Span<const answer::Reader* const> readers() const { return view_; }
   // The reader of `dialect` ("sham", "cml", ...), or null.
   const answer::Reader* Find(absl::string_view dialect) const;
-  // The dialects' names, in registry order.
+  // The dialects' names, in registry order (not the readers of text that
+  // holds no block: clada's report).
   std::vector<std::string> Dialects() const;
 
  private:

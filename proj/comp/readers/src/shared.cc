@@ -86,7 +86,8 @@ void DiffFileActions(const udiff_reader::FilePatch& f, absl::string_view text,
   }
 }
 
-PaddedSpan::PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried) {
+PaddedSpan::PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried,
+                       absl::string_view trailer) {
   size_t begin = std::min(span.at.begin, text.size());
   while (begin > 0 && text[begin - 1] != '\n') --begin;
   const size_t end = std::min(std::max(span.at.end, begin), text.size());
@@ -100,6 +101,11 @@ PaddedSpan::PaddedSpan(absl::string_view text, const answer::Span& span, absl::s
     padded_.assign(above, '\n');
   }
   padded_.append(text.data() + begin, end - begin);
+  if (!trailer.empty()) {
+    if (!padded_.empty() && padded_.back() != '\n') padded_ += '\n';
+    padded_.append(trailer.data(), trailer.size());
+    padded_ += '\n';
+  }
 }
 
 void ShiftLabels(answer::ReadResult& r, absl::string_view prefix, int by) {
@@ -125,7 +131,9 @@ core::SourceSpan LineSpan(const core::LineStarts& lines, int first, int last) {
   const size_t f = static_cast<size_t>(std::clamp(first, 1, static_cast<int>(std::max<size_t>(n, 1)))) - 1;
   const size_t l = static_cast<size_t>(std::clamp(last, first, static_cast<int>(std::max<size_t>(n, 1)))) - 1;
   if (n == 0) return {0, 0, first, last};
-  return {lines.Begin(f), lines.End(std::min(l, n - 1)), first, last};
+  // A last line past the text's (an unclosed block's "line after the last")
+  // is its last line.
+  return {lines.Begin(f), lines.End(std::min(l, n - 1)), first, std::max(first, std::min(last, static_cast<int>(n)))};
 }
 
 void ShiftNumbers(std::string& s, absl::string_view prefix, int by) {
