@@ -628,6 +628,38 @@ void DescribeNewFile(absl::string_view content, Json& data) {
   data["first_lines"] = std::string(content.substr(0, end));
 }
 
+// The refusal of a write or an edit that would put a lazy placeholder
+// (placeholder.h) over real code: the one error every action gives for it.
+// `where` names the line ("content line 3"), `was` the file's size before.
+absl::Status PlaceholderRefused(const internal::PlaceholderLine& ph, absl::string_view where, absl::string_view shown,
+                                absl::string_view was, absl::string_view fix) {
+  return absl::FailedPreconditionError(absl::StrCat(where, " is a placeholder for code left out, not code: '",
+                                                    absl::StripAsciiWhitespace(ph.text), "'. Written over '", shown,
+                                                    "'", was, ", it would delete the code it stands for; nothing was "
+                                                    "written. ", fix));
+}
+
+// The first placeholder line an edit brings into a file: among the lines of
+// `after` that differ from `before` (their common first and last lines are
+// not read), one that is not also a line of `before`. Its line_number is
+// the line of `after`.
+std::optional<internal::PlaceholderLine> EditPlaceholder(absl::string_view before, absl::string_view after) {
+  const size_t shorter = std::min(before.size(), after.size());
+  size_t head = 0;
+  while (head < shorter && before[head] == after[head]) ++head;
+  if (head == after.size() && head == before.size()) return std::nullopt;
+  while (head > 0 && after[head - 1] != '\n') --head;  // from the start of its line
+  size_t tail = 0;
+  while (tail < shorter - head && before[before.size() - 1 - tail] == after[after.size() - 1 - tail]) ++tail;
+  size_t end = after.size() - tail;
+  if (size_t nl = after.find('\n', end); end > head && after[end - 1] != '\n') {
+    end = nl == absl::string_view::npos ? after.size() : nl + 1;  // to the end of its line
+  }
+  std::optional<internal::PlaceholderLine> ph = internal::FindPlaceholder(after.substr(head, end - head), before);
+  if (ph.has_value()) ph->line_number += internal::CountNewlines(after.substr(0, head));
+  return ph;
+}
+
 absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string raw_content, call.Str("content"));
@@ -652,11 +684,21 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
         internal::FindPlaceholder(content, old_text.has_value() ? absl::string_view(*old_text) : "");
     if (ph.has_value()) {
       std::string was = old_text.has_value() ? absl::StrCat(" (", CountLines(*old_text), " lines)") : "";
-      return absl::FailedPreconditionError(absl::StrCat(
-          "content line ", ph->line_number, " is a placeholder for code left out, not code: '",
-          absl::StripAsciiWhitespace(ph->text), "'. Written over '", call.Display(path), "'", was,
-          ", it would delete the code it stands for; nothing was written. Send the whole file with every line, "
-          "or change only the part that changes with file_replace_text (or file_replace_lines)"));
+      return PlaceholderRefused(*ph, absl::StrCat("content line ", ph->line_number), call.Display(path), was,
+                                "Send the whole file with every line, or change only the part that changes with "
+                                "file_replace_text (or file_replace_lines)");
+    }
+  }
+  // A file rewritten whole keeps its BOM and its CRLF line breaks, as an
+  // edit does: content written with bare LFs over a CRLF file is given
+  // CRLFs (content with a CRLF of its own is written as given).
+  if (old_text.has_value()) {
+    if (absl::StartsWith(*old_text, internal::kUtf8Bom) && !absl::StartsWith(content, internal::kUtf8Bom)) {
+      content.insert(0, internal::kUtf8Bom.data(), internal::kUtf8Bom.size());
+    }
+    if (internal::DominantBreak(internal::CountLineEndings(*old_text)) == "\r\n" &&
+        content.find("\r\n") == std::string::npos && content.find('\n') != std::string::npos) {
+      content = internal::ConvertLineBreaks(content, "\r\n");
     }
   }
   RETURN_IF_ERROR(MakeParents(call, path));
@@ -740,6 +782,12 @@ absl::StatusOr<ActionOutcome> EditFileAt(const Call& call, const std::string& pa
     ActionOutcome out = ActionOutcome::Ok(std::move(data));
     out.warnings = std::move(warnings);
     return out;
+  }
+  if (std::optional<internal::PlaceholderLine> ph = EditPlaceholder(f.body, r.content)) {
+    return PlaceholderRefused(*ph, absl::StrCat("line ", ph->line_number, " of the edited file"), call.Display(path),
+                              absl::StrCat(" (", CountLines(f.body), " lines)"),
+                              "Write out every line the new text keeps, or change a smaller part: the text to "
+                              "replace needs only the lines that change");
   }
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
   DescribeChange(call.Display(path), f.body, r.content, data);
