@@ -8,7 +8,8 @@
 // overhead; BM_Paired* measures it pair by pair (counters spawn_us,
 // execute_us, overhead_us: medians), which holds up on a busy machine.
 // BM_KillMarkedProcesses*/N: the /proc scan that runs after every snippet,
-// with N extra idle processes on the machine. Run with PATH=/usr/bin:/bin
+// with N extra idle processes on the machine. BM_Sandbox*: ExecuteCode with
+// `sandbox: off` against the default sandbox, pair by pair (added_us). Run with PATH=/usr/bin:/bin
 // where python3 on PATH is a pyenv shim (a shell script).
 #include <signal.h>
 #include <spawn.h>
@@ -127,6 +128,55 @@ void Paired(benchmark::State& state, const std::string& binary, const char* flag
   state.counters["overhead_us"] = median(diff_us);
 }
 
+// The sandbox's cost: ExecuteCode of the same snippet with `sandbox: off`
+// and with the default sandbox, alternately, in a fresh directory (a git
+// repository, so .git is bind-mounted too); counters off_us, sandbox_us and
+// added_us (medians, the last of the per-pair differences).
+void PairedSandbox(benchmark::State& state, const char* lang, const char* code) {
+  using Clock = std::chrono::steady_clock;
+  std::string root = "/tmp/clada-bench-XXXXXX";
+  if (::mkdtemp(root.data()) == nullptr || std::system(("git init -q " + root).c_str()) != 0) {
+    state.SkipWithError("cannot make the bench directory");
+    return;
+  }
+  core::ExecContext ctx;
+  ctx.paths = *core::MakePathPolicy(root, {});
+  ctx.quiet = true;
+  core::ExecContext off = ctx;
+  off.sandbox = core::SandboxMode::kOff;
+  core::Action action;
+  action.name = "exec";
+  action.params["lang"] = lang;
+  action.params["code"] = code;
+  std::vector<double> off_us, on_us, diff_us;
+  for (auto _ : state) {
+    const Clock::time_point t0 = Clock::now();
+    core::ActionOutcome a = ExecuteCode(action, off);
+    const Clock::time_point t1 = Clock::now();
+    core::ActionOutcome b = ExecuteCode(action, ctx);
+    const Clock::time_point t2 = Clock::now();
+    if (!a.success || !b.success) {
+      state.SkipWithError((a.error + b.error).c_str());
+      break;
+    }
+    off_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    on_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+    diff_us.push_back(on_us.back() - off_us.back());
+  }
+  std::system(("rm -rf " + root).c_str());
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["off_us"] = median(off_us);
+  state.counters["sandbox_us"] = median(on_us);
+  state.counters["added_us"] = median(diff_us);
+}
+
+void BM_SandboxBashTrue(benchmark::State& state) { PairedSandbox(state, "bash", "true"); }
+void BM_SandboxPythonPass(benchmark::State& state) { PairedSandbox(state, "python", "pass"); }
+
 void BM_PairedBashTrue(benchmark::State& state) { Paired(state, "bash", "-c", "bash", "true"); }
 void BM_PairedPythonPass(benchmark::State& state) { Paired(state, "python3", "-c", "python", "pass"); }
 
@@ -186,6 +236,8 @@ void BM_KillMarkedProcessesWindowed(benchmark::State& state) {
 
 BENCHMARK(BM_PairedBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(2000);
 BENCHMARK(BM_PairedPythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(300);
+BENCHMARK(BM_SandboxBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(500);
+BENCHMARK(BM_SandboxPythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(200);
 BENCHMARK(BM_SpawnWaitBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_ExecuteCodeBashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SpawnWaitPythonPass)->Unit(benchmark::kMicrosecond)->UseRealTime();
