@@ -38,6 +38,8 @@
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/readers/src/adapters.h"
+#include "proj/comp/readers/src/all_readers.h"
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/src/report.h"
 
@@ -740,41 +742,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
         item.fail_fast = two;
         out.items.push_back(std::move(item));
       };
-      core::Action a;
-      a.warnings = op.warnings();
-      if (op.kind == apply_patch_reader::OpKind::kAdd) {
-        a.name = "file_write";
-        a.params["path"] = op.path;
-        a.params["content"] = op.content();
-        add(std::move(a));
-      } else if (op.kind == apply_patch_reader::OpKind::kDelete) {
-        a.name = "file_delete";
-        a.params["path"] = op.path;
-        add(std::move(a));
-      } else {
-        // The operation's lines, without its `*** Move to:` (the move is its own action).
-        std::string body;
-        for (size_t pos = op.span.begin; pos < op.span.end;) {
-          size_t nl = text.find('\n', pos);
-          size_t end = nl == absl::string_view::npos || nl >= op.span.end ? op.span.end : nl + 1;
-          absl::string_view line = text.substr(pos, end - pos);
-          if (!absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(line), "*** Move to:")) {
-            body.append(line.data(), line.size());
-          }
-          pos = end;
-        }
-        a.name = "file_apply_patch";
-        a.params["path"] = op.path;
-        a.params["patch"] = std::move(body);
-        add(std::move(a));
-        if (op.move_to().has_value()) {
-          core::Action m;
-          m.name = "file_move";
-          m.params["old_path"] = op.path;
-          m.params["new_path"] = *op.move_to();
-          add(std::move(m));
-        }
-      }
+      readers::PatchOpActions(op, text, add);
     }
     for (const apply_patch_reader::ParseError& e : p.errors) {
       ++patch_blocks;
@@ -814,39 +782,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_
       item.fail_fast = two;
       out.items.push_back(std::move(item));
     };
-    core::Action a;
-    a.warnings = f.warnings;
-    if (f.kind == udiff_reader::FileKind::kAdd || f.kind == udiff_reader::FileKind::kDelete) {
-      // As git apply: a created file must not exist yet, a deleted one must
-      // hold exactly the lines the diff removes (file_apply_diff checks both).
-      a.name = "file_apply_diff";
-      a.params["path"] = f.path;
-      a.params["diff"] = std::string(text.substr(f.span.begin, f.span.end - f.span.begin));
-      add(std::move(a));
-    } else {
-      if (f.move_to.has_value()) {
-        core::Action m;
-        m.name = "file_move";
-        m.params["old_path"] = f.path;
-        m.params["new_path"] = *f.move_to;
-        if (f.hunks.empty()) m.warnings = f.warnings;
-        add(std::move(m));
-      }
-      if (!f.hunks.empty()) {
-        a.name = "file_apply_diff";
-        a.params["path"] = f.move_to.value_or(f.path);
-        // A rename's diff is given from its first hunk: the move is its own action.
-        size_t from = f.span.begin;
-        if (f.move_to.has_value()) {
-          for (int line = f.span.first_line; line < f.hunks[0].source_line && from < f.span.end; ++line) {
-            const size_t nl = text.find('\n', from);
-            from = nl == absl::string_view::npos ? f.span.end : nl + 1;
-          }
-        }
-        a.params["diff"] = std::string(text.substr(from, f.span.end - from));
-        add(std::move(a));
-      }
-    }
+    readers::DiffFileActions(f, text, add);
   });
   for (const udiff_reader::ParseError& e : diffs.errors) {
     if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line) || in_rep(e.line)) continue;
@@ -1006,8 +942,10 @@ ExecutionResult FatalResult(ExecutionResult result, std::string message) {
 int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
                       absl::string_view csl_start, absl::string_view csl_end) {
   const csl_parser::Delimiters csl{std::string(csl_start), std::string(csl_end)};
-  if (cml_parser::FindCml(input).empty() && csl_parser::FindCsl(input, csl).empty() &&
-      replacer_reader::FindBlocks(input).empty()) {
+  // An answer that only a SHAM reader finds blocks in prints as the SHAM
+  // validator prints it; any other dialect's block, and the plan is a run's.
+  const readers::Registry registry({csl.start, csl.end, max_input_bytes});
+  if (!readers::AnyBlockBesides(registry, input, "sham")) {
     return sham_action_parser::RunValidateCommand(input, json, out, max_input_bytes);
   }
   ReadAnswerResult r = ReadAnswer(input, max_input_bytes, csl);
