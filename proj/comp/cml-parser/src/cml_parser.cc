@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
@@ -337,6 +338,32 @@ void AppendUnescapedCdata(absl::string_view cdata, std::string* out) {
   out->append(cdata.data() + i, cdata.size() - i);
 }
 
+// Text laid out on lines of its own between its tags (`<search>`, a line
+// break, the lines, a line break and the closing tag's indentation): the
+// first line break and the closing tag's indentation are layout, not text,
+// and that indentation is taken off every line that starts with it (as a
+// Swift multi-line string literal reads its closing delimiter's). Any other
+// text is kept as written.
+void DropLayout(std::string* text) {
+  absl::string_view t = *text;
+  size_t first = absl::StartsWith(t, "\n") ? 1 : absl::StartsWith(t, "\r\n") ? 2 : 0;
+  const size_t last_break = t.rfind('\n');
+  if (first == 0 || last_break == absl::string_view::npos || last_break + 1 < first) return;
+  const absl::string_view indent = t.substr(last_break + 1);
+  if (indent.find_first_not_of(" \t") != absl::string_view::npos) return;
+  const absl::string_view body = t.substr(first, last_break + 1 - first);  // whole lines
+  std::string out;
+  out.reserve(body.size());
+  for (size_t pos = 0; pos < body.size();) {
+    size_t nl = body.find('\n', pos);
+    absl::string_view line = body.substr(pos, nl - pos + 1);
+    if (!indent.empty()) absl::ConsumePrefix(&line, indent);
+    out.append(line.data(), line.size());
+    pos = nl + 1;
+  }
+  *text = std::move(out);
+}
+
 // The text of an element: its CDATA and character data in order, CDATA with
 // "]]&gt;" decoded. Whitespace-only character data beside CDATA is layout.
 // Built in one string of the right size: a task's content is most of the
@@ -354,13 +381,18 @@ std::string ElementText(const pugi::xml_node& node, bool* has_child_element) {
   out.reserve(size);
   for (pugi::xml_node c = node.first_child(); c; c = c.next_sibling()) {
     if (c.type() == pugi::node_cdata) {
-      AppendUnescapedCdata(c.value(), &out);
+      absl::string_view v = c.value();
+      // `<![CDATA[` and a line break, the text on the lines below: the
+      // break is layout (a file's first line, a shebang, stays first).
+      if (out.empty() && !absl::ConsumePrefix(&v, "\n")) absl::ConsumePrefix(&v, "\r\n");
+      AppendUnescapedCdata(v, &out);
     } else if (c.type() == pugi::node_pcdata) {
       absl::string_view v = c.value();
       if (any_cdata && absl::StripAsciiWhitespace(v).empty()) continue;
       out.append(v.data(), v.size());
     }
   }
+  if (!any_cdata) DropLayout(&out);
   return out;
 }
 
