@@ -1085,6 +1085,10 @@ absl::StatusOr<core::ExecContext> MakeExecContext(const std::string& working_roo
   ctx.limits.max_output_bytes = settings.max_output_bytes;
   ctx.limits.timeout_ms = settings.timeout_ms;
   ctx.exec_policy = settings.exec;
+  ctx.sandbox = settings.sandbox;
+  ctx.exec_network = settings.exec_network;
+  auto exec_source = settings.source.find("exec");
+  exec::ApplySandboxFallback(&ctx, exec_source == settings.source.end() || exec_source->second == "default");
   ctx.quiet = settings.quiet || settings.output_mode == "silent";
   ctx.buffer_echo = settings.output_mode == "buffer";
   exec::LoadApprovedCode(&ctx);  // once per run: an action cannot approve code for a later one
