@@ -387,6 +387,9 @@ core::Action ToAction(const Edit& written) {
     a.params["path"] = edit.path;
     a.params["content"] = edit.replace;
     a.line_params.push_back("content");
+    // fs-ops then finds a file that holds exactly this text already made
+    // (a re-sent answer), and appends nothing.
+    a.search_replace = true;
   } else {
     a.name = "file_replace_text";
     a.params["path"] = edit.path;

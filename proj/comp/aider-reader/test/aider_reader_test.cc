@@ -94,9 +94,11 @@ TEST_P(ReaderCases, Reads) {
     EXPECT_EQ(actions[k].metadata.end_line, b.edits[k].span.last_line);
     if (e.contains("params")) EXPECT_EQ(json::parse(actions[k].params.dump()), e["params"]);
     if (e.contains("line_params")) EXPECT_EQ(actions[k].line_params, e["line_params"].get<std::vector<std::string>>());
-    // Every replace runs with Aider's tolerances and file-name resolution;
-    // an append (which may create a file) never moves to another path.
-    EXPECT_EQ(actions[k].search_replace, e.value("search_replace", actions[k].name == "file_replace_text"));
+    // Every block runs as a SEARCH/REPLACE block: a replace with Aider's
+    // tolerances and file-name resolution; an append (which may create a
+    // file, and never moves to another path) is already applied when the
+    // file holds exactly its text (a re-sent answer).
+    EXPECT_EQ(actions[k].search_replace, e.value("search_replace", true));
     const std::string warnings = absl::StrJoin(actions[k].warnings, "\n");
     if (e.contains("warnings_contain")) {
       ExpectContains(warnings, e["warnings_contain"], "warnings");

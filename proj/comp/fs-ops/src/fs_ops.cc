@@ -746,6 +746,19 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
     return Touched(ActionOutcome::Ok(std::move(data)), {path});
   }
   ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
+  if (call.search_replace() && !content.empty() &&
+      internal::NormalizeBreaks(f.body) == internal::NormalizeBreaks(content)) {
+    // A SEARCH/REPLACE block with an empty SEARCH creates a file: one that
+    // holds exactly its text was made by this block before (a re-sent
+    // answer), and appending it again would double the file.
+    ActionOutcome out = ActionOutcome::Ok({{"path", call.Display(path)},
+                                           {"bytesAppended", 0},
+                                           {"created", false},
+                                           {"already_applied", true}});
+    out.warnings.push_back("the file already holds exactly this text (the block that creates it ran before), so "
+                           "nothing was appended");
+    return out;
+  }
   EditResult r = internal::AppendText(f.body, content, call.IsLineParam("content"));
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
   Json data = {{"path", call.Display(path)},
