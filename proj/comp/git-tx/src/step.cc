@@ -6,8 +6,22 @@
 // <gitdir>/clada-step.json; HEAD is detached at the commit shown. Returning
 // to the tip re-attaches the branch and pops that stash. While stepped back
 // a move is refused if anything changed, so nothing is ever overwritten.
+//
+// The stash is written here, not by git_stash_save (issue 34): its blobs
+// hold the files' raw bytes (git_stash_save hashed them through the clean
+// filters of `.gitattributes`, turning CR LF into LF), and only the files
+// it holds leave the work tree: an ignored file inside an untracked
+// directory stays where it is (git_stash_save removed the directory whole,
+// keeping the ignored file nowhere). Its apply writes the blobs' bytes
+// (filters disabled).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/git-tx/src/internal/commands.h"
 #include "proj/comp/git-tx/src/internal/git_handles.h"
@@ -54,6 +68,7 @@ absl::StatusOr<std::vector<std::string>> RestoreStash(
   opts.flags = GIT_STASH_APPLY_REINSTATE_INDEX;
   opts.checkout_options.checkout_strategy =
       GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
+  opts.checkout_options.disable_filters = 1;  // the stashed bytes as they were
   opts.checkout_options.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
   opts.checkout_options.notify_cb = CollectCheckoutConflict;
   opts.checkout_options.notify_payload = &conflicts;
@@ -66,6 +81,154 @@ absl::StatusOr<std::vector<std::string>> RestoreStash(
   RETURN_IF_ERROR(
       GitStatus(git_stash_drop(repo, index), "drop the restored stash"));
   return std::vector<std::string>();
+}
+
+// `base` (a tree id; nullptr: empty) with `changes` applied, through an
+// in-memory index (a file may become a directory or back).
+absl::StatusOr<git_oid> TreeWith(git_repository* repo, const git_oid* base,
+                                 const std::vector<TreeChange>& changes) {
+  git_index* raw = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_index_new(&raw), "create an in-memory index"));
+  IndexPtr index(raw);
+  if (base != nullptr) {
+    git_tree* tree = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_tree_lookup(&tree, repo, base), "read a tree"));
+    TreePtr owned(tree);
+    RETURN_IF_ERROR(GitStatus(git_index_read_tree(raw, tree), "read a tree"));
+  }
+  for (const TreeChange& c : changes) {
+    if (c.remove) {
+      int rc = git_index_remove(raw, c.path.c_str(), 0);
+      if (rc < 0 && rc != GIT_ENOTFOUND) RETURN_IF_ERROR(GitStatus(rc, "stash a removal"));
+      continue;
+    }
+    git_index_entry e{};
+    e.id = c.id;
+    e.mode = c.mode;
+    e.path = c.path.c_str();
+    RETURN_IF_ERROR(GitStatus(git_index_add(raw, &e), absl::StrCat("stash '", c.path, "'")));
+  }
+  git_oid out;
+  RETURN_IF_ERROR(GitStatus(git_index_write_tree_to(&out, raw, repo), "write the stash tree"));
+  return out;
+}
+
+// Each path's bytes in the work tree as a raw blob (remove when absent).
+absl::StatusOr<std::vector<TreeChange>> RawStates(const WorkTree& wt,
+                                                  const std::vector<std::string>& paths) {
+  std::vector<TreeChange> out;
+  for (const std::string& rel : paths) {
+    TreeChange c;
+    c.path = rel;
+    struct stat st;
+    if (::lstat(WorkdirPath(wt, rel).c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
+      c.remove = true;
+    } else {
+      ASSIGN_OR_RETURN(c.id, RawBlobFromWorkdir(wt, rel, st));
+      c.mode = S_ISLNK(st.st_mode)      ? GIT_FILEMODE_LINK
+               : (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                        : GIT_FILEMODE_BLOB;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+absl::StatusOr<git_oid> CommitOf(git_repository* repo, const git_oid& tree_id,
+                                 const std::vector<const git_commit*>& parents,
+                                 const git_signature* sig, const std::string& message) {
+  git_tree* tree = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_tree_lookup(&tree, repo, &tree_id), "read the stash tree"));
+  TreePtr owned(tree);
+  std::vector<const git_commit*> p = parents;
+  git_oid out;
+  RETURN_IF_ERROR(GitStatus(git_commit_create(&out, repo, nullptr, sig, sig, nullptr,
+                                              message.c_str(), tree, p.size(), p.data()),
+                            "write the stash"));
+  return out;
+}
+
+// Stashes the changes `changed` lists, in git's stash layout (a work tree
+// commit whose parents are HEAD, the index commit and the untracked files'
+// commit), with the files' raw bytes, pushed on refs/stash; then puts the
+// work tree and index back to HEAD, removing exactly the untracked files
+// it stashed (and the directories they leave empty). Ignored files are
+// never touched.
+absl::StatusOr<git_oid> StashChanges(const WorkTree& wt, const git_commit* head,
+                                     const git_signature* sig, const std::string& branch,
+                                     const std::string& message,
+                                     const std::vector<ChangedPath>& changed) {
+  git_repository* repo = wt.repo.get();
+  git_index* raw_index = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_repository_index(&raw_index, repo), "open the index"));
+  IndexPtr index(raw_index);
+  RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
+  git_oid index_tree;
+  RETURN_IF_ERROR(GitStatus(git_index_write_tree(&index_tree, raw_index), "record the index"));
+  std::vector<std::string> tracked, untracked;
+  for (const ChangedPath& c : changed) {
+    (c.status & GIT_STATUS_WT_NEW ? untracked : tracked).push_back(c.path);
+  }
+  ASSIGN_OR_RETURN(std::vector<TreeChange> tracked_now, RawStates(wt, tracked));
+  ASSIGN_OR_RETURN(std::vector<TreeChange> untracked_now, RawStates(wt, untracked));
+  const std::string on = absl::StrCat(ShortBranch(branch), ": ", ShortOid(*git_commit_id(head)),
+                                      " ", Subject(head));
+  ASSIGN_OR_RETURN(git_oid i_commit, CommitOf(repo, index_tree, {head}, sig,
+                                              absl::StrCat("index on ", on, "\n")));
+  ASSIGN_OR_RETURN(CommitPtr i_obj, LookupCommit(repo, i_commit));
+  std::vector<const git_commit*> parents = {head, i_obj.get()};
+  CommitPtr u_obj;
+  if (!untracked_now.empty()) {
+    ASSIGN_OR_RETURN(git_oid u_tree, TreeWith(repo, nullptr, untracked_now));
+    ASSIGN_OR_RETURN(git_oid u_commit, CommitOf(repo, u_tree, {}, sig,
+                                                absl::StrCat("untracked files on ", on, "\n")));
+    ASSIGN_OR_RETURN(u_obj, LookupCommit(repo, u_commit));
+    parents.push_back(u_obj.get());
+  }
+  ASSIGN_OR_RETURN(git_oid w_tree, TreeWith(repo, &index_tree, tracked_now));
+  ASSIGN_OR_RETURN(git_oid w_commit, CommitOf(repo, w_tree, parents, sig, message));
+  RETURN_IF_ERROR(GitStatus(git_reference_ensure_log(repo, "refs/stash"), "keep the stash list"));
+  git_reference* ref = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_reference_create(&ref, repo, "refs/stash", &w_commit, 1, message.c_str()),
+                            "push the stash"));
+  git_reference_free(ref);
+
+  // The work tree back to HEAD: the stashed untracked files removed (their
+  // directories too once empty), the tracked paths checked out.
+  for (const TreeChange& c : untracked_now) {
+    if (c.remove) continue;
+    std::string path = WorkdirPath(wt, c.path);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return core::ErrnoStatus(errno, "remove the stashed", path);
+    }
+    for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > wt.workdir.size();
+         slash = path.rfind('/')) {
+      path.resize(slash);
+      if (::rmdir(path.c_str()) != 0) break;  // not empty: an ignored file stays
+    }
+  }
+  git_tree* head_tree = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_commit_tree(&head_tree, head), "read HEAD's tree"));
+  TreePtr owned_head_tree(head_tree);
+  if (!tracked.empty()) {
+    std::vector<const char*> specs;
+    for (const std::string& p : tracked) specs.push_back(p.c_str());
+    git_checkout_options opts;
+    RETURN_IF_ERROR(GitStatus(git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION),
+                              "initialise checkout options"));
+    opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+    opts.disable_filters = 1;
+    opts.paths.strings = const_cast<char**>(specs.data());
+    opts.paths.count = specs.size();
+    RETURN_IF_ERROR(GitStatus(
+        git_checkout_tree(repo, reinterpret_cast<const git_object*>(head), &opts),
+        "put the stashed files back to HEAD"));
+  }
+  // The index as HEAD (entries git just wrote keep their stat).
+  RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/1), "read the index"));
+  RETURN_IF_ERROR(GitStatus(git_index_read_tree(raw_index, head_tree), "reset the index"));
+  RETURN_IF_ERROR(GitStatus(git_index_write(raw_index), "write the index"));
+  return w_commit;
 }
 
 absl::Status RefuseChangesWhileStepped(const WorkTree& wt,
@@ -190,14 +353,11 @@ absl::StatusOr<StepResult> StepBack(const std::string& working_root,
   next.tip = *git_commit_id(head.get());
   next.position = next.tip;
   if (!changed.empty()) {
-    git_oid stash;
     std::string message =
         absl::StrCat("clada step-back: uncommitted changes on ",
                      ShortBranch(branch), " at ", ShortOid(next.tip));
-    RETURN_IF_ERROR(
-        GitStatus(git_stash_save(&stash, repo, sig.get(), message.c_str(),
-                                 GIT_STASH_INCLUDE_UNTRACKED),
-                  "stash the uncommitted changes"));
+    ASSIGN_OR_RETURN(git_oid stash, StashChanges(wt, head.get(), sig.get(), branch,
+                                                 message, changed));
     next.stash = stash;
     for (const ChangedPath& c : changed) next.stashed_files.push_back(c.path);
   }
