@@ -240,7 +240,11 @@ class RunLockKeeper;
 
 // Serialises clada processes on one working root with flock(2) on the
 // working root directory itself (an action can remove any file in it, not
-// the directory it runs in). The holder's pid is written to
+// the directory it runs in), and then, when the root is inside a git
+// repository, on its git directory (which holds the batch journal and the
+// index): runs rooted in different folders of one repository exclude each
+// other too. Always the root first, then the repository, so two runs never
+// wait for each other crosswise. The holder's pid is written to
 // `<working_root>/.clada/lock` (created with a `.clada/.gitignore` that
 // hides it from git) for the message a waiting process prints. Works with
 // or without git. Released when destroyed.
@@ -248,8 +252,8 @@ class RunLock {
  public:
   // Waits up to `timeout` for the lock, polling every 20 ms.
   // Errors: Unavailable when another process (or another RunLock in this
-  // process) still holds it after `timeout`: the message names the holder's
-  // pid and how to proceed; NotFound when working_root is not an existing
+  // process) still holds it, or the repository's, after `timeout`: the
+  // message names the holder's pid (or the git directory) and how to proceed; NotFound when working_root is not an existing
   // directory; PermissionDenied / Internal when the root cannot be opened
   // (a `.clada/lock` that cannot be written only loses the pid).
   static absl::StatusOr<RunLock> Acquire(const std::string& working_root,
@@ -274,14 +278,15 @@ class RunLock {
 
  private:
   friend class RunLockKeeper;
-  RunLock(int fd, std::string path, int pid_fd = -1, RunLockKeeper* keeper = nullptr)
-      : fd_(fd), path_(std::move(path)), pid_fd_(pid_fd), keeper_(keeper) {}
+  RunLock(int fd, std::string path, int pid_fd = -1, RunLockKeeper* keeper = nullptr, int repo_fd = -1)
+      : fd_(fd), path_(std::move(path)), pid_fd_(pid_fd), keeper_(keeper), repo_fd_(repo_fd) {}
   void Release();
 
   int fd_ = -1;
   std::string path_;
   int pid_fd_ = -1;  // the pid file, open from Acquire to Release; -1: none (or the keeper's)
   RunLockKeeper* keeper_ = nullptr;  // fd_ is its kept descriptor: unlocked on release, not closed
+  int repo_fd_ = -1;  // the flocked git directory of the root's repository; -1: none
 };
 
 // The run lock of one working root for a process that takes it again and
@@ -317,6 +322,8 @@ class RunLockKeeper {
 
  private:
   friend class RunLock;
+  // The root's lock alone (Acquire then takes the repository's).
+  absl::StatusOr<RunLock> AcquireRoot(absl::Duration timeout);
   // With the lock held on `root_fd`: makes `.clada/lock` name this process.
   void NotePid(int root_fd);
   // A RunLock lets go of the kept descriptor, unlocked; closed here when
@@ -325,6 +332,7 @@ class RunLockKeeper {
 
   const std::string root_;
   std::mutex mu_;
+  std::string gitdir_;      // the repository's git directory found last; "": none yet
   int pid_fd_ = -1;         // the pid file last written; -1: none
   struct stat written_ {};  // its fstat(2) after that write
   int root_fd_ = -1;        // the root's descriptor kept between acquires; -1: none

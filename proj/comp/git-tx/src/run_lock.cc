@@ -1,5 +1,6 @@
 // RunLock: one clada process per working root, via flock(2) on the working
-// root directory itself: an action can delete or replace any file in it
+// root directory itself, and one per git repository, via flock(2) on its git
+// directory (taken second, so never crosswise): an action can delete or replace any file in it
 // (`rm .clada/lock`), but not the directory it runs in, so the lock cannot
 // be taken away from the run holding it. The holder's pid is also written
 // to `.clada/lock` (hidden from git by `.clada/.gitignore`), for the message
@@ -20,6 +21,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/git-tx/src/git_tx.h"
+#include "proj/comp/git-tx/src/internal/git_handles.h"
 
 namespace clada::git_tx {
 namespace {
@@ -129,11 +131,55 @@ absl::StatusOr<int> LockRoot(const std::string& working_root, absl::Duration tim
   return fd;
 }
 
+// The git directory of the repository around `working_root`, as
+// OpenWorkTree finds it (not across file systems), without a trailing
+// slash; "" when there is none.
+std::string FindGitDir(const std::string& working_root) {
+  if (!internal::EnsureLibgit2().ok()) return "";
+  git_buf buf = GIT_BUF_INIT;
+  if (git_repository_discover(&buf, working_root.c_str(), 0, nullptr) != 0) {
+    git_buf_dispose(&buf);
+    return "";
+  }
+  std::string dir(buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+// Takes flock(2) on `gitdir`, waiting up to `timeout`, after the working
+// root's lock (held on `root_fd`): a run rooted elsewhere in the same
+// repository holds it. Returns the descriptor, or -1 when `gitdir` is ""
+// or cannot be opened (git itself would then fail), or is the root itself.
+absl::StatusOr<int> LockGitDir(const std::string& gitdir, int root_fd, absl::Duration timeout) {
+  if (gitdir.empty()) return -1;
+  const int fd = ::open(gitdir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat g, r;
+  if (::fstat(fd, &g) == 0 && ::fstat(root_fd, &r) == 0 && g.st_dev == r.st_dev && g.st_ino == r.st_ino) {
+    ::close(fd);  // a root that is the git directory: its own lock covers it
+    return -1;
+  }
+  absl::Status locked = WaitForFlock(fd, std::max(timeout, absl::ZeroDuration()), gitdir, [&] {
+    return absl::StrCat("another clada run is working in the same git repository (its git directory '", gitdir,
+                        "' is locked by a run from another folder of it); waited ", absl::FormatDuration(timeout),
+                        ". Let it finish and run again, or give a longer --lock-timeout");
+  });
+  if (!locked.ok()) return locked;
+  return fd;
+}
+
 }  // namespace
 
 absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
   absl::StatusOr<int> fd = LockRoot(working_root, timeout);
   if (!fd.ok()) return fd.status();
+  absl::StatusOr<int> repo_fd = LockGitDir(FindGitDir(working_root), *fd, deadline - absl::Now());
+  if (!repo_fd.ok()) {
+    ::close(*fd);
+    return repo_fd.status();
+  }
   const std::string dir = working_root + "/.clada";
   std::string path = dir + "/lock";
   // Record the holder for the message a waiting process prints. Not being
@@ -148,7 +194,7 @@ absl::StatusOr<RunLock> RunLock::Acquire(const std::string& working_root, absl::
   // of a `clada mcp` tool call.
   // The pid file's descriptor is kept until Release, which blanks it.
   const int pid_fd = core::CreateStateDirectory(dir).ok() ? WritePidFile(path) : -1;
-  return RunLock(*fd, std::move(path), pid_fd);
+  return RunLock(*fd, std::move(path), pid_fd, nullptr, *repo_fd);
 }
 
 RunLockKeeper::RunLockKeeper(std::string working_root) : root_(std::move(working_root)) {}
@@ -171,6 +217,29 @@ RunLockKeeper::~RunLockKeeper() {
 }
 
 absl::StatusOr<RunLock> RunLockKeeper::Acquire(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::StatusOr<RunLock> lock = AcquireRoot(timeout);
+  if (!lock.ok()) return lock;
+  // Then the repository's lock, through the git directory found before
+  // while it can still be opened (a lookup walks every folder up to it).
+  std::string gitdir;
+  {
+    std::lock_guard<std::mutex> hold(mu_);
+    gitdir = gitdir_;
+  }
+  struct stat st;
+  if (gitdir.empty() || ::stat(gitdir.c_str(), &st) != 0) {
+    gitdir = FindGitDir(root_);
+    std::lock_guard<std::mutex> hold(mu_);
+    gitdir_ = gitdir;
+  }
+  absl::StatusOr<int> repo_fd = LockGitDir(gitdir, lock->fd_, deadline - absl::Now());
+  if (!repo_fd.ok()) return repo_fd.status();  // `lock` lets the root go
+  lock->repo_fd_ = *repo_fd;
+  return lock;
+}
+
+absl::StatusOr<RunLock> RunLockKeeper::AcquireRoot(absl::Duration timeout) {
   // The root's descriptor kept from the last acquire, when no RunLock holds
   // it now and the path still names that directory (a stat of the path, by
   // device and inode): flocked again, it locks the directory the path
@@ -254,7 +323,9 @@ void RunLockKeeper::NotePid(int root_fd) {
 }
 
 RunLock::RunLock(RunLock&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)), pid_fd_(other.pid_fd_), keeper_(other.keeper_) {
+    : fd_(other.fd_), path_(std::move(other.path_)), pid_fd_(other.pid_fd_), keeper_(other.keeper_),
+      repo_fd_(other.repo_fd_) {
+  other.repo_fd_ = -1;
   other.fd_ = -1;
   other.pid_fd_ = -1;
   other.keeper_ = nullptr;
@@ -267,6 +338,8 @@ RunLock& RunLock::operator=(RunLock&& other) noexcept {
     path_ = std::move(other.path_);
     pid_fd_ = other.pid_fd_;
     keeper_ = other.keeper_;
+    repo_fd_ = other.repo_fd_;
+    other.repo_fd_ = -1;
     other.fd_ = -1;
     other.pid_fd_ = -1;
     other.keeper_ = nullptr;
@@ -277,6 +350,10 @@ RunLock& RunLock::operator=(RunLock&& other) noexcept {
 RunLock::~RunLock() { Release(); }
 
 void RunLock::Release() {
+  if (repo_fd_ >= 0) {  // the repository's lock first: taken last
+    ::close(repo_fd_);
+    repo_fd_ = -1;
+  }
   if (fd_ < 0) return;
   if (keeper_ != nullptr) {  // the keeper's descriptor: unlocked and given back, not closed
     // An unlock that fails (a FUSE or NFS root can) would leave the lock

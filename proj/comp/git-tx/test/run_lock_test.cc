@@ -36,7 +36,9 @@ std::string Sh(const std::string& dir, const std::string& cmd) {
 // Release(), so a test sees the lock held by another process.
 class LockHeldByChild {
  public:
-  void Start(const std::string& root) {
+  // With `write`, the child also begins a batch that plans and writes that
+  // file (a path under `root`) and keeps it open, as a run mid-batch does.
+  void Start(const std::string& root, const std::string& write = "") {
     int locked[2], finish[2];
     ASSERT_EQ(::pipe(locked), 0);
     ASSERT_EQ(::pipe(finish), 0);
@@ -46,7 +48,15 @@ class LockHeldByChild {
       ::close(finish[1]);
       ::close(locked[0]);
       absl::StatusOr<RunLock> lock = RunLock::Acquire(root, absl::Seconds(5));
-      char c = lock.ok() ? 'y' : 'n';
+      std::unique_ptr<BatchTransaction> batch;
+      bool begun = true;
+      if (lock.ok() && !write.empty()) {
+        absl::StatusOr<std::unique_ptr<BatchTransaction>> tx =
+            BeginBatch(root, GitOptions(), BatchPlan{{write}, false});
+        begun = tx.ok() && core::WriteFileAtomic(write, "half done\n").ok();
+        if (tx.ok()) batch = *std::move(tx);
+      }
+      char c = lock.ok() && begun ? 'y' : 'n';
       (void)!::write(locked[1], &c, 1);
       (void)!::read(finish[0], &c, 1);  // hold until the parent closes it
       ::_exit(lock.ok() ? 0 : 1);
@@ -278,6 +288,59 @@ TEST(RunLock, ConcurrentRunsAreSerialised) {
 // AnotherProcessHoldingTheLockBlocksThisOne), the user commands that change
 // HEAD or the work tree wait for --lock-timeout, then fail with the lock
 // error and change nothing; `clada log` only reads and does not wait.
+// Issue 34: the journal and git are the repository's, so a run rooted in a
+// subfolder and one at the top must exclude each other too.
+TEST(RunLock, RootsInOneRepositoryExcludeEachOther) {
+  IsolateGitEnvironment();
+  const std::string repo = MakeTempDir();
+  Sh(repo, "git init -q -b main && mkdir -p docs app/src && git commit -q --allow-empty -m init");
+  const std::string other = MakeTempDir();  // a second repository
+  Sh(other, "git init -q -b main");
+  for (const auto& [held, wanted] : std::vector<std::pair<std::string, std::string>>{
+           {repo, repo + "/docs"}, {repo + "/docs", repo}, {repo + "/docs", repo + "/app/src"}}) {
+    SCOPED_TRACE(absl::StrCat(held, " held, ", wanted, " wanted"));
+    LockHeldByChild holder;
+    ASSERT_NO_FATAL_FAILURE(holder.Start(held));
+    absl::StatusOr<RunLock> second = RunLock::Acquire(wanted, absl::Milliseconds(100));
+    ASSERT_FALSE(second.ok()) << "a root in the same repository was not locked out";
+    EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_TRUE(absl::StrContains(second.status().message(), "another clada run is working in the same git repository"))
+        << second.status();
+    RunLockKeeper keeper(wanted);
+    absl::StatusOr<RunLock> kept = keeper.Acquire(absl::Milliseconds(50));
+    EXPECT_FALSE(kept.ok()) << "RunLockKeeper took a root in the same repository";
+    // Another repository, and the same root's own lock, are unaffected.
+    EXPECT_TRUE(RunLock::Acquire(other, absl::Milliseconds(50)).ok());
+    EXPECT_TRUE(holder.Release()) << "the child could not take the lock";
+    EXPECT_TRUE(RunLock::Acquire(wanted, absl::Milliseconds(50)).ok());
+  }
+  // In one process, too (`clada mcp` with two roots of one repository).
+  absl::StatusOr<RunLock> top = RunLock::Acquire(repo, absl::Milliseconds(50));
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_FALSE(RunLock::Acquire(repo + "/docs", absl::Milliseconds(50)).ok());
+}
+
+// Issue 34: an undo from a subfolder while a run at the top is mid-batch
+// waits for it, and never records the live batch as an interrupted one.
+TEST(RunLock, ALiveBatchIsNeverRecordedAsInterrupted) {
+  IsolateGitEnvironment();
+  const std::string repo = MakeTempDir();
+  Sh(repo, "git init -q -b main && mkdir docs && printf 'd\\n' > docs/d.md && git add . && git commit -qm init");
+  const std::string head = Sh(repo, "git rev-parse HEAD");
+  LockHeldByChild run;
+  ASSERT_NO_FATAL_FAILURE(run.Start(repo, repo + "/half.txt"));
+  ASSERT_EQ(Sh(repo, "test -s .git/clada/journal && echo yes"), "yes\n");
+  GitOptions options;
+  options.lock_timeout = absl::Milliseconds(100);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunGitCommand("undo", {}, repo + "/docs", options, out, err), 1) << out.str();
+  EXPECT_TRUE(absl::StrContains(err.str(), "another clada run is working in the same git repository")) << err.str();
+  EXPECT_EQ(Sh(repo, "git rev-parse HEAD"), head);
+  EXPECT_EQ(Sh(repo, "git log --format=%s"), "init\n");
+  EXPECT_EQ(Sh(repo, "test -s .git/clada/journal && echo yes"), "yes\n");
+  EXPECT_TRUE(run.Release());
+}
+
 TEST(RunLock, UserCommandsWaitForARunThenFailClearly) {
   IsolateGitEnvironment();
   std::string root = MakeTempDir();
