@@ -14,6 +14,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -22,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
@@ -312,7 +315,11 @@ absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Js
   return core::ResolvePath(*policy, path);
 }
 
-void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBase>& base, mcp::ToolRegistry& tools) {
+struct McpSession;
+void RecordBatch(McpSession& session, const std::string& working_root, const ExecutionResult& result);
+
+void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBase>& base,
+                   const std::shared_ptr<McpSession>& session, mcp::ToolRegistry& tools) {
   const core::Json read_only = {{"readOnlyHint", true}, {"destructiveHint", false}, {"openWorldHint", false}};
 
   mcp::Tool apply;
@@ -336,7 +343,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
                                      {"executedActions", {{"type", "integer"}}},
                                      {"results", {{"type", "array"}}}}},
                                    {"required", {"success"}}};
-  apply.call = [options, base](const mcp::ToolCall& call) {
+  apply.call = [options, base, session](const mcp::ToolCall& call) {
     const core::Json& args = call.arguments;
     if (!args.contains("text") || !args["text"].is_string()) {
       return ErrorResult("invalid arguments for apply_answer: text (a string) is required");
@@ -360,7 +367,9 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     c->clada.full_outputs = false;
     std::string text = args["text"].get<std::string>();
     if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
+    const std::string working_root = c->clada.working_root;
     ExecutionResult result = Clada(std::move(c->clada)).Execute(text);
+    RecordBatch(*session, working_root, result);
     const std::string report = FormatTextReport(result, options.settings.report_budget_bytes);
     mcp::ToolResult out = mcp::ToolResult::Text(report, !result.success);
     out.structured_content = ExecutionResultToJson(result);
@@ -703,6 +712,239 @@ absl::StatusOr<std::vector<std::string>> EffectiveRootsOf(const McpServerOptions
   return kept;
 }
 
+// The batches this MCP connection committed, oldest first, each with the
+// working root it was made in: what its `undo` may take back and its `log`
+// marks (a user's own commits and other sessions' are never undone here).
+struct McpSession {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> commits;  // working root, AI: commit id
+};
+
+void RecordBatch(McpSession& session, const std::string& working_root, const ExecutionResult& result) {
+  if (!result.git.ai_commit.has_value()) return;
+  std::lock_guard<std::mutex> lock(session.mu);
+  session.commits.emplace_back(working_root, *result.git.ai_commit);
+}
+
+// `clada log -n N --json` in `working_root`: the recent clada commits,
+// newest first ({commit, time, subject, kind}).
+absl::StatusOr<core::Json> RecentBatches(const std::string& working_root, const Settings& settings, int n) {
+  std::ostringstream out, err;
+  const int code = git_tx::RunGitCommand("log", {"-n", absl::StrCat(n), "--json"}, working_root,
+                                         MakeGitOptions(settings), out, err);
+  if (code != 0) return absl::FailedPreconditionError(absl::StripAsciiWhitespace(err.str()));
+  core::Json list = core::Json::parse(out.str(), nullptr, false);
+  if (!list.is_array()) return absl::InternalError("clada log --json printed no JSON array");
+  return list;
+}
+
+// One edit of edit_file: `old_text` occurs exactly once in `text`.
+std::string ApplyOneEdit(std::string& text, const std::string& old_text, const std::string& new_text) {
+  if (old_text.empty()) return "old_text is empty";
+  const size_t at = text.find(old_text);
+  if (at == std::string::npos) return "old_text was not found";
+  size_t count = 1;
+  for (size_t next = text.find(old_text, at + 1); next != std::string::npos; next = text.find(old_text, next + 1)) {
+    ++count;
+  }
+  if (count > 1) {
+    return absl::StrCat("old_text occurs ", count, " times; add the lines around it so that it names one place");
+  }
+  text.replace(at, old_text.size(), new_text);
+  return "";
+}
+
+void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<CallBase>& base,
+                     const std::shared_ptr<McpSession>& session, mcp::ToolRegistry& tools) {
+  mcp::Tool edit;
+  edit.name = "edit_file";
+  edit.title = "Several edits of one file";
+  edit.description =
+      "Applies several exact-text edits to one file, all or none: each old_text must occur exactly once in the "
+      "text as the edits before it left it; if any does not, nothing is written and the error says which. "
+      "dry_run returns the unified diff and changes nothing. Otherwise the new text is written as one batch "
+      "(one git commit that undo_batch takes back); the report shows the diff.";
+  edit.input_schema = {
+      {"type", "object"},
+      {"properties",
+       {{"path", PathParam("File to edit.")},
+        {"edits",
+         {{"type", "array"},
+          {"minItems", 1},
+          {"items",
+           {{"type", "object"},
+            {"properties",
+             {{"old_text", {{"type", "string"}, {"description", "Exact text to find; once in the file."}}},
+              {"new_text", {{"type", "string"}, {"description", "Text that replaces it (may be empty)."}}}}},
+            {"required", {"old_text", "new_text"}},
+            {"additionalProperties", false}}},
+          {"description", "The edits, applied in order."}}},
+        {"dry_run",
+         {{"type", "boolean"}, {"default", false}, {"description", "Return the diff; change nothing."}}}}},
+      {"required", {"path", "edits"}},
+      {"additionalProperties", false}};
+  edit.annotations = {
+      {"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", false}};
+  edit.call = [options, base, session](const mcp::ToolCall& call) {
+    const core::Json& args = call.arguments;
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      if (it.key() != "path" && it.key() != "edits" && it.key() != "dry_run") {
+        return ErrorResult(absl::StrCat("invalid arguments for edit_file: unknown parameter '", it.key(),
+                                        "' (edit_file takes path, edits, dry_run)"));
+      }
+    }
+    if (!args.contains("edits") || !args["edits"].is_array() || args["edits"].empty()) {
+      return ErrorResult("invalid arguments for edit_file: edits (a non-empty array of {old_text, new_text}) is "
+                         "required");
+    }
+    if (args.contains("dry_run") && !args["dry_run"].is_boolean()) {
+      return ErrorResult(absl::StrCat("invalid arguments for edit_file: dry_run must be a boolean, got ",
+                                      TypeOfJson(args["dry_run"])));
+    }
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    absl::StatusOr<std::string> resolved = ResolveToolPath(*c, args);
+    if (!resolved.ok()) return ErrorResult(std::string(resolved.status().message()));
+    absl::StatusOr<std::string> before = core::ReadFileToString(*resolved, c->clada.settings.max_file_bytes);
+    if (!before.ok()) return ErrorResult(absl::StrCat("edit_file: ", before.status().message()));
+    std::string text = *before;
+    const core::Json& edits = args["edits"];
+    for (size_t i = 0; i < edits.size(); ++i) {
+      const core::Json& e = edits[i];
+      if (!e.is_object() || !e.contains("old_text") || !e["old_text"].is_string() || !e.contains("new_text") ||
+          !e["new_text"].is_string()) {
+        return ErrorResult(absl::StrCat("invalid arguments for edit_file: edits[", i,
+                                        "] needs old_text and new_text, both strings"));
+      }
+      const std::string problem =
+          ApplyOneEdit(text, e["old_text"].get<std::string>(), e["new_text"].get<std::string>());
+      if (!problem.empty()) {
+        return ErrorResult(absl::StrCat("edit_file: edit ", i + 1, " of ", edits.size(), " in ",
+                                        args["path"].get<std::string>(), ": ", problem,
+                                        "; nothing was written (the edits apply all or none)"));
+      }
+    }
+    c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
+    core::Action action;
+    action.name = "file_write";
+    action.params = {{"path", args["path"]}, {"content", std::move(text)}};
+    action.metadata.block_id = "mcp";
+    std::vector<core::Action> actions;
+    actions.push_back(std::move(action));
+    const std::string working_root = c->clada.working_root;
+    ExecutionResult result = Clada(std::move(c->clada)).ExecuteActions(std::move(actions), "mcp");
+    RecordBatch(*session, working_root, result);
+    return ActionToolResult(std::move(result), false, options.settings.report_budget_bytes);
+  };
+  tools.Add(std::move(edit));
+
+  mcp::Tool undo;
+  // Not "undo": the schema's undo is the user's (`clada undo`), any AI: commit at HEAD.
+  undo.name = "undo_batch";
+  undo.title = "Take back this session's last batch";
+  undo.description =
+      "Takes back the last batch this MCP session committed (its AI: commit), as `clada undo` does, only while it "
+      "is still the newest clada commit and no file it changed was edited since. Never undoes the user's commits "
+      "or another session's.";
+  undo.input_schema = {{"type", "object"}, {"properties", core::Json::object()}, {"additionalProperties", false}};
+  undo.annotations = {
+      {"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", false}};
+  undo.call = [options, base, session](const mcp::ToolCall& call) {
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    const std::string& root = c->clada.working_root;
+    std::string last;
+    {
+      std::lock_guard<std::mutex> lock(session->mu);
+      for (auto it = session->commits.rbegin(); it != session->commits.rend() && last.empty(); ++it) {
+        if (it->first == root) last = it->second;
+      }
+    }
+    if (last.empty()) {
+      return ErrorResult(absl::StrCat("undo_batch: this session has committed no batch in ", root,
+                                      " to take back (the user's own commits are theirs: `clada undo` in a terminal)"));
+    }
+    if (c->clada.dry_run) {
+      return ErrorResult("undo_batch: the server runs with --dry-run; nothing is undone");
+    }
+    absl::StatusOr<core::Json> recent = RecentBatches(root, c->clada.settings, 1);
+    if (!recent.ok()) return ErrorResult(absl::StrCat("undo_batch: ", recent.status().message()));
+    const std::string newest = !recent->empty() ? (*recent)[0].value("commit", "") : "";
+    if (newest != last) {
+      return ErrorResult(absl::StrCat("undo_batch: this session's last batch ", last.substr(0, 7),
+                                      " is no longer the newest clada commit (",
+                                      newest.empty() ? "none" : newest.substr(0, 7),
+                                      " is): another batch came after it; nothing was undone"));
+    }
+    std::ostringstream out, err;
+    const int code = git_tx::RunGitCommand("undo", {}, root, MakeGitOptions(c->clada.settings), out, err);
+    if (code != 0) return ErrorResult(absl::StrCat("undo_batch: ", absl::StripAsciiWhitespace(err.str())));
+    {
+      std::lock_guard<std::mutex> lock(session->mu);
+      auto& v = session->commits;
+      v.erase(std::remove(v.begin(), v.end(), std::make_pair(root, last)), v.end());
+    }
+    return mcp::ToolResult::Text(out.str());
+  };
+  tools.Add(std::move(undo));
+
+  mcp::Tool log;
+  log.name = "log";
+  log.title = "Recent batches";
+  log.description =
+      "The recent clada commits in the working root, newest first: AI: batches and [clada:pre] snapshots of the "
+      "user's own changes, each marked when this session made it (undo_batch takes back the newest of those).";
+  log.input_schema = {
+      {"type", "object"},
+      {"properties",
+       {{"limit",
+         {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}, {"default", 10}, {"description", "How many."}}}}},
+      {"additionalProperties", false}};
+  log.annotations = {
+      {"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
+  log.call = [options, base, session](const mcp::ToolCall& call) {
+    const core::Json& args = call.arguments;
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      if (it.key() != "limit") {
+        return ErrorResult(absl::StrCat("invalid arguments for log: unknown parameter '", it.key(),
+                                        "' (log takes limit)"));
+      }
+    }
+    int limit = 10;
+    if (args.contains("limit")) {
+      if (!args["limit"].is_number_integer() || args["limit"].get<int64_t>() < 1 || args["limit"].get<int64_t>() > 200) {
+        return ErrorResult("invalid arguments for log: limit must be an integer from 1 to 200");
+      }
+      limit = args["limit"].get<int>();
+    }
+    absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
+    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    const std::string& root = c->clada.working_root;
+    absl::StatusOr<core::Json> recent = RecentBatches(root, c->clada.settings, limit);
+    if (!recent.ok()) return ErrorResult(absl::StrCat("log: ", recent.status().message()));
+    std::set<std::string> mine;
+    {
+      std::lock_guard<std::mutex> lock(session->mu);
+      for (const auto& [r, commit] : session->commits) {
+        if (r == root) mine.insert(commit);
+      }
+    }
+    std::string text;
+    for (core::Json& entry : *recent) {
+      const std::string commit = entry.value("commit", "");
+      const bool this_session = mine.count(commit) > 0;
+      entry["this_session"] = this_session;
+      absl::StrAppend(&text, commit.substr(0, 7), "  ", entry.value("time", ""), "  ", entry.value("subject", ""),
+                      this_session ? "  (this session)" : "", "\n");
+    }
+    if (recent->empty()) text = "no clada commits on this branch yet\n";
+    mcp::ToolResult out = mcp::ToolResult::Text(text);
+    out.structured_content = core::Json{{"batches", *std::move(recent)}};
+    return out;
+  };
+  tools.Add(std::move(log));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& options,
@@ -714,6 +956,7 @@ absl::StatusOr<std::vector<std::string>> EffectiveRoots(const McpServerOptions& 
 mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
   mcp::ToolRegistry tools;
   const std::shared_ptr<CallBase> base = MakeCallBase(options);
+  const auto session = std::make_shared<McpSession>();
   for (const ActionDefinition& def : sham_action_parser::LoadedSchema().actions) {
     if (!def.IsLlmAccessible()) continue;
     mcp::Tool tool;
@@ -728,7 +971,7 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
     tool.quick = def.name == "file_read" || def.name == "ls";
     const bool structured = tool.output_schema.has_value();
     const ActionDefinition* d = &def;
-    tool.call = [options, base, d, structured](const mcp::ToolCall& call) {
+    tool.call = [options, base, session, d, structured](const mcp::ToolCall& call) {
       if (call.cancelled != nullptr && call.cancelled->load()) return ErrorResult("cancelled before it ran");
       core::Json params;
       std::string problem = ArgumentsToParams(*d, call.arguments, &params);
@@ -741,12 +984,15 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
       action.metadata.block_id = "mcp";
       std::vector<core::Action> actions;
       actions.push_back(std::move(action));
+      const std::string working_root = c->clada.working_root;
       ExecutionResult result = Clada(std::move(c->clada)).ExecuteActions(std::move(actions), "mcp");
+      RecordBatch(*session, working_root, result);
       return ActionToolResult(std::move(result), structured, options.settings.report_budget_bytes);
     };
     tools.Add(std::move(tool));
   }
-  AddExtraTools(options, base, tools);
+  AddExtraTools(options, base, session, tools);
+  AddSessionTools(options, base, session, tools);
   return tools;
 }
 

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -288,6 +289,75 @@ TEST_F(McpCall, EachCallIsOneGitBatch) {
   const std::string subjects = ReadAll(log);
   EXPECT_EQ(std::count(subjects.begin(), subjects.end(), '\n'), 3) << subjects;
   EXPECT_TRUE(absl::StartsWith(subjects, "AI: write two.txt")) << subjects;
+}
+
+// edit_file: several edits of one file, all or none; a dry run returns the
+// diff and writes nothing; text content stands alone (no structuredContent).
+TEST_F(McpCall, EditFileAppliesEveryEditOrNone) {
+  const std::string original = "alpha\nbeta\ngamma\nbeta2\n";
+  std::ofstream(root_ + "/f.txt") << original;
+  // The second edit's old_text is gone once the first has run: nothing written.
+  mcp::ToolResult miss = Call("edit_file", {{"path", "f.txt"},
+                                            {"edits", {{{"old_text", "alpha"}, {"new_text", "ALPHA"}},
+                                                       {{"old_text", "alpha"}, {"new_text", "again"}}}}});
+  EXPECT_TRUE(miss.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(miss), "edit 2 of 2")) << Text(miss);
+  EXPECT_TRUE(absl::StrContains(Text(miss), "nothing was written")) << Text(miss);
+  EXPECT_EQ(ReadAll(root_ + "/f.txt"), original);
+  // An old_text found twice names the count.
+  mcp::ToolResult twice = Call("edit_file", {{"path", "f.txt"}, {"edits", {{{"old_text", "beta"}, {"new_text", "B"}}}}});
+  EXPECT_TRUE(twice.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(twice), "occurs 2 times")) << Text(twice);
+  EXPECT_EQ(ReadAll(root_ + "/f.txt"), original);
+  const core::Json edits = {{{"old_text", "alpha\n"}, {"new_text", "ALPHA\n"}},
+                            {{"old_text", "gamma"}, {"new_text", "GAMMA"}}};
+  mcp::ToolResult dry = Call("edit_file", {{"path", "f.txt"}, {"edits", edits}, {"dry_run", true}});
+  EXPECT_FALSE(dry.is_error) << Text(dry);
+  EXPECT_TRUE(absl::StrContains(Text(dry), "-alpha\n+ALPHA\n")) << Text(dry);
+  EXPECT_TRUE(absl::StrContains(Text(dry), "-gamma\n+GAMMA\n")) << Text(dry);
+  EXPECT_FALSE(dry.structured_content.has_value());
+  EXPECT_EQ(ReadAll(root_ + "/f.txt"), original);
+  mcp::ToolResult done = Call("edit_file", {{"path", "f.txt"}, {"edits", edits}});
+  EXPECT_FALSE(done.is_error) << Text(done);
+  EXPECT_EQ(ReadAll(root_ + "/f.txt"), "ALPHA\nbeta\nGAMMA\nbeta2\n");
+  EXPECT_TRUE(Call("edit_file", {{"path", "../f.txt"}, {"edits", edits}}).is_error);
+  EXPECT_TRUE(Call("edit_file", {{"path", "f.txt"}, {"edits", core::Json::array()}}).is_error);
+}
+
+// undo_batch takes back only this session's newest batch, never a commit
+// someone else made after it; log marks the session's batches.
+TEST_F(McpCall, UndoBatchTakesBackOnlyThisSessionsLastBatch) {
+  options_.settings.git = git_tx::GitOptions::Mode::kRequire;
+  tools_ = MakeCladaTools(options_);
+  const std::string git = absl::StrCat("cd '", root_, "' && git -c user.name=t -c user.email=t@t ");
+  ASSERT_EQ(std::system(absl::StrCat(git, "init -q && ", git, "commit -q --allow-empty -m init").c_str()), 0);
+  mcp::ToolResult none = Call("undo_batch", core::Json::object());
+  EXPECT_TRUE(none.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(none), "no batch")) << Text(none);
+  ASSERT_FALSE(Call("file_write", {{"path", "one.txt"}, {"content", "1\n"}}).is_error);
+  ASSERT_FALSE(Call("file_write", {{"path", "two.txt"}, {"content", "2\n"}}).is_error);
+  mcp::ToolResult log = Call("log", core::Json::object());
+  EXPECT_FALSE(log.is_error) << Text(log);
+  EXPECT_TRUE(absl::StrContains(Text(log), "AI: write two.txt")) << Text(log);
+  EXPECT_TRUE(absl::StrContains(Text(log), "(this session)")) << Text(log);
+  ASSERT_TRUE(log.structured_content.has_value());
+  EXPECT_EQ((*log.structured_content)["batches"][0]["this_session"], true);
+  mcp::ToolResult undo = Call("undo_batch", core::Json::object());
+  EXPECT_FALSE(undo.is_error) << Text(undo);
+  EXPECT_FALSE(std::ifstream(root_ + "/two.txt").good());
+  EXPECT_EQ(ReadAll(root_ + "/one.txt"), "1\n");
+  // Another session's batch (a second server) on top: this one refuses.
+  mcp::ToolRegistry other = MakeCladaTools(options_);
+  mcp::ToolCall call;
+  call.arguments = {{"path", "three.txt"}, {"content", "3\n"}};
+  ASSERT_FALSE(other.Find("file_write")->call(call).is_error);
+  mcp::ToolResult refused = Call("undo_batch", core::Json::object());
+  EXPECT_TRUE(refused.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(refused), "no longer the newest")) << Text(refused);
+  EXPECT_EQ(ReadAll(root_ + "/three.txt"), "3\n");
+  EXPECT_EQ(ReadAll(root_ + "/one.txt"), "1\n");
+  mcp::ToolResult marked = Call("log", {{"limit", 5}});
+  EXPECT_EQ((*marked.structured_content)["batches"][0]["this_session"], false) << Text(marked);
 }
 
 // A call that only reads commits nothing (as a read-only `clada run`), so

@@ -95,7 +95,7 @@ check(cursorCode === -32602, 'tools/list with an invalid cursor: -32602', String
 const names = new Set(tools.map((t) => t.name));
 const missing = llmActions.filter((n) => !names.has(n));
 check(missing.length === 0, `tools/list: every schema action the LLM has (${llmActions.length})`, missing.join(', '));
-for (const extra of ['apply_answer', 'dir_tree', 'file_info', 'allowed_roots', 'file_read_media']) {
+for (const extra of ['apply_answer', 'dir_tree', 'file_info', 'allowed_roots', 'file_read_media', 'edit_file', 'undo_batch', 'log']) {
   check(names.has(extra), `tools/list: ${extra}`);
 }
 const ajv = new Ajv({ strict: false });
@@ -143,6 +143,10 @@ const calls = [
   ['file_info', { path: 'a.txt' }],
   ['allowed_roots', {}],
   ['file_read_media', { path: 'pic.png' }],
+  ['edit_file', { path: 'a.txt', edits: [{ old_text: 'one', new_text: 'ONE' }, { old_text: 'three', new_text: '3' }], dry_run: true }],
+  ['file_write', { path: 'undo-batch.txt', content: 'x' }],
+  ['log', { limit: 3 }],
+  ['undo_batch', {}],
 ];
 const called = new Set();
 for (const [name, args] of calls) {
@@ -156,6 +160,7 @@ const uncalled = [...names].filter((n) => !called.has(n));
 check(uncalled.length === 0, 'every listed tool was called', uncalled.join(', '));
 check(fs.readFileSync(path.join(root, 'a.txt'), 'utf8') === 'one\n2\nthree\n', 'edits reached the file');
 check(fs.readFileSync(path.join(root, 'sham.txt'), 'utf8') === 's', 'apply_answer wrote its file');
+check(!fs.existsSync(path.join(root, 'undo-batch.txt')), 'undo_batch took back the session\'s last batch');
 const media = await client.callTool({ name: 'file_read_media', arguments: { path: 'pic.png' } });
 check(media.content[0].type === 'image' && media.content[0].mimeType === 'image/png', 'an image comes back as image content');
 const read = await client.callTool({ name: 'file_read', arguments: { path: 'a.txt' } });
