@@ -256,6 +256,10 @@ class Reader {
         pos = ReadOperation(m, label, &b);
         b.span = last_span_;
       }
+      if (!spaced_warnings_.empty()) {
+        for (std::string& w : spaced_warnings_) b.details().warnings.push_back(std::move(w));
+        spaced_warnings_.clear();
+      }
     }
     return out;
   }
@@ -308,18 +312,38 @@ class Reader {
       const int next_line = nl == nullptr ? line_no : line_no + 1;  // of `pos`
       absl::string_view line = text_.substr(at, eol - at);
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-      if (line.size() < start.size() + end.size() + 1 ||
+      // Blanks inside the delimiters (`<--- WRITE file="x" --->`): read
+      // as the marker, with a warning, when the name is one CSL has.
+      size_t lead = 0;
+      while (start.size() + lead < line.size() && (line[start.size() + lead] == ' ' || line[start.size() + lead] == '\t')) {
+        ++lead;
+      }
+      if (line.size() < start.size() + lead + end.size() + 1 ||
           !SameBytes(line.data() + line.size() - end.size(), end.data(), end.size()) ||
-          !absl::ascii_isalpha(static_cast<unsigned char>(line[start.size()])) || (!skip_.empty() && Skipped(line_no))) {
+          !absl::ascii_isalpha(static_cast<unsigned char>(line[start.size() + lead])) ||
+          (!skip_.empty() && Skipped(line_no))) {
         line_no = next_line;
         continue;
+      }
+      absl::string_view inner = line.substr(start.size() + lead, line.size() - start.size() - lead - end.size());
+      size_t name_end = 0;
+      while (name_end < inner.size() && inner[name_end] != ' ' && inner[name_end] != '\t') ++name_end;
+      const bool spaced = lead > 0 || (!inner.empty() && (inner.back() == ' ' || inner.back() == '\t'));
+      if (spaced && KindOf(inner.substr(0, name_end)) == Kind::kUnknown) {
+        line_no = next_line;
+        continue;
+      }
+      if (spaced && line_no > spaced_warned_) {
+        spaced_warned_ = line_no;
+        absl::string_view written = line;
+        const absl::string_view trimmed = absl::StripTrailingAsciiWhitespace(inner);
+        spaced_warnings_.push_back(absl::StrCat("line ", line_no, ": '", written, "' was read as '", start, trimmed,
+                                                end, "' (write markers without blanks inside ", start, " and ", end,
+                                                ")"));
       }
       // Lines are counted from here on (LineOf).
       line_pos_ = pos;
       line_ = next_line;
-      absl::string_view inner = line.substr(start.size(), line.size() - start.size() - end.size());
-      size_t name_end = 0;
-      while (name_end < inner.size() && inner[name_end] != ' ' && inner[name_end] != '\t') ++name_end;
       m->name = inner.substr(0, name_end);
       m->kind = KindOf(m->name);
       m->attrs = inner.substr(name_end);
@@ -755,6 +779,11 @@ class Reader {
   std::vector<int> furthest_;
   size_t line_pos_ = 0;
   int line_ = 1;
+  // Markers read with blanks inside their delimiters: the warnings not yet
+  // given to a block, and the last line warned about (a marker read twice,
+  // as the end of an unclosed operation and then as an opener, warns once).
+  std::vector<std::string> spaced_warnings_;
+  int spaced_warned_ = 0;
   SourceSpan last_span_;  // of the operation ReadOperation read last
 };
 
