@@ -497,7 +497,11 @@ std::vector<BlockSpan> DiffBlocks(absl::string_view read, const core::LineStarts
     if (!taken.Covers(f.span.first_line)) AddBlock(id, lines, f.span.first_line, f.span.last_line, DiffComplete(f), out);
   });
   for (const udiff_reader::ParseError& e : diffs.errors) {
-    if (!taken.Covers(e.line)) AddBlock(id, lines, e.span.first_line, e.span.last_line, e.code != "missing_hunks", out);
+    // A file with no hunk yet, or one the answer ends inside (truncated), may
+    // still be arriving.
+    if (!taken.Covers(e.line)) {
+      AddBlock(id, lines, e.span.first_line, e.span.last_line, e.code != "missing_hunks" && e.code != "truncated", out);
+    }
   }
   SortByStartLine(out);
   return out;

@@ -11,20 +11,19 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/readers/src/all_readers.h"
 
 namespace clada::listener {
 namespace {
 
 // 2: keys recorded as their KeyCode in hex; 1: as the keys themselves.
 constexpr int kStateVersion = 2;
-// Which blocks the listener that wrote the state could see: 1 (or absent)
-// the strict grammar's SHAM blocks only; 2 also chat noise tolerated,
-// quoted blocks and CML; 3 also Aider's SEARCH/REPLACE blocks; 4 also CSL
-// operations; 5 also the seeds' replacer blocks; 6 also Codex apply_patch
-// envelopes and unified diffs. Blocks an older listener could not
+// Which blocks the listener that wrote the state could see: the registry's
+// version of its dialects (readers::kDialectsVersion; 1 or absent: the
+// strict grammar's SHAM blocks only). Blocks an older listener could not
 // see were neither run nor set aside, so the files it knew start afresh:
 // their next start is a first start, which sets aside, never runs.
-constexpr int kBlockReaders = 6;
+constexpr int kBlockReaders = readers::kDialectsVersion;
 constexpr int64_t kMaxStateBytes = 64 * 1024 * 1024;
 
 std::string StatePath(const std::string& state_dir) { return absl::StrCat(state_dir, "/", kStateFileName); }

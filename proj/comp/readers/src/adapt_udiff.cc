@@ -67,7 +67,11 @@ class UdiffReader : public answer::Reader {
     }
     const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(
         text, [&](udiff_reader::FilePatch&& f) { spans.push_back({f.span, DiffComplete(f)}); });
-    for (const udiff_reader::ParseError& e : diffs.errors) spans.push_back({e.span, e.code != "missing_hunks"});
+    // A file with no hunk yet, or one the answer ends inside (truncated), may
+    // still be arriving.
+    for (const udiff_reader::ParseError& e : diffs.errors) {
+      spans.push_back({e.span, e.code != "missing_hunks" && e.code != "truncated"});
+    }
     return std::make_unique<answer::VectorSpanStream>(std::move(spans));
   }
   std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {
