@@ -387,10 +387,11 @@ absl::StatusOr<RunContainment> Contain(const core::ExecContext& ctx, bool read_o
   if (home != nullptr) o.home = home;
   if (support.namespaces) {
     // A missing .clada/ could be created by the code, settings and all:
-    // clada's state directory exists before the code runs, read-only.
+    // clada's state directory exists before the code runs, read-only. When
+    // it cannot be made (a read-only root), the code cannot make it either.
     const std::string state = absl::StrCat(ctx.paths.working_root, "/.clada");
     struct stat st;
-    if (::lstat(state.c_str(), &st) != 0) RETURN_IF_ERROR(core::CreateStateDirectory(state));
+    if (::lstat(state.c_str(), &st) != 0) core::CreateStateDirectory(state).IgnoreError();
   }
   if (!read_only_tier) {
     ASSIGN_OR_RETURN(c.tmpdir, internal::MakePrivateTmpdir());
