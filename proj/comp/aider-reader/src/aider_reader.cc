@@ -216,7 +216,7 @@ std::optional<std::string> FindFilename(const std::vector<std::string>& lines_be
 namespace {
 
 // ReadBlocks: each edit kept, or handed to `on_edit` when it is given.
-Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit) {
+Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit) {
   Blocks out;
   // A block starts with `<<<<<` and a shell block with a ``` fence: an
   // answer with neither has none, and its lines are not tabled (48 bytes a
@@ -359,6 +359,74 @@ Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_ed
     }
     i = updated + 1;
   }
+  return out;
+}
+
+// A line quoted as Markdown (`> `, or `>` alone), without the quote mark:
+// nullopt when it is not quoted.
+std::optional<absl::string_view> Unquoted(absl::string_view raw) {
+  absl::string_view s = absl::StripLeadingAsciiWhitespace(raw);
+  if (!absl::ConsumePrefix(&s, ">")) return std::nullopt;
+  absl::ConsumePrefix(&s, " ");
+  return s;
+}
+
+// Whether the answer's blocks are all quoted (`> <<<<<<< SEARCH`): no
+// opener stands unquoted, and one stands quoted.
+bool QuotedBlocksOnly(const Lines& lines) {
+  bool quoted = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Line l = lines[i];
+    if (IsHead(l.trimmed)) return false;
+    if (!quoted && l.trimmed.size() > 1 && l.trimmed[0] == '>') {
+      std::optional<absl::string_view> u = Unquoted(l.raw);
+      quoted = u.has_value() && IsHead(absl::StripAsciiWhitespace(*u));
+    }
+  }
+  return quoted;
+}
+
+// An answer quoted whole as Markdown (`> ` before every line, as a model
+// quoting its earlier answer or a chat client's reply) holds its blocks
+// behind the quote marks: they are read without them, each with a warning,
+// and their spans are the quoted lines of `text`.
+Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit) {
+  // Only an answer with a quoted opener is looked at line by line first.
+  if (!absl::StrContains(text, "> <<<<<") && !absl::StrContains(text, "><<<<<")) return ReadText(text, on_edit);
+  if (!QuotedBlocksOnly(SplitLines(text))) return ReadText(text, on_edit);
+  const Lines lines = SplitLines(text);
+  std::string plain;
+  plain.reserve(text.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Line l = lines[i];
+    const absl::string_view u = Unquoted(l.raw).value_or(l.raw);
+    plain.append(u.data(), u.size());
+  }
+  auto restore = [&lines](SourceSpan& s) {
+    s.begin = lines[static_cast<size_t>(s.first_line) - 1].begin;
+    s.end = lines[static_cast<size_t>(s.last_line) - 1].end;
+  };
+  const std::string warning =
+      "the SEARCH/REPLACE blocks are quoted with '> ' (a Markdown quote) and were read without the quote marks; "
+      "write blocks unquoted";
+  auto fix = [&](Edit& e) {
+    restore(e.span);
+    e.warnings.push_back(warning);
+  };
+  Blocks out;
+  if (on_edit != nullptr) {
+    auto hand_on = [&](Edit&& e) {
+      fix(e);
+      (*on_edit)(std::move(e));
+    };
+    const absl::FunctionRef<void(Edit&&)> ref(hand_on);
+    out = ReadText(plain, &ref);
+  } else {
+    out = ReadText(plain, nullptr);
+    for (Edit& e : out.edits) fix(e);
+  }
+  for (ParseError& e : out.errors) restore(e.span);
+  for (ShellBlock& b : out.shell) restore(b.span);
   return out;
 }
 
