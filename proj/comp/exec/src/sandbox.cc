@@ -190,7 +190,10 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
                     support.landlock_why_not, ")");
   } else if (!support.namespaces) {
     absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and ~/.ssh are not protected",
-                    network ? "" : " and only TCP is blocked", ": ", support.namespaces_why_not, ")");
+                    network                        ? ""
+                    : support.landlock_abi >= 4 ? " and only TCP is blocked"
+                                                : " and the network is not blocked",
+                    ": ", support.namespaces_why_not, ")");
   }
   if (network) absl::StrAppend(&text, "; network allowed (exec_network: allow)");
   return text;

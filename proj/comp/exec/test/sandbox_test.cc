@@ -447,6 +447,44 @@ TEST_F(SandboxTest, FallbackOnlyWithoutASandbox) {
   }
 }
 
+// Part of the sandbox, as on a kernel with one mechanism only: what there
+// is still holds, and the report says what is missing.
+TEST_F(SandboxTest, LandlockOnlyStillBlocksWritesOutside) {
+  NEEDS(true, false);
+  internal::SandboxSupport only = internal::ProbeSandbox();
+  only.namespaces = false;
+  only.namespaces_why_not = "namespaces left out by the test";
+  internal::OverrideSandboxSupportForTesting(&only);
+  const std::string target = outside_ + "/planted";
+  core::ActionOutcome o = Run(absl::StrCat("echo x > '", target, "'"), SandboxMode::kAuto);
+  core::ActionOutcome required = Run("true", SandboxMode::kRequired);
+  const std::string text = DescribeContainment(SandboxMode::kAuto, false).text;
+  internal::OverrideSandboxSupportForTesting(nullptr);
+  EXPECT_FALSE(o.success);
+  EXPECT_FALSE(Exists(target));
+  const std::string containment = o.data.value("containment", std::string());
+  EXPECT_TRUE(absl::StrContains(containment, "partial: no namespaces")) << containment;
+  EXPECT_TRUE(absl::StartsWith(required.error, "exec: sandbox_unavailable:")) << required.error;
+  EXPECT_TRUE(absl::StrContains(text, only.landlock_abi >= 4 ? "only TCP is blocked" : "network is not blocked"))
+      << text;
+}
+
+TEST_F(SandboxTest, NamespacesOnlyStillProtectGitAndSecrets) {
+  NEEDS(false, true);
+  internal::SandboxSupport only = internal::ProbeSandbox();
+  only.landlock_abi = 0;
+  only.landlock_why_not = "Landlock left out by the test";
+  internal::OverrideSandboxSupportForTesting(&only);
+  core::ActionOutcome hook = Run("echo x > .git/hooks/pre-commit", SandboxMode::kAuto);
+  core::ActionOutcome key = Run("cat \"$HOME/.ssh/id_rsa\"", SandboxMode::kAuto);
+  internal::OverrideSandboxSupportForTesting(nullptr);
+  EXPECT_FALSE(hook.success);
+  EXPECT_FALSE(Exists(root_ + "/.git/hooks/pre-commit"));
+  EXPECT_FALSE(absl::StrContains(Out(key), "PRIVATE-KEY-SECRET")) << Out(key);
+  const std::string containment = hook.data.value("containment", std::string());
+  EXPECT_TRUE(absl::StrContains(containment, "partial: no Landlock")) << containment;
+}
+
 TEST_F(SandboxTest, ConfigLineSaysWhichContainment) {
   EXPECT_TRUE(absl::StrContains(DescribeContainment(SandboxMode::kOff, false).text, "unconfined"));
   const Containment autod = DescribeContainment(SandboxMode::kAuto, false);
