@@ -1,5 +1,7 @@
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -7,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace clada::apply_patch_reader {
 namespace {
@@ -679,12 +682,51 @@ Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume) {
   return patch;
 }
 
+// A line quoted as Markdown (`> `, `>`), without its quote mark; nullopt
+// when it is not quoted.
+std::optional<absl::string_view> Unquoted(absl::string_view raw) {
+  absl::string_view s = absl::StripLeadingAsciiWhitespace(raw);
+  if (!absl::ConsumePrefix(&s, ">")) return std::nullopt;
+  absl::ConsumePrefix(&s, " ");
+  return s;
+}
+
+// An answer whose only envelopes are quoted as Markdown (`> *** Begin
+// Patch`): each quoted run of lines holding one is a `quoted_patch` error
+// (its operations' lines would carry the quote marks), never silence.
+void QuotedPatches(const std::vector<Line>& lines, std::vector<Patch>* out) {
+  for (const Line& l : lines) {
+    if (Classify(l.text).marker == Marker::kBegin) return;  // a real envelope: quoted ones are citations
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::optional<absl::string_view> u = Unquoted(lines[i].text);
+    if (!u.has_value() || Classify(*u).marker != Marker::kBegin) continue;
+    size_t first = i, last = i;
+    while (first > 0 && Unquoted(lines[first - 1].text).has_value()) --first;
+    while (last + 1 < lines.size() && Unquoted(lines[last + 1].text).has_value()) ++last;
+    Patch p;
+    p.span = SpanOf(lines, first, last);
+    p.ended = true;
+    p.errors.push_back({"quoted_patch", static_cast<int>(i) + 1,
+                        absl::StrCat("the patch on line ", i + 1, " is quoted with '>' (a Markdown quote) on lines ",
+                                     first + 1, "-", last + 1, ", so none of it was read or applied"),
+                        absl::StrCat("send the patch again without the '> ' before its lines: `", kBegin,
+                                     "` alone on its line, through `", kEnd, "`")});
+    out->push_back(std::move(p));
+    i = last;
+  }
+}
+
 std::vector<Patch> ReadAll(absl::string_view text, bool keep_ops) {
   std::vector<Patch> out;
   // Every marker starts with `*`: an answer without one has no patch, and
   // its lines are not tabled (40 bytes a line).
   if (!absl::StrContains(text, '*')) return out;
   const std::vector<Line> lines = SplitText(text);
+  if (absl::StrContains(text, "> *** Begin") || absl::StrContains(text, ">*** Begin")) {
+    QuotedPatches(lines, &out);
+    if (!out.empty()) return out;
+  }
   bool in_fence = false;
   char fence_ch = 0;
   size_t fence_count = 0;
