@@ -24,16 +24,12 @@
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/mcp/src/host_config.h"
+#include "proj/comp/answer/src/reader.h"
+#include "proj/comp/readers/src/all_readers.h"
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/comp/sham-parser/src/parse_command.h"
 #include "proj/src/clada.h"
 #include "proj/src/mcp_adapter.h"
-#include "proj/comp/aider-reader/src/aider_reader.h"
-#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
-#include "proj/comp/cml-parser/src/cml_parser.h"
-#include "proj/comp/csl-parser/src/csl_parser.h"
-#include "proj/comp/replacer-reader/src/replacer_reader.h"
-#include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/src/report.h"
 #include "proj/src/settings.h"
 
@@ -863,8 +859,8 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
     return kExitUsage;
   }
   if (inv.command == "instructions") {
-    // --dialect sham (default) | cml | csl | replacer | apply_patch | search_replace | udiff: the system prompt
-    // for that dialect.
+    // --dialect sham (default) or another of the registry's dialects: the
+    // system prompt for that dialect.
     std::string dialect = "sham";
     const std::vector<std::string>& args = inv.sub_args;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -874,31 +870,29 @@ int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream&
         dialect = args[i].substr(10);
       }
     }
-    if (dialect == "cml") {
-      out << cml_parser::CmlInstructions();
-    } else if (dialect == "csl") {
-      // In the delimiters the settings of the current directory give.
+    // The registry's readers; CSL's in the delimiters the settings of the
+    // current directory give.
+    readers::ReaderOptions reader_options;
+    if (dialect == "csl") {
       absl::StatusOr<Environment> env = LoadEnvironment(inv);
       if (!env.ok()) {
         err << "clada: " << env.status().message() << "\n";
         return kExitUsage;
       }
-      out << csl_parser::CslInstructions({env->settings.csl_start, env->settings.csl_end});
-    } else if (dialect == "replacer") {
-      out << replacer_reader::ReplacerInstructions();
-    } else if (dialect == "apply_patch") {
-      out << apply_patch_reader::ApplyPatchInstructions();
-    } else if (dialect == "search_replace") {
-      out << aider_reader::SearchReplaceInstructions();
-    } else if (dialect == "udiff") {
-      out << udiff_reader::UdiffInstructions();
-    } else if (dialect == "sham") {
-      out << sham_action_parser::RenderInstructions();
-    } else {
-      err << "clada instructions: --dialect takes sham, cml, csl, replacer, apply_patch, search_replace or udiff, got '"
+      reader_options.csl_start = env->settings.csl_start;
+      reader_options.csl_end = env->settings.csl_end;
+    }
+    const readers::Registry registry(reader_options);
+    const answer::Reader* reader = registry.Find(dialect);
+    if (reader == nullptr || !reader->yields_blocks()) {
+      std::vector<std::string> names = registry.Dialects();
+      const std::string last = names.back();
+      names.pop_back();
+      err << "clada instructions: --dialect takes " << absl::StrJoin(names, ", ") << " or " << last << ", got '"
           << dialect << "'\n";
       return kExitUsage;
     }
+    out << reader->Instructions();
     return kExitOk;
   }
   if (inv.command == "schema") {
