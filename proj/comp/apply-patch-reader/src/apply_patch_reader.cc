@@ -1,9 +1,8 @@
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 
-#include <optional>
-
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
