@@ -1,9 +1,11 @@
-#include "proj/comp/fs-ops/src/utf8.h"
+#include "proj/comp/core/src/utf8.h"
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
+#include <vector>
 
-namespace clada::fs_ops::internal {
+namespace clada::core {
 namespace {
 
 // Length of the well-formed sequence at `p` (1..4), or 0 when ill-formed.
@@ -89,4 +91,37 @@ absl::string_view Utf8Prefix(absl::string_view text, size_t max_bytes) {
   return text.substr(0, cut);
 }
 
-}  // namespace clada::fs_ops::internal
+size_t MakeJsonValidUtf8(nlohmann::ordered_json* value) {
+  size_t repaired = 0;
+  std::vector<nlohmann::ordered_json*> pending = {value};
+  while (!pending.empty()) {
+    nlohmann::ordered_json* v = pending.back();
+    pending.pop_back();
+    if (v->is_string()) {
+      std::string& s = v->get_ref<std::string&>();
+      if (!IsValidUtf8(s)) {
+        s = ToValidUtf8(s);
+        ++repaired;
+      }
+    } else if (v->is_array()) {
+      for (nlohmann::ordered_json& item : *v) pending.push_back(&item);
+    } else if (v->is_object()) {
+      bool bad_key = false;
+      for (auto it = v->begin(); it != v->end() && !bad_key; ++it) bad_key = !IsValidUtf8(it.key());
+      if (bad_key) {
+        // Keys cannot be renamed in place: the object is rebuilt, its
+        // values moved (a move takes no recursion).
+        nlohmann::ordered_json rebuilt = nlohmann::ordered_json::object();
+        for (auto it = v->begin(); it != v->end(); ++it) {
+          if (!IsValidUtf8(it.key())) ++repaired;
+          rebuilt[ToValidUtf8(it.key())] = std::move(it.value());
+        }
+        *v = std::move(rebuilt);
+      }
+      for (auto it = v->begin(); it != v->end(); ++it) pending.push_back(&it.value());
+    }
+  }
+  return repaired;
+}
+
+}  // namespace clada::core

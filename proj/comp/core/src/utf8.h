@@ -1,0 +1,41 @@
+// UTF-8 checks and the one repair every string takes before it goes into
+// JSON: nlohmann's dump() throws type_error 316 on ill-formed UTF-8, and an
+// answer (a block ID, a path, a file's bytes) may hold any bytes.
+//
+// Example:
+//   core::Json doc = BuildReport(result);
+//   core::MakeJsonValidUtf8(&doc);  // dump() cannot throw on bad bytes now
+//   out << doc.dump(2);
+#ifndef CLADA_PROJ_COMP_CORE_SRC_UTF8_H_
+#define CLADA_PROJ_COMP_CORE_SRC_UTF8_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+
+namespace clada::core {
+
+// True when `text` is well-formed UTF-8 (no overlongs, surrogates or code
+// points above U+10FFFF). On false, `*bad_offset` (if given) is the offset
+// of the first byte of the first ill-formed sequence.
+bool IsValidUtf8(absl::string_view text, size_t* bad_offset = nullptr);
+
+// `text` with every ill-formed byte replaced by U+FFFD. Returns a copy of
+// `text` unchanged when it is already valid.
+std::string ToValidUtf8(absl::string_view text);
+
+// The longest prefix of `text` that is at most `max_bytes` long and does not
+// end inside a multi-byte character.
+absl::string_view Utf8Prefix(absl::string_view text, size_t max_bytes);
+
+// Repairs, in place, every string of `value` and every key of its objects
+// with ToValidUtf8, in a loop (no recursion, whatever the nesting). Two keys
+// of one object that differ only in bad bytes become one, the later value
+// kept. Returns the number of strings and keys that were repaired.
+size_t MakeJsonValidUtf8(nlohmann::ordered_json* value);
+
+}  // namespace clada::core
+
+#endif  // CLADA_PROJ_COMP_CORE_SRC_UTF8_H_
