@@ -317,7 +317,8 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
     if (o.read_only) {
       for (const std::string& r : roots) keep(add(r, kRead, true));
       for (const char* p : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
-                            "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/gitconfig", "/proc",
+                            "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/gitconfig", "/etc/passwd",
+                            "/etc/group", "/etc/nsswitch.conf", "/proc",
                             "/dev/urandom"}) {
         keep(add(p, kRead, false));
       }
