@@ -587,6 +587,7 @@ absl::Status CaptureBeginState(BatchState& s, const std::string& root, const Bat
   ASSIGN_OR_RETURN(s.tracked, ReadChanges(wt, index_tree.get(), tracked_paths));
 
   std::set<std::string> kept;
+  const size_t planned_from = s.planned_rel.size();
   for (absl::string_view planned : plan.paths) {
     const std::string abs = PlannedPath(root, planned);
     std::string rel;
@@ -603,6 +604,20 @@ absl::Status CaptureBeginState(BatchState& s, const std::string& root, const Bat
     CollectUntrackedUnder(wt, raw, rel, &kept);
   }
   kept.erase(LockRelPath(wt));
+  // A tracked file the batch will change whose bytes git counts as clean
+  // only through a filter (CR LF under text=auto): its raw bytes go into
+  // the snapshot, so undo gives them back, not the index's blob.
+  {
+    const std::vector<std::string> planned(s.planned_rel.begin() + planned_from, s.planned_rel.end());
+    ASSIGN_OR_RETURN(std::vector<std::string> filtered,
+                     CleanOnlyThroughFilters(wt, raw, changed, planned));
+    if (!filtered.empty()) {
+      ASSIGN_OR_RETURN(std::vector<TreeChange> more, ReadChanges(wt, index_tree.get(), filtered));
+      s.tracked.insert(s.tracked.end(), more.begin(), more.end());
+      std::sort(s.tracked.begin(), s.tracked.end(),
+                [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+    }
+  }
   std::vector<std::string> kept_paths(kept.begin(), kept.end());
   ASSIGN_OR_RETURN(std::vector<TreeChange> kept_changes,
                    ReadChanges(wt, index_tree.get(), kept_paths));
@@ -709,7 +724,23 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   const bool head_moved =
       (head_id == nullptr) != !s.head_at_begin.has_value() ||
       (head_id != nullptr && !git_oid_equal(head_id, &*s.head_at_begin));
-  if (head_moved && head_id != nullptr) {
+  // HEAD moved on to a descendant: commits made during the batch, by its
+  // code (`git commit` in an exec) or by someone else. The snapshot is still
+  // made (on the old HEAD, off the branch, under refs/clada/snapshot/) and
+  // the AI commit names both, so `clada undo` takes the batch back, those
+  // commits included (issue 34).
+  CommitPtr begin_commit;
+  if (head_moved && head_id != nullptr && s.head_at_begin &&
+      git_graph_descendant_of(wt.repo.get(), head_id, &*s.head_at_begin) == 1) {
+    ASSIGN_OR_RETURN(begin_commit, LookupCommit(wt.repo.get(), *s.head_at_begin));
+  }
+  const bool moved_on = begin_commit != nullptr;
+  if (moved_on) {
+    s.notes.push_back(absl::StrCat(
+        "HEAD moved during the batch (", ShortOid(*s.head_at_begin), " -> ", ShortOid(*head_id),
+        "): the batch's code, or someone else, committed; the AI commit records it, and `clada undo` "
+        "takes the batch back to ", ShortOid(*s.head_at_begin), ", those commits included"));
+  } else if (head_moved && head_id != nullptr) {
     s.notes.push_back(absl::StrCat(
         "HEAD moved during the batch (",
         s.head_at_begin ? ShortOid(*s.head_at_begin) : "none", " -> ",
@@ -848,6 +879,22 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     }
   }
   std::vector<TreeChange>().swap(now);  // its changes were moved out
+  if (moved_on && !s.exec_untracked.empty()) {
+    // The user's untracked files that a commit made during the batch took
+    // in (`git add -A`): tracked and unchanged now, so no status lists them.
+    // Their bytes go into the snapshot, so undo gives them back untracked.
+    std::set<std::string> in_snapshot;
+    for (const TreeChange& c : snapshot_edits) in_snapshot.insert(c.path);
+    git_tree* moved_tree = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_commit_tree(&moved_tree, head.get()), "read HEAD's tree"));
+    TreePtr owned_moved_tree(moved_tree);
+    for (const auto& [path, blob] : s.exec_untracked) {
+      if (blob.remove || in_snapshot.count(path) > 0) continue;
+      if (EntryIn(moved_tree, path).remove) continue;
+      kept_in_snapshot.push_back(path);
+      snapshot_edits.push_back(blob);
+    }
+  }
   if (!foreign_rel.empty()) {
     s.notes.push_back(absl::StrCat(
         foreign_rel.size(),
@@ -870,7 +917,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
         "the change back): ",
         absl::StrJoin(names, ", ")));
   }
-  if (batch_changes.empty() && ignored_after.empty()) {
+  if (batch_changes.empty() && ignored_after.empty() && !moved_on) {
     return done_without_commit("the batch changed nothing: no commit");
   }
 
@@ -887,16 +934,18 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   const git_oid head_tree = head ? *git_commit_tree_id(head.get()) : empty_tree;
   // HEAD moved: someone committed during the batch; the snapshot (taken on
   // the old HEAD) cannot go below it, so the AI commit builds on the new one.
+  const git_oid snapshot_base = moved_on ? *git_commit_tree_id(begin_commit.get()) : head_tree;
   const bool make_snapshot =
-      !head_moved && (head == nullptr || !git_oid_equal(&final_snapshot, &head_tree) ||
-                      !git_oid_equal(&s.index_tree, &head_tree));
+      (!head_moved || moved_on) &&
+      (head == nullptr || !git_oid_equal(&final_snapshot, &snapshot_base) ||
+       !git_oid_equal(&s.index_tree, &snapshot_base));
   const git_oid baseline_id = head_moved ? head_tree : final_snapshot;
   ASSIGN_OR_RETURN(TreePtr baseline, LookupTree(wt, baseline_id));
   std::sort(batch_changes.begin(), batch_changes.end(),
             [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
   ASSIGN_OR_RETURN(git_oid ai_tree,
                    BuildBatchTree(wt, baseline.get(), batch_changes));
-  if (git_oid_equal(&ai_tree, &baseline_id) && ignored_after.empty()) {
+  if (git_oid_equal(&ai_tree, &baseline_id) && ignored_after.empty() && !moved_on) {
     return done_without_commit("the batch's changes match HEAD: no commit");
   }
 
@@ -906,23 +955,33 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   }
   CommitPtr parent = std::move(head);
   if (make_snapshot) {
+    const git_commit* below = moved_on ? begin_commit.get() : parent.get();
     ASSIGN_OR_RETURN(TreePtr final_tree, LookupTree(wt, final_snapshot));
     TreePtr head_tree_obj;
-    if (parent != nullptr) {
-      ASSIGN_OR_RETURN(head_tree_obj, LookupTree(wt, head_tree));
+    if (below != nullptr) {
+      ASSIGN_OR_RETURN(head_tree_obj, LookupTree(wt, snapshot_base));
     }
     ASSIGN_OR_RETURN(std::vector<std::string> files,
                      DiffPaths(wt, head_tree_obj.get(), final_tree.get()));
     ASSIGN_OR_RETURN(git_oid snap,
-                     CommitTree(wt, final_snapshot, parent.get(),
+                     CommitTree(wt, final_snapshot, below,
                                 SnapshotMessage(s, files, kept_in_snapshot),
-                                s.options));
+                                s.options, moved_on ? nullptr : "HEAD"));
     s.snapshot = OidHex(snap);
-    if (!git_oid_equal(&s.index_tree, &head_tree) &&
+    if (!git_oid_equal(&s.index_tree, &snapshot_base) &&
         !git_oid_equal(&s.index_tree, &final_snapshot)) {
-      RETURN_IF_ERROR(KeepIndexTree(s, snap, parent.get()));
+      RETURN_IF_ERROR(KeepIndexTree(s, snap, below));
     }
-    ASSIGN_OR_RETURN(parent, LookupCommit(wt.repo.get(), snap));
+    if (moved_on) {
+      git_reference* ref = nullptr;
+      const std::string name = absl::StrCat(kSnapshotRefPrefix, OidHex(snap));
+      RETURN_IF_ERROR(GitStatus(git_reference_create(&ref, wt.repo.get(), name.c_str(), &snap, 1,
+                                                     "clada: the snapshot of a batch whose code moved HEAD"),
+                                absl::StrCat("write ", name)));
+      git_reference_free(ref);
+    } else {
+      ASSIGN_OR_RETURN(parent, LookupCommit(wt.repo.get(), snap));
+    }
   }
   std::vector<std::string> batch_paths;
   batch_paths.reserve(batch_changes.size());
@@ -946,8 +1005,20 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     for (const TreeChange& c : ignored_after) all.push_back(c.path);
     body = absl::StrCat(BuildBatchSubject(records, wt.workdir, all), body.substr(body.find('\n')));
   }
+  std::string moved_lines;
+  if (moved_on) {
+    moved_lines = absl::StrCat("\nHEAD moved during the batch: ", ShortOid(*s.head_at_begin), " -> ",
+                               ShortOid(*git_commit_id(parent.get())),
+                               " (committed by the batch's code or by someone else); `clada undo` takes the "
+                               "batch back to ", ShortOid(*s.head_at_begin), ".\n");
+  }
+  std::string moved_trailers;
+  if (moved_on) {
+    moved_trailers = absl::StrCat(kMovedFromTrailer, OidHex(*s.head_at_begin), "\n");
+    if (s.snapshot) absl::StrAppend(&moved_trailers, kSnapshotTrailer, *s.snapshot, "\n");
+  }
   const std::string message =
-      absl::StrCat(body, ignored_lines, "\n", kBatchTrailer, s.batch_id, "\n");
+      absl::StrCat(body, ignored_lines, moved_lines, "\n", moved_trailers, kBatchTrailer, s.batch_id, "\n");
   ASSIGN_OR_RETURN(git_oid commit,
                    CommitTree(wt, ai_tree, parent.get(), message, s.options));
   result.commit_id = OidHex(commit);
@@ -956,7 +1027,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   // The index: the batch's paths as committed, and the user's own changes
   // as snapshotted (unless someone staged something else there meanwhile).
   std::vector<TreeChange> index_changes = std::move(batch_changes);  // not read again
-  if (make_snapshot) {
+  if (make_snapshot && !moved_on) {
     // A foreign change stays in the work tree: the index entry keeps the
     // snapshot's bytes and the stat taken at BeginBatch, so it shows.
     std::set<std::string> skip(batch_paths.begin(), batch_paths.end());

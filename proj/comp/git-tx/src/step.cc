@@ -169,6 +169,11 @@ absl::StatusOr<git_oid> StashChanges(const WorkTree& wt, const git_commit* head,
   for (const ChangedPath& c : changed) {
     (c.status & GIT_STATUS_WT_NEW ? untracked : tracked).push_back(c.path);
   }
+  // Files git counts as clean only through a filter: their raw bytes are
+  // the user's too, and the checkouts below would replace them.
+  ASSIGN_OR_RETURN(std::vector<std::string> filtered,
+                   CleanOnlyThroughFilters(wt, raw_index, changed, {""}));
+  tracked.insert(tracked.end(), filtered.begin(), filtered.end());
   ASSIGN_OR_RETURN(std::vector<TreeChange> tracked_now, RawStates(wt, tracked));
   ASSIGN_OR_RETURN(std::vector<TreeChange> untracked_now, RawStates(wt, untracked));
   const std::string on = absl::StrCat(ShortBranch(branch), ": ", ShortOid(*git_commit_id(head)),

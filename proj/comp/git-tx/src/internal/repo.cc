@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <cerrno>
 #include <utility>
 #include <vector>
@@ -318,6 +319,17 @@ absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
     const char* path = d->new_file.path ? d->new_file.path : d->old_file.path;
     if (path == nullptr || lock == path) continue;
     if ((e->status & GIT_STATUS_WT_NEW) && IsLeftoverTempFile(path)) continue;
+    if (e->status == GIT_STATUS_WT_MODIFIED && e->index_to_workdir != nullptr &&
+        e->index_to_workdir->old_file.mode == e->index_to_workdir->new_file.mode &&
+        PathIsFiltered(wt.repo.get(), path)) {
+      // Status hashed the file through a filter; its raw bytes may be the
+      // index's blob exactly (a checkout with filters off wrote them).
+      struct stat st;
+      if (::lstat(WorkdirPath(wt, path).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+        absl::StatusOr<git_oid> raw = RawHash(wt, path, st);
+        if (raw.ok() && git_oid_equal(&*raw, &e->index_to_workdir->old_file.id)) continue;
+      }
+    }
     out.push_back({path, e->status});
   }
   std::sort(out.begin(), out.end(),
@@ -779,6 +791,116 @@ absl::StatusOr<std::vector<std::string>> RestoreIgnored(const WorkTree& wt,
     git_reference_free(ref);
   }
   return restored;
+}
+
+}  // namespace clada::git_tx::internal
+
+namespace clada::git_tx::internal {
+
+bool PathIsFiltered(git_repository* repo, const std::string& path) {
+  git_filter_list* fl = nullptr;
+  if (git_filter_list_load(&fl, repo, nullptr, path.c_str(), GIT_FILTER_TO_ODB,
+                           GIT_FILTER_DEFAULT) < 0) {
+    git_error_clear();
+    return true;  // unknown: treat as filtered (the careful side)
+  }
+  const bool filtered = fl != nullptr;
+  git_filter_list_free(fl);
+  return filtered;
+}
+
+bool FiltersMayApply(const WorkTree& wt, git_index* index,
+                     const std::vector<ChangedPath>& changed) {
+  auto is_attributes = [](absl::string_view p) {
+    return p == ".gitattributes" || absl::EndsWith(p, "/.gitattributes");
+  };
+  for (const ChangedPath& c : changed) {
+    if (is_attributes(c.path)) return true;
+  }
+  if (index != nullptr) {
+    const size_t n = git_index_entrycount(index);
+    for (size_t i = 0; i < n; ++i) {
+      const git_index_entry* e = git_index_get_byindex(index, i);
+      if (e != nullptr && is_attributes(e->path)) return true;
+    }
+  }
+  git_config* cfg = nullptr;
+  if (git_repository_config_snapshot(&cfg, wt.repo.get()) == 0) {
+    const char* autocrlf = nullptr;
+    git_buf file = GIT_BUF_INIT;
+    bool set = false;
+    if (git_config_get_string(&autocrlf, cfg, "core.autocrlf") == 0 && autocrlf != nullptr &&
+        !absl::EqualsIgnoreCase(autocrlf, "false")) {
+      set = true;
+    }
+    if (git_config_get_string_buf(&file, cfg, "core.attributesfile") == 0) set = true;
+    git_buf_dispose(&file);
+    git_config_free(cfg);
+    git_error_clear();
+    if (set) return true;
+  } else {
+    git_error_clear();
+    return true;
+  }
+  std::vector<std::string> files = {wt.gitdir + "/info/attributes", "/etc/gitattributes"};
+  if (const char* xdg = ::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    files.push_back(absl::StrCat(xdg, "/git/attributes"));
+  }
+  if (const char* home = ::getenv("HOME"); home != nullptr && *home != '\0') {
+    files.push_back(absl::StrCat(home, "/.config/git/attributes"));
+  }
+  for (const std::string& f : files) {
+    struct stat st;
+    if (::stat(f.c_str(), &st) == 0) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<git_oid> RawHash(const WorkTree& wt, const std::string& rel,
+                                const struct stat& st) {
+  const std::string path = WorkdirPath(wt, rel);
+  git_oid id;
+  if (S_ISLNK(st.st_mode)) {
+    std::string target(st.st_size > 0 ? st.st_size + 1 : PATH_MAX, '\0');
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return core::ErrnoStatus(errno, "read the link", path);
+    RETURN_IF_ERROR(GitStatus(git_odb_hash(&id, target.data(), n, GIT_OBJECT_BLOB),
+                              absl::StrCat("hash '", rel, "'")));
+    return id;
+  }
+  RETURN_IF_ERROR(GitStatus(git_odb_hashfile(&id, path.c_str(), GIT_OBJECT_BLOB),
+                            absl::StrCat("hash '", rel, "'")));
+  return id;
+}
+
+absl::StatusOr<std::vector<std::string>> CleanOnlyThroughFilters(
+    const WorkTree& wt, git_index* index, const std::vector<ChangedPath>& changed,
+    const std::vector<std::string>& under) {
+  std::vector<std::string> out;
+  if (under.empty() || !FiltersMayApply(wt, index, changed)) return out;
+  std::set<std::string> listed;
+  for (const ChangedPath& c : changed) listed.insert(c.path);
+  const std::set<std::string> prefixes(under.begin(), under.end());
+  auto covered = [&](const std::string& path) {
+    if (prefixes.count("") > 0 || prefixes.count(path) > 0) return true;
+    for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+      if (prefixes.count(path.substr(0, slash)) > 0) return true;
+    }
+    return false;
+  };
+  const size_t n = git_index_entrycount(index);
+  for (size_t i = 0; i < n; ++i) {
+    const git_index_entry* e = git_index_get_byindex(index, i);
+    if (e == nullptr || git_index_entry_stage(e) != 0 || e->mode == GIT_FILEMODE_COMMIT) continue;
+    const std::string path = e->path;
+    if (listed.count(path) > 0 || !covered(path)) continue;
+    struct stat st;
+    if (::lstat(WorkdirPath(wt, path).c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+    if (!PathIsFiltered(wt.repo.get(), path)) continue;
+    ASSIGN_OR_RETURN(git_oid raw, RawHash(wt, path, st));
+    if (!git_oid_equal(&raw, &e->id)) out.push_back(path);
+  }
+  return out;
 }
 
 }  // namespace clada::git_tx::internal

@@ -207,6 +207,32 @@ absl::Status CheckIgnoredUnchanged(const WorkTree& wt, const git_commit* ai);
 absl::StatusOr<std::vector<std::string>> RestoreIgnored(const WorkTree& wt,
                                                         const git_commit* ai);
 
+// Whether a clean or smudge filter (`.gitattributes` text/eol/ident, in
+// the index, the work tree, info/attributes or the user's or system's
+// attributes file, or core.autocrlf) may apply to some path: when not,
+// git's status, which hashes files through those filters, sees the raw
+// bytes. `changed`: the paths status listed (an untracked .gitattributes
+// counts).
+bool FiltersMayApply(const WorkTree& wt, git_index* index,
+                     const std::vector<ChangedPath>& changed);
+
+// Whether a filter applies to `path` (git_filter_list_load).
+bool PathIsFiltered(git_repository* repo, const std::string& path);
+
+// The git blob id of work tree path `rel`'s raw bytes (a symlink's
+// target), without writing the object. `st`: its lstat(2).
+absl::StatusOr<git_oid> RawHash(const WorkTree& wt, const std::string& rel,
+                                const struct stat& st);
+
+// Tracked paths (index entries) that git's status counts as unchanged
+// though their raw bytes differ from the index's blob: a filter makes them
+// hash alike (a CR LF file under `text=auto`). Only entries at or below
+// one of `under` (repo-relative; "" is everything), and none of `listed`.
+// Empty at once when no filter may apply.
+absl::StatusOr<std::vector<std::string>> CleanOnlyThroughFilters(
+    const WorkTree& wt, git_index* index, const std::vector<ChangedPath>& changed,
+    const std::vector<std::string>& under);
+
 // Joins a repo-relative path to the work tree.
 std::string WorkdirPath(const WorkTree& wt, absl::string_view rel);
 
