@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/terminal_text.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/listener/src/listener.h"
@@ -814,7 +815,25 @@ std::string CommandHelp(const std::string& command) {
 
 }  // namespace
 
+namespace internal {
+// RunCli's work; `out` and `err` are the streams RunCli escapes.
+int RunCliUnescaped(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
+}  // namespace internal
+
 int RunCli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  // Everything a command prints passes core's terminal writer, whichever
+  // component wrote it: nothing an answer named (a file name, a block ID, a
+  // commit subject in `clada log`) reaches the terminal raw. A JSON
+  // document keeps JSON's own escapes (`\u001b`), so it still parses.
+  absl::StatusOr<Invocation> parsed = ParseArgs(args);
+  const bool json = parsed.ok() && (parsed->json || parsed->command == "parse" || parsed->command == "schema");
+  core::TerminalStream escaped_out(out, json ? core::TerminalForm::kJson : core::TerminalForm::kLines);
+  core::TerminalStream escaped_err(err);
+  return internal::RunCliUnescaped(args, in, escaped_out, escaped_err);
+}
+
+int internal::RunCliUnescaped(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                              std::ostream& err) {
   absl::StatusOr<Invocation> parsed = ParseArgs(args);
   if (!parsed.ok()) {
     err << parsed.status().message() << "\n";

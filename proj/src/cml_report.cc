@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/terminal_text.h"
 #include "proj/src/report.h"
 
 namespace clada {
@@ -22,7 +23,9 @@ namespace {
 // Output kept per task and stream; the rest is marked as the seeds do.
 constexpr size_t kMaxOutputPerTask = 20'000;
 
-std::string XmlEscape(absl::string_view s) {
+// `s` as one line of XML text, shown escaped (core::EscapeForTerminal).
+std::string XmlEscape(absl::string_view raw) {
+  const std::string s = core::EscapeForTerminal(raw, core::TerminalForm::kOneLine);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -31,7 +34,6 @@ std::string XmlEscape(absl::string_view s) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      case '\n': out += ' '; break;
       default: out += c;
     }
   }
@@ -52,6 +54,8 @@ std::string Detail(absl::string_view message, absl::string_view type, absl::stri
   }
   return out;
 }
+
+std::string OneLine(absl::string_view text) { return core::EscapeForTerminal(text, core::TerminalForm::kOneLine); }
 
 std::string Param(const core::Json& params, const char* key) {
   auto it = params.find(key);
@@ -87,7 +91,7 @@ void AppendOutput(std::string* out, absl::string_view label, absl::string_view k
   if (cut) text = text.substr(0, kMaxOutputPerTask);
   if (absl::EndsWith(text, "\n")) text.remove_suffix(1);
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    absl::StrAppend(out, "[", label, ":", kind, "] ", EscapeControlCharacters(line), "\n");
+    absl::StrAppend(out, "[", label, ":", kind, "] ", core::EscapeForTerminal(line), "\n");
   }
   if (cut) absl::StrAppend(out, "[", label, ":", kind, "] [output truncated]\n");
 }
@@ -172,19 +176,20 @@ std::vector<Entry> MakeEntries(const ExecutionResult& result) {
     e.label = r.block_id;
     if (r.success) {
       e.status = "success";
-      e.text = absl::StrCat("[", e.label, "] ", result.dry_run ? "Would run: " : "Success: ", What(r), "\n");
+      e.text = absl::StrCat("[", OneLine(e.label), "] ", result.dry_run ? "Would run: " : "Success: ", OneLine(What(r)),
+                            "\n");
     } else if (r.data.is_object() && r.data.value("not_run", false)) {
       e.status = "skipped";
       e.type = "not_run";
       e.detail = std::string(absl::StripPrefix(r.error, "not run: "));
-      e.text = absl::StrCat("[", e.label, "] Skipped: ", r.error, "\n");
+      e.text = absl::StrCat("[", OneLine(e.label), "] Skipped: ", OneLine(r.error), "\n");
     } else {
       e.status = "error";
       e.type = !r.error_type.empty() ? r.error_type : std::string(r.error.substr(0, r.error.find(':')));
       e.detail = Detail(r.error, e.type, r.action);
       const std::string primary = PrimaryParamValue(r.action, r.params);
-      e.text = absl::StrCat("[", e.label, "] Error: ", e.type, primary.empty() ? "" : " in ", primary, " (", e.detail,
-                            ")\n");
+      e.text = absl::StrCat("[", OneLine(e.label), "] Error: ", OneLine(e.type), primary.empty() ? "" : " in ",
+                            OneLine(primary), " (", OneLine(e.detail), ")\n");
       if (result.error_detail == "debug") {
         AppendOutput(&e.output, e.label, "debug", absl::StrCat(r.error, "\nparams ", r.params.dump()));
       }
@@ -213,8 +218,9 @@ std::vector<Entry> MakeEntries(const ExecutionResult& result) {
     e.type = pe.error_type;
     e.detail = Detail(pe.message, pe.error_type, "");
     e.text = absl::StrCat(
-        "[", e.label, "] Error: ", e.type, " (", e.detail, ")",
-        pe.fix.empty() || result.error_detail == "minimal" ? "" : absl::StrCat(" fix: ", Detail(pe.fix, "", "")), "\n");
+        "[", OneLine(e.label), "] Error: ", OneLine(e.type), " (", OneLine(e.detail), ")",
+        pe.fix.empty() || result.error_detail == "minimal" ? "" : absl::StrCat(" fix: ", OneLine(Detail(pe.fix, "", ""))),
+        "\n");
     e.parse_error = true;
     entries.push_back(std::move(e));
   }

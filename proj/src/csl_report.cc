@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/terminal_text.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/src/report.h"
 
@@ -41,7 +42,7 @@ std::string Indented(absl::string_view text) {
   std::string out;
   bool first = true;
   for (absl::string_view line : absl::StrSplit(Cut(text, kMaxErrorText), '\n')) {
-    absl::StrAppend(&out, first ? "" : "\n    ", EscapeControlCharacters(line));
+    absl::StrAppend(&out, first ? "" : "\n    ", core::EscapeForTerminal(line));
     first = false;
   }
   return out;
@@ -67,11 +68,11 @@ std::string What(const ActionResult& r, bool dry_run) {
     what = r.data.is_object() && r.data.value("would_run", false)
                ? absl::StrCat("would run ", code)
                : absl::StrCat("ran ", code, " (exit ", r.data.is_object() ? r.data.value("exit_code", 0) : 0, ")");
-    return EscapeControlCharacters(what);
+    return core::EscapeForTerminal(what);
   } else {
     what = primary.empty() ? r.action : absl::StrCat(r.action, " ", primary);
   }
-  return EscapeControlCharacters(dry_run ? absl::StrCat("dry run: ", what) : what);
+  return core::EscapeForTerminal(dry_run ? absl::StrCat("dry run: ", what) : what);
 }
 
 // Output lines of an operation, each prefixed `[label:kind] `.
@@ -81,7 +82,7 @@ void AppendOutput(std::string* out, absl::string_view label, absl::string_view k
   if (cut) text = text.substr(0, kMaxOutputPerTask);
   if (absl::EndsWith(text, "\n")) text.remove_suffix(1);
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    absl::StrAppend(out, "[", label, ":", kind, "] ", EscapeControlCharacters(line), "\n");
+    absl::StrAppend(out, "[", label, ":", kind, "] ", core::EscapeForTerminal(line), "\n");
   }
   if (cut) absl::StrAppend(out, "[", label, ":", kind, "] [output truncated]\n");
 }
@@ -147,7 +148,7 @@ std::vector<Line> MakeLines(const ExecutionResult& result) {
       l.text = absl::StrCat("[", label, "] SUCCESS: ", op, " - ", What(r, result.dry_run));
     } else if (r.data.is_object() && r.data.value("not_run", false)) {
       l.status = "skipped";
-      l.text = absl::StrCat("[", label, "] SKIP: ", op, " - ", EscapeControlCharacters(r.error));
+      l.text = absl::StrCat("[", label, "] SKIP: ", op, " - ", core::EscapeForTerminal(r.error));
     } else {
       l.status = "error";
       // exec's primary parameter is its language: a RUN is named by its command.
@@ -254,10 +255,10 @@ Parts Render(const ExecutionResult& result, const std::vector<Line>& lines, int6
   }
   out += Parts::RefusedBlocksLine(refused);
   if (result.fatal_error) {
-    absl::StrAppend(&out, "[clada] FATAL: ", EscapeControlCharacters(*result.fatal_error),
+    absl::StrAppend(&out, "[clada] FATAL: ", core::EscapeForTerminal(*result.fatal_error),
                     result.results.empty() ? " (nothing was run)" : "", "\n");
   }
-  for (const std::string& w : result.warnings) absl::StrAppend(&out, "[clada] WARNING: ", EscapeControlCharacters(w), "\n");
+  for (const std::string& w : result.warnings) absl::StrAppend(&out, "[clada] WARNING: ", core::EscapeForTerminal(w), "\n");
   if (result.git.ai_commit) {
     absl::StrAppend(&out, "[clada] git: changes committed as ", result.git.ai_commit->substr(0, 7), "\n");
   }

@@ -16,6 +16,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "proj/comp/core/src/terminal_text.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/src/cml_report.h"
 #include "proj/src/csl_report.h"
 
@@ -515,43 +517,6 @@ void OutputBudget::Fit(ActionResult& r) {
   left_ -= std::min(used, left_);
 }
 
-std::string EscapeControlCharacters(absl::string_view text) {
-  auto needs = [&](size_t i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\t') return false;
-    if (c == '\r') return i + 1 >= text.size() || text[i + 1] != '\n';  // CRLF is a line end
-    if (c < 0x20 || c == 0x7F) return true;
-    // C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F): CSI among them.
-    return c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-           static_cast<unsigned char>(text[i + 1]) <= 0x9F;
-  };
-  // Most bytes need no look at their neighbour: printable ASCII, '\n',
-  // '\t', and every byte over 0x7F but 0xC2 (the lead byte of the C1
-  // controls). A file's text is scanned a table lookup a byte.
-  static constexpr auto kPlain = [] {
-    std::array<bool, 256> plain{};
-    for (int c = 0; c < 256; ++c) plain[c] = (c >= 0x20 && c != 0x7F && c != 0xC2) || c == '\n' || c == '\t';
-    return plain;
-  }();
-  size_t i = 0;
-  while (i < text.size() && (kPlain[static_cast<unsigned char>(text[i])] || !needs(i))) ++i;
-  if (i == text.size()) return std::string(text);
-  std::string out(text.substr(0, i));
-  for (; i < text.size(); ++i) {
-    if (!needs(i)) {
-      out += text[i];
-      continue;
-    }
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == 0xC2) {
-      absl::StrAppend(&out, absl::StrFormat("\\u%04x", static_cast<unsigned char>(text[++i])));
-    } else {
-      absl::StrAppend(&out, absl::StrFormat("\\x%02x", c));
-    }
-  }
-  return out;
-}
-
 int CountSkippedBlocks(const ExecutionResult& result) {
   return static_cast<int>(GroupSkipped(result).size()) + result.left_out_skipped.blocks;
 }
@@ -569,7 +534,7 @@ class ResultsSink {
   explicit ResultsSink(int64_t keep) : keep_(keep) {}
 
   void Add(const std::string& raw) {
-    std::string entry = EscapeControlCharacters(raw);
+    std::string entry = core::EscapeForTerminal(raw);
     if (keep_ <= 0 || static_cast<int64_t>(head_.size()) < keep_) {
       head_ += entry;
       return;
@@ -681,7 +646,7 @@ std::string ShownOutput(const ActionResult& r) {
   if (!r.success && !r.data.contains("stdout") && !r.data.contains("files") && !r.data.contains("results")) {
     return "";
   }
-  return EscapeControlCharacters(FormatOutput(r));
+  return core::EscapeForTerminal(FormatOutput(r));
 }
 
 // How many bytes of head and of tail a capped results section keeps while
@@ -893,8 +858,9 @@ void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) 
   // escaped), so the first occurrence of each placeholder is the one.
   const std::string results_mark = "\x01clada: the spilled results\x01";
   const std::string errors_mark = "\x01clada: the spilled parse errors\x01";
-  const std::string text =
-      ResultJson(result, results_out ? &results_mark : nullptr, errors_out ? &errors_mark : nullptr).dump(2);
+  core::Json doc = ResultJson(result, results_out ? &results_mark : nullptr, errors_out ? &errors_mark : nullptr);
+  core::MakeJsonValidUtf8(&doc);
+  const std::string text = doc.dump(2);
   size_t from = 0;
   auto print_until = [&](absl::string_view key, const std::string& mark) {
     const std::string needle = absl::StrCat("\"", key, "\": ", core::Json(mark).dump());
@@ -943,7 +909,13 @@ void WriteExecutionResultJson(const ExecutionResult& result, std::ostream& out) 
   out << text.substr(from);
 }
 
-core::Json ExecutionResultToJson(const ExecutionResult& result) { return ResultJson(result, nullptr, nullptr); }
+// Every string made valid UTF-8 first: a block ID, a path or a file's bytes
+// from an answer may hold any bytes, and dump() throws on them.
+core::Json ExecutionResultToJson(const ExecutionResult& result) {
+  core::Json doc = ResultJson(result, nullptr, nullptr);
+  core::MakeJsonValidUtf8(&doc);
+  return doc;
+}
 
 namespace {
 
@@ -1020,7 +992,7 @@ std::pair<int64_t, int64_t> SkippedEntrySize(const std::vector<sham_action_parse
                                              const std::string& error_detail) {
   int64_t lines = 0, bytes = 0;
   for (const SkippedBlock& b : GroupSkipped(errors)) {
-    const std::string entry = EscapeControlCharacters(SkippedEntry(b, error_detail));
+    const std::string entry = core::EscapeForTerminal(SkippedEntry(b, error_detail));
     lines += std::count(entry.begin(), entry.end(), '\n');
     bytes += static_cast<int64_t>(entry.size());
   }
@@ -1061,7 +1033,7 @@ void ResultKeeper::Add(ActionResult r) {
     head_.push_back(std::move(r));
     return;
   }
-  const std::string entry = EscapeControlCharacters(ResultEntry(r));
+  const std::string entry = core::EscapeForTerminal(ResultEntry(r));
   const int64_t output_bytes = static_cast<int64_t>(ShownOutput(r).size());
   // The head: what the section's head and the outputs section can show.
   // Past the section's head, only for the outputs, and only while it holds

@@ -48,9 +48,10 @@ enum class ReportOutputs { kWithinBudget, kWhole, kLeftOut };
 // outputs are bounded by the budget they were kept with). With
 // ReportOutputs::kWhole the budget is the results section's alone and every
 // output is shown; with kLeftOut, no output is. Control
-// characters other than newline and tab (and the CR of a CRLF) are shown
-// escaped (\x1b, \u009b): nothing an action read or ran reaches the
-// terminal raw.
+// characters other than newline and tab (and the CR of a CRLF), invalid
+// UTF-8, and bidirectional and invisible format characters are shown
+// escaped (\x1b, \u009b, \u202e: core::EscapeForTerminal): nothing an
+// action read or ran reaches the terminal raw.
 std::string FormatReport(const ExecutionResult& result, int64_t budget_bytes,
                          ReportOutputs outputs = ReportOutputs::kWithinBudget);
 
@@ -289,10 +290,6 @@ bool ProducesOutput(absl::string_view action_name);
 // Whether `action_name`'s output is what it changed in a file (a diff):
 // file_write, file_append and the replace actions.
 bool ShowsChange(absl::string_view action_name);
-
-// `text` with control characters other than \n and \t (and the \r of
-// \r\n) written as \xNN, and C1 controls (U+0080..U+009F) as \uNNNN.
-std::string EscapeControlCharacters(absl::string_view text);
 
 // Only the results section (no outputs), for summaries.
 // With budget_bytes > 0, within it: the first and the last entries, one

@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/status_macros.h"
+#include "proj/comp/core/src/terminal_text.h"
 #include "proj/comp/listener/src/internal/clipboard.h"
 #include "proj/comp/listener/src/internal/combine.h"
 #include "proj/comp/listener/src/internal/lines.h"
@@ -157,7 +158,10 @@ class Listener {
   // The blocks of `all` not run yet (pointers into it).
   std::vector<const BlockSpan*> NewBlocks(const std::vector<BlockSpan>& all) const;
   void Log(absl::string_view line) {
-    if (options_.log != nullptr) *options_.log << line << std::endl;
+    // The line names FILE and block IDs an answer chose: escaped, one line.
+    if (options_.log != nullptr) {
+      *options_.log << core::EscapeForTerminal(line, core::TerminalForm::kOneLine) << std::endl;
+    }
   }
 
   const ListenOptions& options_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
+#include "proj/comp/core/src/terminal_text.h"
 
 namespace clada::git_tx::internal {
 namespace {
@@ -61,9 +62,15 @@ std::vector<bool> RecordsThatChanged(const std::vector<ActionRecord>& records,
   return out;
 }
 
+// What an answer named (a path, a block ID, an explanation) as a message
+// line shows it: `git log` prints messages raw, so a control character or
+// a bidirectional override is written as a visible escape, and a newline
+// cannot start a line of its own (core::EscapeForTerminal).
+std::string Shown(absl::string_view text) { return core::EscapeForTerminal(text, core::TerminalForm::kOneLine); }
+
 std::string Item(const ActionRecord& r, absl::string_view workdir) {
-  std::string target = DisplayTarget(r.target, workdir);
-  std::string verb = ActionVerb(r.action);
+  std::string target = Shown(DisplayTarget(r.target, workdir));
+  std::string verb = Shown(ActionVerb(r.action));
   return target.empty() ? verb : absl::StrCat(verb, " ", target);
 }
 
@@ -165,7 +172,7 @@ namespace {
 // One bullet per path, the first kMaxListed, then one counting the others.
 void AppendPaths(const std::vector<std::string>& paths, std::string* msg) {
   for (size_t i = 0; i < paths.size() && i < kMaxListed; ++i) {
-    absl::StrAppend(msg, "- ", paths[i].empty() ? "." : paths[i], "\n");
+    absl::StrAppend(msg, "- ", paths[i].empty() ? "." : Shown(paths[i]), "\n");
   }
   if (paths.size() > kMaxListed) absl::StrAppend(msg, "- and ", paths.size() - kMaxListed, " more files\n");
 }
@@ -188,7 +195,8 @@ std::string BuildInterruptedMessage(const std::vector<std::string>& planned,
                                     const std::vector<std::string>& changed,
                                     const std::vector<std::string>& foreign) {
   std::string list;
-  for (const std::string& c : changed) {
+  for (const std::string& path : changed) {
+    const std::string c = Shown(path);
     if (!list.empty() && list.size() + 2 + c.size() > kSubjectListBudget) {
       list += ", ...";
       break;
@@ -222,14 +230,14 @@ std::string BuildBatchMessage(const std::vector<ActionRecord>& records,
       continue;
     }
     ++listed;
-    std::string target = DisplayTarget(r.target, workdir);
-    absl::StrAppend(&msg, "- ", r.success ? "ok" : "failed", " ", r.action,
+    std::string target = Shown(DisplayTarget(r.target, workdir));
+    absl::StrAppend(&msg, "- ", r.success ? "ok" : "failed", " ", Shown(r.action),
                     target.empty() ? "" : " ", target);
-    if (!r.block_id.empty()) absl::StrAppend(&msg, " (block ", r.block_id, ")");
+    if (!r.block_id.empty()) absl::StrAppend(&msg, " (block ", Shown(r.block_id), ")");
     absl::StrAppend(&msg, "\n");
     // Its explanation, indented under it, one line of the body per line.
     for (absl::string_view line : absl::StrSplit(r.explanation.get(), '\n', absl::SkipWhitespace())) {
-      absl::StrAppend(&msg, "  ", absl::StripTrailingAsciiWhitespace(line), "\n");
+      absl::StrAppend(&msg, "  ", Shown(absl::StripTrailingAsciiWhitespace(line)), "\n");
     }
   }
   if (ok_after + failed_after > 0) {
