@@ -230,7 +230,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
     }
     const size_t start = i;
     FilePatch f;
-    std::string git_old, git_new, old_name, new_name, rename_from, rename_to;
+    std::string git_old, git_new, old_name, new_name, rename_from, rename_to, copy_from, copy_to;
     bool git = false, new_file = false, deleted_file = false, binary = false;
     if (absl::StartsWith(lines[i].head, "diff --git ")) {
       git = true;
@@ -261,11 +261,14 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
           rename_from = Unquote(h);
         } else if (absl::ConsumePrefix(&h, "rename to ")) {
           rename_to = Unquote(h);
+        } else if (absl::ConsumePrefix(&h, "copy from ")) {
+          copy_from = Unquote(h);
+        } else if (absl::ConsumePrefix(&h, "copy to ")) {
+          copy_to = Unquote(h);
         } else if (absl::StartsWith(h, "Binary files ") || absl::StartsWith(h, "GIT binary patch")) {
           binary = true;
         } else if (absl::StartsWith(h, "old mode") || absl::StartsWith(h, "new mode") ||
                    absl::StartsWith(h, "similarity index") || absl::StartsWith(h, "dissimilarity index") ||
-                   absl::StartsWith(h, "copy from") || absl::StartsWith(h, "copy to") ||
                    absl::StartsWith(h, "index ")) {
           if (absl::StartsWith(h, "old mode") || absl::StartsWith(h, "new mode")) {
             f.warnings.push_back(absl::StrCat("line ", i + 1, ": '", h, "' is not applied (clada does not change modes)"));
@@ -322,6 +325,20 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
       continue;
     }
     const size_t last = i > start ? i - 1 : start;
+    // `copy from/to`: git apply writes the copy and keeps its source. clada
+    // has no copy; read as a rename or an edit it would delete or change
+    // the source, so it is refused with what to send instead.
+    if (!copy_from.empty() || !copy_to.empty()) {
+      const std::string to = copy_to.empty() ? git_new : copy_to;
+      out.errors.push_back(ParseError{
+          "copy_unsupported", static_cast<int>(start) + 1,
+          absl::StrCat("the diff at line ", start + 1, " copies ", copy_from.empty() ? git_old : copy_from, " to ", to,
+                       "; clada applies no copy (the source would be moved or changed), so none of it was applied"),
+          absl::StrCat("send ", to, " as a new file: --- /dev/null, +++ b/", to, " and one hunk adding its whole text"),
+          Span(lines, start, last)});
+      i = std::max(i, start + 1);
+      continue;
+    }
     // Paths: git's a/ b/ prefixes; /dev/null for a new or deleted file.
     const bool prefixed = git || (absl::StartsWith(old_name, "a/") && absl::StartsWith(new_name, "b/"));
     if (prefixed) {
