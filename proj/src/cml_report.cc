@@ -72,7 +72,13 @@ std::string What(const ActionResult& r) {
   if (absl::StrContains(r.action, "replace")) {
     return absl::StrCat("edited ", primary, " (", r.data.value("replacements_made", 0), " replaced)");
   }
-  if (r.action == "file_move") return absl::StrCat("moved ", primary, " to ", Param(r.params, "new_path"));
+  if (r.action == "file_move") {
+    // The text report keeps only the primary parameter; the move's outcome
+    // names where it went.
+    std::string to = Param(r.params, "new_path");
+    if (to.empty() && r.data.is_object()) to = r.data.value("new_path", "");
+    return absl::StrCat("moved ", primary, " to ", to);
+  }
   if (r.action == "file_delete" || r.action == "dir_delete") return absl::StrCat("removed ", primary);
   if (r.action == "exec") {
     std::string code = Param(r.params, "code");
