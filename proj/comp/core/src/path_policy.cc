@@ -366,9 +366,16 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
   }
   std::string reason = DeniedReason(canonical);
   if (reason.empty()) reason = PlantedRepositoryReason(canonical, *root_of_path, existing_mode);
-  if (reason.empty()) {
+  if (reason.empty() && !policy.protected_files.empty()) {
+    // By identity too, not only by spelling: on a case-insensitive file
+    // system `CHAT.md` is the listened `chat.md` (and a hard link is the
+    // same file under any name).
+    struct stat target;
+    const bool exists = ::stat(canonical.c_str(), &target) == 0;
     for (const std::string& file : policy.protected_files) {
-      if (IsWithin(canonical, file)) {
+      struct stat kept;
+      if (IsWithin(canonical, file) || (exists && ::stat(file.c_str(), &kept) == 0 && kept.st_dev == target.st_dev &&
+                                        kept.st_ino == target.st_ino)) {
         reason = "it is a file clada itself keeps during this run (the file `clada listen` is watching, the report "
                  "it writes beside it, or the lock file of the lock_file setting): no action may read or change them";
         break;

@@ -203,6 +203,23 @@ TEST(ResolvePath, RefusesProtectedFiles) {
   EXPECT_EQ(ProtectedFileWithin(*policy, s.root + "/src"), "");
 }
 
+TEST(ResolvePath, RefusesAProtectedFileByIdentityNotSpelling) {
+  // On a case-insensitive file system `CHAT.md` is the listened `chat.md`;
+  // a hard link stands in for that second spelling on this one.
+  Sandbox s = MakeSandbox();
+  ASSERT_TRUE(CreateDirectories(s.root + "/notes").ok());
+  ASSERT_TRUE(WriteFileAtomic(s.root + "/notes/chat.md", "chat").ok());
+  ASSERT_EQ(::link((s.root + "/notes/chat.md").c_str(), (s.root + "/notes/CHAT.md").c_str()), 0);
+  absl::StatusOr<PathPolicy> policy = MakePathPolicy(s.root, {});
+  ASSERT_TRUE(policy.ok());
+  policy->protected_files = {s.root + "/notes/chat.md"};
+  absl::StatusOr<std::string> got = ResolvePath(*policy, "notes/CHAT.md");
+  ASSERT_FALSE(got.ok()) << "resolved to " << *got;
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StartsWith(got.status().message(), "path_denied: ")) << got.status();
+  EXPECT_TRUE(ResolvePath(*policy, "notes/other.md").ok());
+}
+
 TEST(IsDeniedName, FoldsAsACaseInsensitiveFileSystem) {
   for (const char* name : {".git", ".Git", ".GIT", ".git.", "GIT~1", ".ssh", ".SSH", ".clada", ".Clada"}) {
     EXPECT_TRUE(IsDeniedName(name)) << name;
