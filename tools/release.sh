@@ -9,8 +9,9 @@
 #   SHA256SUMS
 # then checks them: the binary's shared libraries (exactly the expected
 # set), the tarball's binary run with an empty environment, the npm package
-# installed offline into an empty prefix running `clada --version` and
-# answering an MCP server/discover. Needs bazel, npm, node, sha256sum.
+# installed offline into an empty prefix running `clada --version`,
+# answering an MCP server/discover and passing the official MCP SDK
+# client's test. Needs bazel, npm, node, sha256sum.
 set -euo pipefail
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 cd "$(dirname "$0")/.."
@@ -151,6 +152,18 @@ case $reply in
   *'"supportedVersions":["2026-07-28"]'*) ;;
   *) echo "release: the npm package's clada mcp answered server/discover with: $reply" >&2; exit 1 ;;
 esac
+
+# The official MCP SDK client's test (proj/comp/mcp/test/client, packages
+# pinned by its lock; tools/ensure-deps.sh caches them) against the npm
+# package's `clada`: the launcher in front of the binary.
+modules=$(proj/comp/mcp/test/client/install.sh)
+if ! (cd "$check" && CLADA_BIN=$check/prefix/bin/clada CLADA_MCP_NODE_MODULES=$modules \
+        node "$top/proj/comp/mcp/test/client/sdk_client_test.mjs" >"$check/sdk.log" 2>&1); then
+  tail -20 "$check/sdk.log" >&2
+  echo "release: the MCP SDK client test failed against the npm package's clada mcp" >&2
+  exit 1
+fi
+tail -1 "$check/sdk.log" | sed 's/^/release: the npm package, SDK client test: /'
 
 echo "release: clada $version ($commit) in dist/:"
 (cd "$dist" && ls -l "$name.tar.gz" "clada-$version.tgz" SHA256SUMS | awk '{print "  " $5 "  " $9}')
