@@ -61,6 +61,12 @@ class Call {
   bool IsLineParam(const char* key) const { return action_.IsLineParam(key); }
   // Written as an Aider SEARCH/REPLACE block (core::Action::search_replace).
   bool search_replace() const { return action_.search_replace; }
+  // Adds `w` to `out` unless the action already carries it: a reader gives
+  // the warnings of a diff's or patch's text with its action, and the text
+  // read again here would give them a second time.
+  void AddTextWarning(std::vector<std::string>& out, const std::string& w) const {
+    if (std::find(action_.warnings.begin(), action_.warnings.end(), w) == action_.warnings.end()) out.push_back(w);
+  }
 
   absl::StatusOr<std::string> Str(const char* key) const {
     ASSIGN_OR_RETURN(std::optional<std::string> v, OptStr(key));
@@ -810,6 +816,13 @@ absl::StatusOr<ActionOutcome> EditFileAt(const Call& call, const std::string& pa
   return out;
 }
 
+// The most an edit's result may hold: the max_file_size setting (edits
+// that replace everywhere check it before they build the result).
+uint64_t MaxResultBytes(const Call& call) {
+  const int64_t limit = call.ctx().limits.max_file_bytes;
+  return limit >= 0 ? static_cast<uint64_t>(limit) : internal::kNoSizeLimit;
+}
+
 absl::StatusOr<ActionOutcome> EditFile(const Call& call, const std::string& param, const TextEdit& edit) {
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   return EditFileAt(call, path, edit);
@@ -840,7 +853,7 @@ absl::StatusOr<ActionOutcome> FileReplaceAllText(const Call& call) {
   ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
   ASSIGN_OR_RETURN(std::optional<int64_t> count, call.OptInt("count"));
   return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-    return internal::ReplaceEvery(body, old_text, new_text, count, label);
+    return internal::ReplaceEvery(body, old_text, new_text, count, label, MaxResultBytes(call));
   });
 }
 
@@ -864,7 +877,7 @@ absl::StatusOr<ActionOutcome> FileReplaceTextRange(const Call& call) {
     count = 1;
   }
   return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-    return internal::ReplaceRanges(body, start, end, new_text, count, label);
+    return internal::ReplaceRanges(body, start, end, new_text, count, label, MaxResultBytes(call));
   });
 }
 
@@ -909,7 +922,7 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
   DescribeNewFile(applied.content, data);
   ActionOutcome out = ActionOutcome::Ok(std::move(data));
   out.warnings = std::move(applied.warnings);
-  for (const std::string& w : patch.warnings) out.warnings.push_back(w);
+  for (const std::string& w : patch.warnings) call.AddTextWarning(out.warnings, w);
   return Touched(std::move(out), {path});
 }
 
@@ -951,6 +964,11 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   if (!absl::StartsWith(diff, "--- ") && !absl::StartsWith(diff, "diff --git ")) {
     diff = absl::StrCat("--- a/file\n+++ b/file\n", diff);  // the hunks alone
   }
+  // The parameter is the whole diff (not an answer still being written): a
+  // line after it ends a hunk shorter than its counts as written, with the
+  // counts warning, where the end of the text would read as cut off.
+  if (!diff.empty() && diff.back() != '\n') diff += '\n';
+  diff += "(end of the diff)\n";
   const udiff_reader::Diffs parsed = udiff_reader::ReadDiffs(diff);
   if (!parsed.errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(parsed.errors[0].message, ": ", parsed.errors[0].fix));
@@ -982,7 +1000,7 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   }));
   out.data.erase("replacements_made");
   out.data["hunks_applied"] = static_cast<int64_t>(patch.hunks.size());
-  for (const std::string& w : patch.warnings) out.warnings.push_back(w);
+  for (const std::string& w : patch.warnings) call.AddTextWarning(out.warnings, w);
   return out;
 }
 
@@ -1027,8 +1045,8 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
   }));
   out.data.erase("replacements_made");
   out.data["hunks_applied"] = static_cast<int64_t>(op.hunks().size());
-  for (const std::string& w : patches[0].warnings) out.warnings.push_back(w);
-  for (const std::string& w : op.warnings()) out.warnings.push_back(w);
+  for (const std::string& w : patches[0].warnings) call.AddTextWarning(out.warnings, w);
+  for (const std::string& w : op.warnings()) call.AddTextWarning(out.warnings, w);
   return out;
 }
 
@@ -1055,7 +1073,8 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
     absl::StatusOr<ActionOutcome> one =
         canonical.ok() ? EditFile(call, *canonical,
                                   [&](absl::string_view body, absl::string_view label) {
-                                    return internal::ReplaceEvery(body, old_text, new_text, std::nullopt, label);
+                                    return internal::ReplaceEvery(body, old_text, new_text, std::nullopt, label,
+                                                                  MaxResultBytes(call));
                                   })
                        : absl::StatusOr<ActionOutcome>(canonical.status());
     Json item = {{"path", canonical.ok() ? call.Display(*canonical) : param}};

@@ -55,7 +55,11 @@ absl::Status MissError(absl::string_view what, absl::string_view label, absl::st
 }
 
 // Builds the result of replacing `spans` (normalised coordinates).
-EditResult Replace(const BreakNormalizedText& t, const std::vector<NormSpan>& spans, absl::string_view new_text) {
+// With `max_bytes`, the result's size is computed before it is built: a
+// few hundred bytes replaced everywhere can turn 1 MB into 200 MB.
+absl::StatusOr<EditResult> Replace(const BreakNormalizedText& t, const std::vector<NormSpan>& spans,
+                                   absl::string_view new_text, uint64_t max_bytes = kNoSizeLimit,
+                                   absl::string_view label = "", absl::string_view what = "") {
   EditResult r;
   std::vector<Splice> splices;
   splices.reserve(spans.size());
@@ -64,6 +68,16 @@ EditResult Replace(const BreakNormalizedText& t, const std::vector<NormSpan>& sp
   for (const NormSpan& s : spans) {
     splices.push_back({t.ToOriginal(s.begin), t.ToOriginal(s.end)});
     starts.push_back(s.begin);
+  }
+  if (max_bytes != kNoSizeLimit) {
+    const uint64_t size = SplicedSize(t.original(), splices, new_text);
+    if (size > max_bytes) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "replacing the ", spans.size(), " ", what, spans.size() == 1 ? "" : "s", " in '", label, "' would make it ",
+          size, " bytes, over the limit of ", max_bytes,
+          " bytes for files (setting max_file_size); nothing was changed. Replace fewer places (count), or make "
+          "the change with a command via exec"));
+    }
   }
   r.content = ApplySplices(t.original(), splices, new_text);
   r.replacements = static_cast<int64_t>(spans.size());
@@ -238,15 +252,45 @@ std::string JoinNumbers(const std::vector<std::string>& items, size_t max_items)
   return out;
 }
 
-std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text) {
-  bool new_has_break = new_text.find('\n') != kNpos;
-  std::string as_lf, as_crlf;
-  absl::string_view dominant;
-  if (new_has_break) {
-    as_lf = ConvertLineBreaks(new_text, "\n");
-    as_crlf = ConvertLineBreaks(new_text, "\r\n");
-    dominant = DominantBreak(CountLineEndings(text));
+namespace {
+
+// The text a splice puts in (ApplySplices): new_text with the line breaks of
+// the span it replaces when the span has one kind, else the file's dominant
+// ones.
+class SpliceText {
+ public:
+  SpliceText(absl::string_view text, absl::string_view new_text)
+      : text_(text), new_text_(new_text), new_has_break_(new_text.find('\n') != kNpos) {
+    if (new_has_break_) {
+      as_lf_ = ConvertLineBreaks(new_text, "\n");
+      as_crlf_ = ConvertLineBreaks(new_text, "\r\n");
+      dominant_ = DominantBreak(CountLineEndings(text));
+    }
   }
+
+  absl::string_view For(const Splice& s) const {
+    if (!new_has_break_) return new_text_;
+    LineEndings in_span = CountLineEndings(text_.substr(s.begin, s.end - s.begin));
+    absl::string_view eol = dominant_;
+    if (in_span.crlf > 0 && in_span.lf == 0) eol = "\r\n";
+    if (in_span.lf > 0 && in_span.crlf == 0) eol = "\n";
+    if (eol == "\r\n") return as_crlf_;
+    if (eol == "\n") return as_lf_;
+    return new_text_;
+  }
+
+ private:
+  absl::string_view text_;
+  absl::string_view new_text_;
+  bool new_has_break_;
+  std::string as_lf_, as_crlf_;
+  absl::string_view dominant_;
+};
+
+}  // namespace
+
+std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text) {
+  const SpliceText put(text, new_text);
   size_t removed = 0;
   for (const Splice& s : spans) removed += s.end - s.begin;
   std::string out;
@@ -254,20 +298,19 @@ std::string ApplySplices(absl::string_view text, const std::vector<Splice>& span
   size_t prev = 0;
   for (const Splice& s : spans) {
     out.append(text.data() + prev, s.begin - prev);
-    absl::string_view chosen = new_text;
-    if (new_has_break) {
-      LineEndings in_span = CountLineEndings(text.substr(s.begin, s.end - s.begin));
-      absl::string_view eol = dominant;
-      if (in_span.crlf > 0 && in_span.lf == 0) eol = "\r\n";
-      if (in_span.lf > 0 && in_span.crlf == 0) eol = "\n";
-      if (eol == "\r\n") chosen = as_crlf;
-      if (eol == "\n") chosen = as_lf;
-    }
+    const absl::string_view chosen = put.For(s);
     out.append(chosen.data(), chosen.size());
     prev = s.end;
   }
   out.append(text.data() + prev, text.size() - prev);
   return out;
+}
+
+uint64_t SplicedSize(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text) {
+  const SpliceText put(text, new_text);
+  uint64_t size = text.size();
+  for (const Splice& s : spans) size += put.For(s).size() - (s.end - s.begin);
+  return size;
 }
 
 absl::Status RequireChange(absl::string_view old_text, absl::string_view new_text) {
@@ -311,7 +354,7 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
 
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
                                         absl::string_view new_text, std::optional<int64_t> count,
-                                        absl::string_view label) {
+                                        absl::string_view label, uint64_t max_bytes) {
   if (old_text.empty()) {
     return absl::InvalidArgumentError(
         "old_text is empty; give the exact text to replace (to write a whole file, use file_write)");
@@ -359,12 +402,12 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
                      " if every one should change, or make old_text more specific"));
   }
   if (inside) return AlreadyApplied(content);
-  return Replace(t, spans, new_text);
+  return Replace(t, spans, new_text, max_bytes, label, "occurrence");
 }
 
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
                                          absl::string_view new_text, std::optional<int64_t> count,
-                                         absl::string_view label) {
+                                         absl::string_view label, uint64_t max_bytes) {
   if (start.empty()) {
     return absl::InvalidArgumentError("old_text_start is empty; give the exact text the range begins with");
   }
@@ -454,7 +497,7 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
         "old_text_start needs an old_text_end after it: give count = ",
         ranges.size(), " to replace only the complete ones, or make old_text_start more specific"));
   }
-  return Replace(t, ranges, new_text);
+  return Replace(t, ranges, new_text, max_bytes, label, "range");
 }
 
 EditResult AppendText(absl::string_view content, absl::string_view addition, bool as_lines) {

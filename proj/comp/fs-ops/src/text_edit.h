@@ -97,6 +97,12 @@ struct Splice {
 // line breaks of one style, else to the file's dominant style, else as given.
 std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text);
 
+// The size ApplySplices' result would have, without building it.
+uint64_t SplicedSize(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text);
+
+// No limit on the size of an edit's result.
+inline constexpr uint64_t kNoSizeLimit = ~uint64_t{0};
+
 // What a pure edit produced.
 struct EditResult {
   std::string content;  // the whole new text (unchanged when already_applied)
@@ -134,10 +140,11 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
 // count times. Errors: InvalidArgument (empty old_text, old_text equal to
 // new_text as in RequireChange, negative count),
 // NotFound (absent; with count the message also says "expected C, found
-// 0"), FailedPrecondition.
+// 0"), FailedPrecondition (also when the result would be over `max_bytes`,
+// which is computed before the result is built).
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
                                         absl::string_view new_text, std::optional<int64_t> count,
-                                        absl::string_view label);
+                                        absl::string_view label, uint64_t max_bytes = kNoSizeLimit);
 
 // Replaces each range that starts with `start` and ends with the first
 // `end` after it (both included); ranges do not overlap (the next start is
@@ -151,10 +158,10 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
 // one copy of new_text is too. Errors: InvalidArgument (empty start/end,
 // count < 1), NotFound (start absent, no end after the first start, or,
 // without count, after any start), FailedPrecondition (count mismatch;
-// lists the ranges).
+// lists the ranges; or a result over `max_bytes`, as in ReplaceEvery).
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
                                          absl::string_view new_text, std::optional<int64_t> count,
-                                         absl::string_view label);
+                                         absl::string_view label, uint64_t max_bytes = kNoSizeLimit);
 
 // `content` + `addition`, the addition's line breaks adapted to the file's.
 // With `as_lines` (content given as lines, a heredoc) the addition starts on

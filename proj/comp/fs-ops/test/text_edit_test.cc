@@ -110,6 +110,36 @@ INSTANTIATE_TEST_SUITE_P(Cases, BreakNormalizedTextCase,
                          ::testing::ValuesIn(testing::LoadUnitCases("text_edit.json", "break_normalized")),
                          testing::CaseName);
 
+// A short block that replaces everywhere can multiply a file's size (328
+// bytes turned 1 MB into 200 MB at 600 MB of memory): the result's size is
+// computed first and refused over the limit, with nothing built.
+TEST(ReplaceEvery, RefusesAResultOverTheLimitBeforeBuildingIt) {
+  const std::string content(1 << 20, 'x');  // 1 MB, a million matches
+  const std::string grown(200, 'y');
+  absl::StatusOr<EditResult> r = ReplaceEvery(content, "x", grown, std::nullopt, "big.txt", 10 << 20);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find("replacing the 1048576 occurrences in 'big.txt' would make it 209715200 bytes, "
+                                      "over the limit of 10485760 bytes"),
+            std::string::npos)
+      << r.status();
+  // At the limit exactly it is made.
+  r = ReplaceEvery("ab\nab\n", "b", "cc", std::nullopt, "f", 8);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->content, "acc\nacc\n");
+  EXPECT_FALSE(ReplaceEvery("ab\nab\n", "b", "cc", std::nullopt, "f", 7).ok());
+  absl::StatusOr<EditResult> ranges = ReplaceRanges("[a] [b]", "[", "]", "<long>", std::nullopt, "f", 10);
+  EXPECT_EQ(ranges.status().code(), absl::StatusCode::kFailedPrecondition) << ranges.status();
+}
+
+// SplicedSize agrees with ApplySplices, line breaks adapted per span.
+TEST(SplicedSize, IsTheSizeApplySplicesBuilds) {
+  const std::string text = "a\r\nb\r\nc\nd\n";
+  for (absl::string_view new_text : {"", "x", "x\ny\n", "x\r\ny"}) {
+    const std::vector<Splice> spans = {{0, 3}, {6, 8}, {8, 9}};
+    EXPECT_EQ(SplicedSize(text, spans, new_text), ApplySplices(text, spans, new_text).size()) << new_text;
+  }
+}
+
 TEST(JoinNumbers, ListsAndElides) {
   EXPECT_EQ(JoinNumbers({"1"}), "1");
   EXPECT_EQ(JoinNumbers({"1", "2"}), "1 and 2");
