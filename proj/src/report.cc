@@ -361,7 +361,9 @@ int64_t FitArray(core::Json& data, const char* key, int64_t share) {
   sizes.reserve(array.size());
   int64_t total = 0;
   for (const core::Json& e : array) {
-    sizes.push_back(static_cast<int64_t>(e.is_string() ? e.get_ref<const std::string&>().size() : e.dump().size()) + 8);
+    sizes.push_back(static_cast<int64_t>(e.is_string() ? e.get_ref<const std::string&>().size()
+                                                        : e.dump(-1, ' ', false, core::Json::error_handler_t::replace).size()) +
+                    8);
     total += sizes.back();
   }
   if (total <= share) return total;
@@ -622,7 +624,7 @@ std::string ResultEntry(const ActionResult& r, absl::string_view detail = "full"
     AppendMultiline(out, absl::StrCat(head, " - "), ErrorAsDetailed(r.error, detail));
   }
   if (detail == "debug" && !r.success) {
-    std::string params = r.params.dump();
+    std::string params = r.params.dump(-1, ' ', false, core::Json::error_handler_t::replace);
     if (params.size() > kDebugParamsBytes) {
       size_t cut = kDebugParamsBytes;
       while (cut > 0 && (static_cast<unsigned char>(params[cut]) & 0xC0) == 0x80) --cut;  // whole characters
