@@ -157,6 +157,40 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
         ShortOid(head_id), "` instead"));
   }
   ASSIGN_OR_RETURN(CommitPtr parent, FirstParent(head.get()));
+  // The batch's code moved HEAD (`git commit` in an exec): the batch goes
+  // back to where HEAD was at its start, the commits made meanwhile
+  // included, through its snapshot (made there, off the branch) if any.
+  const std::string moved_from = Trailer(head.get(), kMovedFromTrailer);
+  std::string moved_snapshot_ref;
+  if (!moved_from.empty()) {
+    ASSIGN_OR_RETURN(git_oid start, ParseOid(moved_from, "Clada-Moved-From"));
+    if (git_graph_descendant_of(repo, &head_id, &start) != 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to undo ", ShortOid(head_id), ": HEAD moved during its batch from ", ShortOid(start),
+          ", which is no longer below it (the history was rewritten since); use `git revert` instead"));
+    }
+    // Every commit made during the batch goes too: none may be published.
+    for (CommitPtr c = LookupCommit(repo, head_id).value_or(nullptr); c != nullptr;) {
+      const git_oid id = *git_commit_id(c.get());
+      if (git_oid_equal(&id, &start)) break;
+      ASSIGN_OR_RETURN(std::optional<std::string> published, RemoteBranchContaining(repo, id));
+      if (published) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "refusing to undo ", ShortOid(head_id), ": ", ShortOid(id), " '", Subject(c.get()),
+            "', committed during its batch, is already on ", *published,
+            " and undoing would rewrite published history; use `git revert` instead"));
+      }
+      ASSIGN_OR_RETURN(c, FirstParent(c.get()));
+    }
+    const std::string snap = Trailer(head.get(), kSnapshotTrailer);
+    if (!snap.empty()) {
+      ASSIGN_OR_RETURN(git_oid snap_id, ParseOid(snap, "Clada-Snapshot"));
+      ASSIGN_OR_RETURN(parent, LookupCommit(repo, snap_id));
+      moved_snapshot_ref = absl::StrCat(kSnapshotRefPrefix, snap);
+    } else {
+      ASSIGN_OR_RETURN(parent, LookupCommit(repo, start));
+    }
+  }
   if (parent == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("refusing to undo ", ShortOid(head_id),
@@ -299,6 +333,13 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
                        "undo`, or `git reset --hard ",
                        ShortOid(*target), "`)")));
       ReferencePtr owned_moved(moved);
+    }
+  }
+  if (!moved_snapshot_ref.empty()) {
+    git_reference* ref = nullptr;
+    if (git_reference_lookup(&ref, repo, moved_snapshot_ref.c_str()) == 0) {
+      (void)git_reference_delete(ref);
+      git_reference_free(ref);
     }
   }
   if (fold) {

@@ -22,6 +22,15 @@
 
 namespace clada::git_tx::internal {
 
+// Trailers of an AI commit whose batch's code moved HEAD (`git commit` in an
+// exec): where HEAD was at BeginBatch, and the batch's snapshot, made on
+// that commit off the branch and kept by refs/clada/snapshot/<snapshot>.
+// `clada undo` takes the batch back to the first, the commits made during
+// the batch included.
+inline constexpr absl::string_view kMovedFromTrailer = "Clada-Moved-From: ";
+inline constexpr absl::string_view kSnapshotTrailer = "Clada-Snapshot: ";
+inline constexpr absl::string_view kSnapshotRefPrefix = "refs/clada/snapshot/";
+
 struct UndoResult {
   std::string undone_commit;  // 40-hex id of the AI commit taken back
   std::string undone_subject;
