@@ -8,7 +8,7 @@
 # and 300,000 one-line operations in each other dialect (CML, CSL, replacer,
 # SEARCH/REPLACE, apply_patch, unified diff), each on a file that does not
 # exist, so that each fails at once. Prints one line per input and exits 1
-# when a run is over its bound. With --large, measures instead the
+# when a run is over its bound or ends on a signal (a crash, the OOM killer). With --large, measures instead the
 # same one-line operations in each of those six dialects as many as fit the
 # input limit (50 MiB: about 0.8 to 2 million; each run takes a minute or
 # two). With --listen, measures `clada listen` instead: the answer
@@ -139,7 +139,7 @@ listen_once() {  # answer
 measure() {  # name, answer, largest file read (bytes), extra flags...
   local name=$1 answer=$2 largest=$3
   shift 3
-  local input_bytes peak_kb bound_kb report_bytes
+  local input_bytes peak_kb bound_kb report_bytes run_status=0
   input_bytes=$(stat -c %s "$answer")
   if [ "$listen" = 1 ]; then
     listen_once "$answer"
@@ -151,13 +151,19 @@ measure() {  # name, answer, largest file read (bytes), extra flags...
       git -C "$dir/root" reset -q --hard base && git -C "$dir/root" clean -qfdx -e .clada
     fi
     /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$answer" --root "$dir/root" $git_flag --quiet "$@" \
-      >"$dir/report.txt" 2>/dev/null || true
+      >"$dir/report.txt" 2>/dev/null || run_status=$?
   fi
   peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time.txt")
   bound_kb=$(((4 * input_bytes + 100 * 1024 * 1024 + largest) / 1024))
   report_bytes=$(stat -c %s "$dir/report.txt")
   local verdict=ok
-  [ "$peak_kb" -lt "$bound_kb" ] || { verdict=OVER; status=1; }
+  [ -n "$peak_kb" ] && [ "$peak_kb" -lt "$bound_kb" ] || { verdict=OVER; status=1; }
+  # A run that ends on a signal (a crash, the OOM killer) peaks low and
+  # proves nothing: it fails the row too. Exits 0 to 2 are reports.
+  if [ "$run_status" -gt 2 ]; then
+    verdict="$verdict, FAILED (exit $run_status)"
+    status=1
+  fi
   printf '%-34s input %6.1f MB  peak RSS %7.1f MB  bound %7.1f MB  report %8.1f KB  %s\n' "$name" \
     "$(echo "$input_bytes / 1048576" | bc -l)" "$(echo "$peak_kb / 1024" | bc -l)" \
     "$(echo "$bound_kb / 1024" | bc -l)" "$(echo "$report_bytes / 1024" | bc -l)" "$verdict"
