@@ -410,6 +410,7 @@ TEST_P(CasesMd, Runs) {
     a.params = raw_action.at("params");
     if (raw_action.contains("line_params")) a.line_params = raw_action["line_params"].get<std::vector<std::string>>();
     a.search_replace = raw_action.value("search_replace", false);
+    a.warnings = raw_action.value("warnings", std::vector<std::string>{});
     parsed.actions.push_back(a);
   }
   // Heredoc parameters as the action parser marks them (`sham lines=...`
