@@ -96,7 +96,9 @@ same before the command as after it; a flag the command cannot honour is a
 usage error naming the flags it takes (undo, step-back, step-forward, squash
 and log take --root and the git flags; validate and parse --root, --max-input
 and --json; config and listen every setting):
-  --root DIR            working root (default: the current directory)
+  --root DIR            working root (default: the current directory; inside
+                        a git repository its top, unless the current
+                        directory has a .clada/config.yaml)
   --allow DIR           add an allowed root (repeatable)
   --dry-run             validate and show what would run; touch nothing
   --json                print the result as JSON
@@ -469,9 +471,28 @@ struct Environment {
   std::string base;
   std::string root;
   Settings settings;
+  bool root_is_repository_top = false;  // chosen for a folder inside a repository
 };
 
-// Root, then the settings file in it, then flags.
+// The top of the git work tree holding `dir` (canonical): the nearest folder
+// at or above it with a `.git` entry; "" when there is none, or `dir` lies
+// inside a `.git` folder.
+std::string RepositoryTop(const std::string& dir) {
+  if (absl::StrContains(absl::StrCat(dir, "/"), "/.git/")) return "";
+  std::string at = dir;
+  while (true) {
+    struct stat st;
+    if (::lstat(absl::StrCat(at == "/" ? "" : at, "/.git").c_str(), &st) == 0) return at;
+    if (at == "/" || at.empty()) return "";
+    const size_t slash = at.rfind('/');
+    at = slash == 0 ? "/" : at.substr(0, slash);
+  }
+}
+
+// Root, then the settings file in it, then flags. Without --root the root
+// is the current folder, or, inside a git repository, the repository's top
+// (an answer's `tests/x.py` means the project's tests/, wherever clada was
+// started), unless the current folder has its own `.clada/config.yaml`.
 absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
   Environment env;
   env.base = BaseDirectory();
@@ -481,6 +502,14 @@ absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
     return absl::InvalidArgumentError(absl::StrCat("working root '", env.root, "' does not exist"));
   }
   env.root = real;
+  struct stat st;
+  if (inv.root.empty() && ::stat((env.root + "/.clada/config.yaml").c_str(), &st) != 0) {
+    const std::string top = RepositoryTop(env.root);
+    if (!top.empty() && top != env.root) {
+      env.root = top;
+      env.root_is_repository_top = true;
+    }
+  }
   env.settings = DefaultSettings();
   absl::Status status = ApplySettingsFile(env.root + "/.clada/config.yaml", env.settings);
   if (!status.ok()) return status;
@@ -518,6 +547,10 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
     WriteExecutionResultJson(result, out);
     out << "\n";
   } else {
+    if (env.root_is_repository_top) {
+      out << "working root: " << core::EscapeForTerminal(env.root)
+          << " (the top of the git repository; --root . runs in the current folder)\n";
+    }
     out << FormatTextReport(result, settings.report_budget_bytes);
   }
   out.flush();
