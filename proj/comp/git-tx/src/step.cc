@@ -55,11 +55,81 @@ std::optional<size_t> FindStash(git_repository* repo, const git_oid& oid) {
   return search.found;
 }
 
+// Every blob under `tree` as a TreeChange (path from the tree's root).
+absl::Status CollectBlobs(git_repository* repo, const git_tree* tree, const std::string& prefix,
+                          std::vector<TreeChange>* out) {
+  for (size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+    const std::string path = absl::StrCat(prefix, git_tree_entry_name(e));
+    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+      git_tree* sub = nullptr;
+      RETURN_IF_ERROR(GitStatus(git_tree_lookup(&sub, repo, git_tree_entry_id(e)), "read the stash"));
+      TreePtr owned(sub);
+      RETURN_IF_ERROR(CollectBlobs(repo, sub, path + "/", out));
+      continue;
+    }
+    TreeChange c;
+    c.path = path;
+    c.id = *git_tree_entry_id(e);
+    c.mode = git_tree_entry_filemode(e);
+    out->push_back(std::move(c));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<git_oid> TreeWith(git_repository* repo, const git_oid* base,
+                                 const std::vector<TreeChange>& changes);
+
 // Applies the stash at `index` (index state included) and drops it.
-// Returns the conflicting paths; empty on success.
+// Returns the conflicting paths; empty on success. A stash taken on HEAD
+// (step-back's, back at the tip) is written with the raw bytes it holds
+// (MoveWorkTreeExact); one taken elsewhere is merged by git_stash_apply,
+// filters off.
 absl::StatusOr<std::vector<std::string>> RestoreStash(
     git_repository* repo, size_t index,
     const std::vector<std::string>& stashed) {
+  git_reflog* raw_log = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_reflog_read(&raw_log, repo, "refs/stash"), "read the stash list"));
+  const git_reflog_entry* entry = git_reflog_entry_byindex(raw_log, index);
+  std::optional<git_oid> w_id;
+  if (entry != nullptr) w_id = *git_reflog_entry_id_new(entry);
+  git_reflog_free(raw_log);
+  if (!w_id) return absl::NotFoundError(absl::StrCat("stash@{", index, "} is gone"));
+  ASSIGN_OR_RETURN(CommitPtr w, LookupCommit(repo, *w_id));
+  ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
+  const unsigned parents = git_commit_parentcount(w.get());
+  if (head != nullptr && parents >= 2 &&
+      git_oid_equal(git_commit_parent_id(w.get(), 0), git_commit_id(head.get()))) {
+    ASSIGN_OR_RETURN(CommitPtr i_commit, LookupCommit(repo, *git_commit_parent_id(w.get(), 1)));
+    std::vector<TreeChange> untracked;
+    if (parents >= 3) {
+      ASSIGN_OR_RETURN(CommitPtr u_commit, LookupCommit(repo, *git_commit_parent_id(w.get(), 2)));
+      git_tree* u_tree = nullptr;
+      RETURN_IF_ERROR(GitStatus(git_commit_tree(&u_tree, u_commit.get()), "read the stash"));
+      TreePtr owned_u(u_tree);
+      RETURN_IF_ERROR(CollectBlobs(repo, u_tree, "", &untracked));
+    }
+    ASSIGN_OR_RETURN(git_oid to_id, TreeWith(repo, git_commit_tree_id(w.get()), untracked));
+    git_tree *from = nullptr, *to = nullptr, *i_tree = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_commit_tree(&from, head.get()), "read HEAD's tree"));
+    TreePtr owned_from(from);
+    RETURN_IF_ERROR(GitStatus(git_tree_lookup(&to, repo, &to_id), "read the stash"));
+    TreePtr owned_to(to);
+    RETURN_IF_ERROR(GitStatus(git_commit_tree(&i_tree, i_commit.get()), "read the stashed index"));
+    TreePtr owned_i(i_tree);
+    git_index* raw_index = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_repository_index(&raw_index, repo), "open the index"));
+    IndexPtr owned_index(raw_index);
+    RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
+    ASSIGN_OR_RETURN(std::vector<std::string> conflicts,
+                     MoveWorkTreeExact(repo, from, to, raw_index, i_tree));
+    if (!conflicts.empty()) return conflicts;
+    // The stashed index (entries just written keep their stat).
+    RETURN_IF_ERROR(GitStatus(git_index_read_tree(raw_index, i_tree), "restore the stashed index"));
+    RETURN_IF_ERROR(GitStatus(git_index_write(raw_index), "write the index"));
+    RETURN_IF_ERROR(GitStatus(git_stash_drop(repo, index), "drop the restored stash"));
+    return std::vector<std::string>();
+  }
   git_stash_apply_options opts;
   RETURN_IF_ERROR(GitStatus(
       git_stash_apply_options_init(&opts, GIT_STASH_APPLY_OPTIONS_VERSION),
@@ -215,19 +285,23 @@ absl::StatusOr<git_oid> StashChanges(const WorkTree& wt, const git_commit* head,
   git_tree* head_tree = nullptr;
   RETURN_IF_ERROR(GitStatus(git_commit_tree(&head_tree, head), "read HEAD's tree"));
   TreePtr owned_head_tree(head_tree);
-  if (!tracked.empty()) {
-    std::vector<const char*> specs;
-    for (const std::string& p : tracked) specs.push_back(p.c_str());
-    git_checkout_options opts;
-    RETURN_IF_ERROR(GitStatus(git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION),
-                              "initialise checkout options"));
-    opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-    opts.disable_filters = 1;
-    opts.paths.strings = const_cast<char**>(specs.data());
-    opts.paths.count = specs.size();
-    RETURN_IF_ERROR(GitStatus(
-        git_checkout_tree(repo, reinterpret_cast<const git_object*>(head), &opts),
-        "put the stashed files back to HEAD"));
+  // The tracked paths get HEAD's raw bytes back (a checkout would trust
+  // the index's stat and leave a file that is clean only through a filter).
+  for (const std::string& p : tracked) {
+    const std::string full = WorkdirPath(wt, p);
+    git_tree_entry* e = nullptr;
+    if (git_tree_entry_bypath(&e, head_tree, p.c_str()) == 0) {
+      TreeEntryPtr owned(e);
+      if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+        struct stat st;
+        if (::lstat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;  // not ours to remove
+        RETURN_IF_ERROR(WriteBlobExact(repo, full, *git_tree_entry_id(e), git_tree_entry_filemode(e)));
+        continue;
+      }
+    }
+    if (::unlink(full.c_str()) != 0 && errno != ENOENT && errno != EISDIR) {
+      return core::ErrnoStatus(errno, "remove the stashed", full);
+    }
   }
   // The index as HEAD (entries git just wrote keep their stat).
   RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/1), "read the index"));

@@ -557,29 +557,212 @@ absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(
   return std::optional<std::string>();
 }
 
+namespace {
+
+// A path's state as git would store it: blob id and mode; nullopt absent.
+using Entry = std::optional<std::pair<git_oid, git_filemode_t>>;
+
+Entry EntryAt(const git_tree* tree, const std::string& path) {
+  git_tree_entry* e = nullptr;
+  if (tree == nullptr || git_tree_entry_bypath(&e, tree, path.c_str()) != 0) return std::nullopt;
+  TreeEntryPtr owned(e);
+  if (git_tree_entry_type(e) != GIT_OBJECT_BLOB) return std::nullopt;
+  return std::make_pair(*git_tree_entry_id(e), git_tree_entry_filemode(e));
+}
+
+bool SameFile(const Entry& a, const Entry& b, bool trust_mode) {
+  if (!a || !b) return !a && !b;
+  if (!git_oid_equal(&a->first, &b->first)) return false;
+  const bool link_a = a->second == GIT_FILEMODE_LINK, link_b = b->second == GIT_FILEMODE_LINK;
+  if (link_a != link_b) return false;
+  return !trust_mode || a->second == b->second;
+}
+
+// Removes `dir` and its parents up to (not including) `top` while empty.
+void RemoveEmptyParents(std::string dir, const std::string& top) {
+  while (dir.size() > top.size() && absl::StartsWith(dir, top + "/")) {
+    if (::rmdir(dir.c_str()) != 0) return;
+    dir.resize(dir.rfind('/'));
+  }
+}
+
+}  // namespace
+
+absl::Status WriteBlobExact(git_repository* repo, const std::string& full,
+                            const git_oid& id, git_filemode_t mode) {
+  git_blob* blob = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_blob_lookup(&blob, repo, &id), absl::StrCat("read the blob for '", full, "'")));
+  const std::string bytes(static_cast<const char*>(git_blob_rawcontent(blob)),
+                          static_cast<size_t>(git_blob_rawsize(blob)));
+  git_blob_free(blob);
+  RETURN_IF_ERROR(core::CreateDirectories(full.substr(0, full.rfind('/'))));
+  struct stat ls;
+  const bool exists = ::lstat(full.c_str(), &ls) == 0;
+  if (mode == GIT_FILEMODE_LINK) {
+    if (exists && ::unlink(full.c_str()) != 0) return core::ErrnoStatus(errno, "replace", full);
+    if (::symlink(bytes.c_str(), full.c_str()) != 0) return core::ErrnoStatus(errno, "write the link", full);
+    return absl::OkStatus();
+  }
+  if (exists && S_ISLNK(ls.st_mode) && ::unlink(full.c_str()) != 0) {
+    return core::ErrnoStatus(errno, "replace", full);
+  }
+  RETURN_IF_ERROR(core::WriteFileAtomic(full, bytes));
+  if (::lstat(full.c_str(), &ls) == 0) {
+    const bool exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+    mode_t m = ls.st_mode & 07777;
+    m = exec ? (m | ((m & 0444) >> 2)) : (m & ~0111);
+    if (m != (ls.st_mode & 07777) && ::chmod(full.c_str(), m) != 0) {
+      return core::ErrnoStatus(errno, "set the mode of", full);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
+    git_repository* repo, const git_tree* from, const git_tree* to, git_index* index,
+    const git_tree* index_tree) {
+  const char* workdir_c = git_repository_workdir(repo);
+  if (workdir_c == nullptr) return absl::FailedPreconditionError("the repository has no work tree");
+  WorkTree wt;
+  wt.workdir = StripTrailingSlash(workdir_c);
+  git_config* cfg = nullptr;
+  int trust = 1;
+  if (git_repository_config_snapshot(&cfg, repo) == 0) {
+    if (git_config_get_bool(&trust, cfg, "core.filemode") < 0) trust = 1;
+    git_config_free(cfg);
+  }
+  git_error_clear();
+  const bool trust_mode = trust != 0;
+  git_diff* raw_diff = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_diff_tree_to_tree(&raw_diff, repo, const_cast<git_tree*>(from),
+                                                  const_cast<git_tree*>(to), nullptr),
+                            "compare trees"));
+  std::set<std::string> paths;
+  for (size_t i = 0; i < git_diff_num_deltas(raw_diff); ++i) {
+    const git_diff_delta* d = git_diff_get_delta(raw_diff, i);
+    if (d->old_file.path != nullptr) paths.insert(d->old_file.path);
+    if (d->new_file.path != nullptr) paths.insert(d->new_file.path);
+  }
+  git_diff_free(raw_diff);
+  struct Step {
+    std::string path;
+    Entry before, after, now;
+  };
+  std::vector<Step> steps;
+  std::vector<std::string> conflicts;
+  for (const std::string& path : paths) {
+    Step st{path, EntryAt(from, path), EntryAt(to, path), std::nullopt};
+    if (st.before && st.before->second == GIT_FILEMODE_COMMIT) continue;  // submodules: left alone
+    if (st.after && st.after->second == GIT_FILEMODE_COMMIT) continue;
+    struct stat ls;
+    bool is_dir = false;
+    if (::lstat(WorkdirPath(wt, path).c_str(), &ls) == 0) {
+      if (S_ISDIR(ls.st_mode)) {
+        is_dir = true;
+      } else {
+        ASSIGN_OR_RETURN(git_oid id, RawHash(wt, path, ls));
+        st.now = std::make_pair(id, S_ISLNK(ls.st_mode)      ? GIT_FILEMODE_LINK
+                                    : (ls.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                                             : GIT_FILEMODE_BLOB);
+      }
+    }
+    // The work tree must hold what `from` has (or already what `to` has);
+    // anything else is the user's and is never overwritten.
+    bool ok = is_dir ? !st.after && !st.before
+                     : SameFile(st.now, st.before, trust_mode) || SameFile(st.now, st.after, trust_mode);
+    if (ok && index != nullptr) {
+      // A staged change there is the user's too.
+      const git_index_entry* ie = git_index_get_bypath(index, path.c_str(), 0);
+      Entry staged;
+      if (ie != nullptr) staged = std::make_pair(ie->id, static_cast<git_filemode_t>(ie->mode));
+      ok = SameFile(staged, st.before, false) || SameFile(staged, st.after, false);
+    }
+    if (ok && st.after) {
+      // No file of the user's where a directory must be made.
+      for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+        const std::string parent = path.substr(0, slash);
+        struct stat ps;
+        if (::lstat(WorkdirPath(wt, parent).c_str(), &ps) == 0 && !S_ISDIR(ps.st_mode) &&
+            !EntryAt(from, parent)) {
+          ok = false;
+        }
+      }
+    }
+    if (!ok) conflicts.push_back(path);
+    steps.push_back(std::move(st));
+  }
+  if (!conflicts.empty()) return conflicts;
+  // Removals first (deepest first), so a file can become a directory.
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (it->after || !it->now) continue;
+    const std::string full = WorkdirPath(wt, it->path);
+    if (::unlink(full.c_str()) != 0 && errno != ENOENT) return core::ErrnoStatus(errno, "remove", full);
+    RemoveEmptyParents(full.substr(0, full.rfind('/')), wt.workdir);
+  }
+  for (Step& st : steps) {
+    if (!st.after) continue;
+    const std::string full = WorkdirPath(wt, st.path);
+    if (!SameFile(st.now, st.after, true)) {
+      RETURN_IF_ERROR(WriteBlobExact(repo, full, st.after->first, st.after->second));
+    }
+  }
+  if (index == nullptr) return conflicts;
+  const git_tree* wanted = index_tree != nullptr ? index_tree : to;
+  for (const Step& st : steps) {
+    const Entry want = EntryAt(wanted, st.path);
+    if (!want) {
+      int rc = git_index_remove_bypath(index, st.path.c_str());
+      if (rc < 0 && rc != GIT_ENOTFOUND) RETURN_IF_ERROR(GitStatus(rc, "update the index"));
+      continue;
+    }
+    git_index_entry e{};
+    e.id = want->first;
+    e.mode = want->second;
+    e.path = st.path.c_str();
+    struct stat ls;
+    if (st.after && SameFile(want, st.after, true) && ::lstat(WorkdirPath(wt, st.path).c_str(), &ls) == 0) {
+      const IndexStat is = IndexStatOf(ls);
+      e.ctime.seconds = is.ctime_s;
+      e.ctime.nanoseconds = is.ctime_ns;
+      e.mtime.seconds = is.mtime_s;
+      e.mtime.nanoseconds = is.mtime_ns;
+      e.dev = is.dev;
+      e.ino = is.ino;
+      e.uid = is.uid;
+      e.gid = is.gid;
+      e.file_size = is.size;
+    }
+    RETURN_IF_ERROR(GitStatus(git_index_add(index, &e), absl::StrCat("update the index for '", st.path, "'")));
+  }
+  return conflicts;
+}
+
 absl::Status CheckoutCommitSafely(git_repository* repo,
                                   const git_commit* target) {
-  git_checkout_options opts;
-  RETURN_IF_ERROR(
-      GitStatus(git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION),
-                "initialise checkout options"));
-  std::vector<std::string> conflicts;
-  opts.checkout_strategy =
-      GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
-  opts.disable_filters = 1;  // the blobs' bytes, whatever .gitattributes says
-  opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
-  opts.notify_cb = CollectCheckoutConflict;
-  opts.notify_payload = &conflicts;
-  int rc = git_checkout_tree(repo, reinterpret_cast<const git_object*>(target),
-                             &opts);
-  if (rc == GIT_ECONFLICT || (rc < 0 && !conflicts.empty())) {
+  ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
+  TreePtr from;
+  if (head != nullptr) {
+    git_tree* t = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_commit_tree(&t, head.get()), "read HEAD's tree"));
+    from.reset(t);
+  }
+  git_tree* t = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_commit_tree(&t, target), "read the target's tree"));
+  TreePtr to(t);
+  git_index* raw_index = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_repository_index(&raw_index, repo), "open the index"));
+  IndexPtr index(raw_index);
+  RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
+  ASSIGN_OR_RETURN(std::vector<std::string> conflicts,
+                   MoveWorkTreeExact(repo, from.get(), to.get(), raw_index, nullptr));
+  if (!conflicts.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("conflicts: ", absl::StrJoin(conflicts, ", "),
                      " would be overwritten by checking out ",
                      ShortOid(*git_commit_id(target))));
   }
-  return GitStatus(
-      rc, absl::StrCat("check out ", ShortOid(*git_commit_id(target))));
+  return GitStatus(git_index_write(raw_index),
+                   absl::StrCat("check out ", ShortOid(*git_commit_id(target))));
 }
 
 int CollectCheckoutConflict(git_checkout_notify_t why, const char* path,

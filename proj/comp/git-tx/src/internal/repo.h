@@ -181,10 +181,34 @@ absl::Status CheckNotSteppedBack(const WorkTree& wt);
 absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(
     git_repository* repo, const git_oid& oid);
 
-// Checks out `target`'s tree with GIT_CHECKOUT_SAFE, never overwriting
-// ignored files, and updates the index. HEAD is not moved. Files are
-// written with the blobs' own bytes: no smudge filter (`.gitattributes`
-// eol rules, core.autocrlf) is applied.
+// Moves the work tree from tree `from` (what it shows now; nullptr: empty)
+// to `to`, path by path where they differ, writing the blobs' raw bytes
+// (no smudge filter: `.gitattributes` eol rules and core.autocrlf never
+// change them) through core's atomic write, and removing what `to` lacks
+// (with the directories that leaves empty). First every such path is
+// checked with the raw bytes (git's own checkout hashes the work tree
+// through the clean filters, so a file written raw could look changed,
+// and a changed one clean): the work tree must hold `from`'s or already
+// `to`'s version, `index` (if given) must stage one of them, and no file
+// may sit where a directory goes. Otherwise nothing is written and the
+// conflicting paths are returned (never an untracked or ignored file
+// overwritten). Then `index`'s entries for those paths become
+// `index_tree`'s (nullptr: `to`'s), with the written file's stat where
+// the blob is the one written; the caller writes the index.
+// Writes blob `id`'s raw bytes at absolute path `full` (through core's
+// atomic write; a link made as a symlink; parents created), replacing what
+// is there, with the exec bits `mode` says.
+absl::Status WriteBlobExact(git_repository* repo, const std::string& full,
+                            const git_oid& id, git_filemode_t mode);
+
+absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
+    git_repository* repo, const git_tree* from, const git_tree* to, git_index* index,
+    const git_tree* index_tree);
+
+// Checks out `target`'s tree over HEAD's through MoveWorkTreeExact (the
+// work tree holding anything but HEAD's or the target's version of a path
+// that differs is a conflict, as GIT_CHECKOUT_SAFE with ignored files never
+// overwritten), and updates the index. HEAD is not moved.
 // Errors: FailedPrecondition listing the conflicting paths (nothing is
 // changed then); Internal for other failures.
 absl::Status CheckoutCommitSafely(git_repository* repo,
