@@ -193,6 +193,34 @@ std::string FileText(const std::vector<DiffLine>& lines, char skip) {
   return out;
 }
 
+// A ```diff (or ```patch) fence that holds `@@` hunks and no file header
+// names no file: one `missing_file_header` error for the fence, where the
+// hunks would otherwise be read as nothing at all.
+void HeaderlessFences(const Lines& lines, std::vector<ParseError>* errors) {
+  const size_t n = lines.size();
+  for (size_t i = 0; i < n; ++i) {
+    const absl::string_view open = absl::StripAsciiWhitespace(lines[i].head);
+    if (!absl::StartsWith(open, "```diff") && !absl::StartsWith(open, "```patch")) continue;
+    size_t close = i + 1;
+    size_t first_hunk = 0;
+    bool header = false;
+    for (; close < n && !absl::StartsWith(absl::StripLeadingAsciiWhitespace(lines[close].head), "```"); ++close) {
+      if (IsFileStart(lines, close)) header = true;
+      if (first_hunk == 0 && absl::StartsWith(lines[close].head, "@@")) first_hunk = close;
+    }
+    if (!header && first_hunk != 0) {
+      const size_t last = close < n ? close : n - 1;
+      errors->push_back(ParseError{
+          "missing_file_header", static_cast<int>(i) + 1,
+          absl::StrCat("the diff in the fence at line ", i + 1, " has hunks (the first at line ", first_hunk + 1,
+                       ") but no --- and +++ lines, so it names no file and none of it was applied"),
+          "start the diff with the file's header lines before its first @@: --- a/PATH and +++ b/PATH",
+          Span(lines, i, last)});
+    }
+    i = close;
+  }
+}
+
 }  // namespace
 
 absl::string_view FileKindName(FileKind kind) {
@@ -216,12 +244,14 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
   // A diff starts at a line beginning `diff --git ` or `--- `: an answer
   // without one has none, and its lines are not tabled (a million-block
   // answer's table would take 48 bytes a line).
+  const bool diff_fence = absl::StrContains(text, "```diff") || absl::StrContains(text, "```patch");
   if (!absl::StartsWith(text, "diff --git ") && !absl::StartsWith(text, "--- ") &&
-      !absl::StrContains(text, "\ndiff --git ") && !absl::StrContains(text, "\n--- ")) {
+      !absl::StrContains(text, "\ndiff --git ") && !absl::StrContains(text, "\n--- ") && !diff_fence) {
     return out;
   }
   const Lines lines = SplitLines(text);
   const size_t n = lines.size();
+  if (diff_fence) HeaderlessFences(lines, &out.errors);
   size_t i = 0;
   while (i < n) {
     if (!IsFileStart(lines, i)) {
