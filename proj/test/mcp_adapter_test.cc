@@ -234,6 +234,16 @@ TEST_F(McpCall, ExtraToolsTreeInfoRootsMedia) {
   EXPECT_TRUE(Call("file_read_media", {{"path", "d/b.txt"}}).is_error);
 }
 
+// file_read_media opened a FIFO named like an image with a blocking open,
+// and the server waited on it for ever. It reads as fs-ops does: a
+// non-blocking open, and what is not a regular file is refused.
+TEST_F(McpCall, MediaFromAFifoIsRefusedWithoutWaiting) {
+  ASSERT_EQ(::mkfifo((root_ + "/pipe.png").c_str(), 0600), 0);
+  mcp::ToolResult r = Call("file_read_media", {{"path", "pipe.png"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(r), "not a regular file")) << Text(r);
+}
+
 TEST_F(McpCall, ApplyAnswerRunsAWholeAnswer) {
   mcp::ToolResult r = Call("apply_answer", {{"text", "#!SHAM [@three-char-SHA-256: a1]\naction = \"file_write\"\n"
                                                      "path = \"s.txt\"\ncontent = \"sham\"\n#!END_SHAM_a1\n"}});
@@ -346,6 +356,12 @@ TEST_F(McpCall, UndoBatchTakesBackOnlyThisSessionsLastBatch) {
   EXPECT_FALSE(undo.is_error) << Text(undo);
   EXPECT_FALSE(std::ifstream(root_ + "/two.txt").good());
   EXPECT_EQ(ReadAll(root_ + "/one.txt"), "1\n");
+  // A user's own commit on top of this session's batch: refused, kept.
+  ASSERT_FALSE(Call("file_write", {{"path", "four.txt"}, {"content", "4\n"}}).is_error);
+  ASSERT_EQ(std::system(absl::StrCat(git, "commit -q --allow-empty -m mine").c_str()), 0);
+  mcp::ToolResult under_user = Call("undo_batch", core::Json::object());
+  EXPECT_TRUE(under_user.is_error) << Text(under_user);
+  EXPECT_EQ(ReadAll(root_ + "/four.txt"), "4\n");
   // Another session's batch (a second server) on top: this one refuses.
   mcp::ToolRegistry other = MakeCladaTools(options_);
   mcp::ToolCall call;
