@@ -25,9 +25,9 @@
 #include "proj/comp/core/src/newlines.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/readers/src/adapters.h"
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
-#include "proj/comp/sham-parser/src/sham_parser.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 
 namespace clada::listener {
@@ -38,29 +38,6 @@ namespace {
 // block passed is (see BuildRunText).
 constexpr absl::string_view kNotQuotedLine =
     "(clada listen: the listened file is not quoted as a whole)";
-
-// End-marker prefixes of the three dialects.
-constexpr absl::string_view kEndPrefixes[] = {"#!END_SHAM_", "#!END_NESL_",
-                                              "#!end_"};
-
-bool IsEndMarkerLike(absl::string_view trimmed) {
-  for (absl::string_view prefix : kEndPrefixes) {
-    if (absl::StartsWith(trimmed, prefix)) return true;
-  }
-  return false;
-}
-
-// `#!SHAM ...` -> the ID the header tried to give ("" when none): the text
-// between the last ':' and the ']' after it, trimmed.
-std::string RefusedHeaderId(absl::string_view trimmed) {
-  const size_t colon = trimmed.rfind(':');
-  const size_t close = trimmed.rfind(']');
-  if (colon == absl::string_view::npos || close == absl::string_view::npos ||
-      close < colon)
-    return "";
-  return std::string(
-      absl::StripAsciiWhitespace(trimmed.substr(colon + 1, close - colon - 1)));
-}
 
 
 absl::string_view Trim(const Line& line) { return absl::StripAsciiWhitespace(line.content); }
@@ -120,17 +97,10 @@ std::string EscapeSummaryLine(absl::string_view line) {
 
 namespace {
 
-// A SHAM block's lines, 0-based and inclusive, and its id (in the scan's ids).
-struct Extent {
-  uint32_t first = 0;
-  uint32_t last = 0;
-  uint32_t id = 0;
-  uint32_t id_len = 0;
-  bool closed = false;
-};
-
 // Appends `id` to `ids`; where it starts and its length. (The text is at
 // most 4 GiB, so an id is under 2 GiB.)
+using Extent = readers::ShamExtent;
+
 std::pair<uint32_t, uint32_t> AddId(std::string& ids, absl::string_view id) {
   const uint32_t at = static_cast<uint32_t>(ids.size());
   ids.append(id.data(), id.size());
@@ -140,91 +110,6 @@ std::pair<uint32_t, uint32_t> AddId(std::string& ids, absl::string_view id) {
 // The number of lines of `text` (a final line without '\n' counts).
 size_t CountLines(absl::string_view text) {
   return core::CountNewlines(text) + (text.empty() || text.back() == '\n' ? 0 : 1);
-}
-
-// `extents` in line order, a refused header's lines never running into the
-// next block.
-std::vector<Extent> SortedWithoutOverlaps(std::vector<Extent> extents) {
-  auto by_first = [](const Extent& a, const Extent& b) { return a.first < b.first; };
-  if (!std::is_sorted(extents.begin(), extents.end(), by_first)) std::sort(extents.begin(), extents.end(), by_first);
-  for (size_t k = 0; k + 1 < extents.size(); ++k) {
-    if (extents[k].last >= extents[k + 1].first) {
-      extents[k].last = extents[k + 1].first - 1;
-      extents[k].closed = false;
-    }
-  }
-  return extents;
-}
-
-// The blocks of `text` as a run finds them: the grammar parser reading the
-// text through the run's tolerance of chat noise (one truth: a block's
-// lines, and so its key, are what clada will parse). A block quoted with '>'
-// is a block whether or not the text is quoted as a whole: the run it is
-// passed to runs it or reports it. A header the parser refuses (no
-// readable ID) is a block too, so that its error is reported: from the
-// header to the next end marker, or unclosed up to the next `#!` line.
-std::vector<Extent> ParsedExtents(absl::string_view text, std::string& ids) {
-  std::vector<Extent> extents;
-  if (text.empty()) return extents;
-  // Line for line: the tolerant reading keeps every line where it is. A
-  // text it leaves as it is is read in place, not copied.
-  const std::optional<std::string> tolerant =
-      sham_action_parser::TolerantReadingIfChanged(text, /*read_quoted_blocks=*/true);
-  const absl::string_view read = tolerant ? absl::string_view(*tolerant) : text;
-  const size_t line_count = CountLines(read);
-  if (line_count == 0) return extents;
-  const size_t last_index = line_count - 1;
-  // Only where each block is: its properties are dropped as it closes.
-  const sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
-      read, std::max(sham_parser::kMaxInputBytes, read.size()), [&](sham_parser::Block&& b) {
-        const size_t first = static_cast<size_t>(b.start_line - 1);
-        if (first > last_index) return;
-        Extent e;
-        e.first = static_cast<uint32_t>(first);
-        e.last = static_cast<uint32_t>(std::min<size_t>(static_cast<size_t>(b.last_line - 1), last_index));
-        e.closed = b.end_line.has_value();
-        std::tie(e.id, e.id_len) = AddId(ids, b.id);
-        extents.push_back(e);
-      });
-  // The first lines of the refused headers (no readable ID).
-  std::vector<uint32_t> refused;
-  for (const sham_parser::ParseError& error : parsed.errors) {
-    if (!error.block_id.empty() || error.line < 1 ||
-        (error.code != "MALFORMED_HEADER" && error.code != "INVALID_BLOCK_ID"))
-      continue;
-    const size_t first = static_cast<size_t>(error.line - 1);
-    if (first <= last_index) refused.push_back(static_cast<uint32_t>(first));
-  }
-  if (refused.empty()) return SortedWithoutOverlaps(std::move(extents));
-  // Where every block starts: a refused header's block is cut at the next
-  // one (below), so its end is looked for up to there only, never on
-  // through the rest of the file for each refused header.
-  std::vector<uint32_t> starts = refused;
-  for (const Extent& e : extents) starts.push_back(e.first);
-  std::sort(starts.begin(), starts.end());
-  const core::LineStarts lines(read);
-  for (const uint32_t first : refused) {
-    auto next = std::upper_bound(starts.begin(), starts.end(), first);
-    const size_t limit = next == starts.end() ? last_index : *next;
-    Extent e;
-    std::tie(e.id, e.id_len) = AddId(ids, RefusedHeaderId(absl::StripAsciiWhitespace(lines.Content(first))));
-    e.first = first;
-    e.last = static_cast<uint32_t>(last_index);
-    for (size_t j = first + 1; j <= limit; ++j) {
-      absl::string_view t = absl::StripAsciiWhitespace(lines.Content(j));
-      if (IsEndMarkerLike(t)) {
-        e.last = static_cast<uint32_t>(j);
-        e.closed = true;
-        break;
-      }
-      if (absl::StartsWith(t, "#!")) {
-        e.last = static_cast<uint32_t>(j - 1);
-        break;
-      }
-    }
-    extents.push_back(e);
-  }
-  return SortedWithoutOverlaps(std::move(extents));
 }
 
 // Line intervals [first, last] (1-based), asked whether they hold a line:
@@ -279,7 +164,7 @@ ScanResult ScanLines(absl::string_view text, const core::LineStarts& lines, std:
   // Results sections: a results marker outside every block, through the
   // next END marker.
   const size_t ids_before = ids.size();
-  std::vector<Extent> extents = ParsedExtents(text, ids);
+  std::vector<Extent> extents = readers::ShamExtents(text, ids);
   bool any_section = false;
   size_t k = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -310,7 +195,7 @@ ScanResult ScanLines(absl::string_view text, const core::LineStarts& lines, std:
         without.push_back('\n');
       }
     }
-    extents = ParsedExtents(without, ids);
+    extents = readers::ShamExtents(without, ids);
   }
 
   result.blocks.reserve(extents.size());

@@ -47,17 +47,14 @@ class ShamReader : public answer::Reader {
   std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
     // The blocks the grammar finds in what a run reads (chat noise read
     // line for line, the lines kept).
-    // A block quoted with '>' is a block (a run runs it when the whole answer
-    // is quoted, reports it as quoted otherwise).
-    const std::optional<std::string> tolerant =
-        sham_action_parser::TolerantReadingIfChanged(text, /*read_quoted_blocks=*/true);
-    const absl::string_view read = tolerant.has_value() ? absl::string_view(*tolerant) : text;
+    // As a run finds them (ShamExtents): a block quoted with '>' and a
+    // header without a readable ID are blocks too (a run reports them).
+    std::string ids;
     const core::LineStarts lines(text);
     std::vector<answer::Span> spans;
-    sham_parser::ParseBlocks(read, max_input_, [&](sham_parser::Block&& b) {
-      const int last = std::max(b.start_line, b.end_line.value_or(b.last_line));
-      spans.push_back({LineSpan(lines, b.start_line, last), b.end_line.has_value()});
-    });
+    for (const ShamExtent& e : ShamExtents(text, ids)) {
+      spans.push_back({LineSpan(lines, static_cast<int>(e.first) + 1, static_cast<int>(e.last) + 1), e.closed});
+    }
     return std::make_unique<answer::VectorSpanStream>(std::move(spans));
   }
   std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {

@@ -3,8 +3,11 @@
 #ifndef CLADA_PROJ_COMP_READERS_SRC_ADAPTERS_H_
 #define CLADA_PROJ_COMP_READERS_SRC_ADAPTERS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
@@ -68,6 +71,30 @@ class PaddedSpan {
 // digit) raised by `by`: a reader numbers its labels (task-N, rep-N, ...)
 // from 1 in each span; the answer's numbers count the spans read before.
 void ShiftNumbers(std::string& s, absl::string_view prefix, int by);
+
+// A SHAM block's lines, 0-based and inclusive, and its ID (at [id, id +
+// id_len) of the caller's ids).
+struct ShamExtent {
+  uint32_t first = 0;
+  uint32_t last = 0;
+  uint32_t id = 0;
+  uint32_t id_len = 0;
+  bool closed = false;
+};
+
+// The SHAM blocks of `text` as a run finds them: the grammar parser reading
+// the text through the run's tolerance of chat noise (one truth: a block's
+// lines, and so a listener's key, are what clada will parse). A block quoted
+// with '>' is a block whether or not the text is quoted as a whole: the run
+// it is passed to runs it or reports it. A header the parser refuses (no
+// readable ID) is a block too, so that its error is reported: from the
+// header to the next end marker, or unclosed up to the next `#!` line. In
+// line order, a refused header's lines never running into the next block;
+// each ID appended to `ids`. (The listener's scan uses it too.)
+std::vector<ShamExtent> ShamExtents(absl::string_view text, std::string& ids);
+
+// Appends `id` to `ids`: where it starts and its length.
+std::pair<uint32_t, uint32_t> AppendId(std::string& ids, absl::string_view id);
 
 // Every label, message, fix and warning of `r` with its `prefix<N>`
 // numbers raised by `by` (ShiftNumbers).
