@@ -112,6 +112,8 @@ int DiskStore::Rename(const std::string& from, const std::string& to) {
   return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
 }
 
+int DiskStore::Chmod(const std::string& path, mode_t mode) { return ::chmod(path.c_str(), mode) == 0 ? 0 : errno; }
+
 int DiskStore::List(const std::string& dir, std::vector<DirEntry>* out) const {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno;
@@ -310,6 +312,14 @@ absl::Status OverlayStore::WriteAtomic(const std::string& path, absl::string_vie
   n.st = Synthetic(S_IFREG | mode, static_cast<int64_t>(data.size()));
   nodes_[path] = std::move(n);
   return absl::OkStatus();
+}
+
+int OverlayStore::Chmod(const std::string& path, mode_t mode) {
+  auto it = nodes_.find(path);
+  if (it != nodes_.end() && it->second.kind == Node::kFile) {
+    it->second.st.st_mode = (it->second.st.st_mode & ~static_cast<mode_t>(07777)) | (mode & 07777);
+  }
+  return 0;
 }
 
 // As core::CreateDirectories, with the same messages.

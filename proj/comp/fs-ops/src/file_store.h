@@ -53,6 +53,8 @@ class FileStore {
   virtual int Unlink(const std::string& path) = 0;
   virtual int Rmdir(const std::string& path) = 0;
   virtual int Rename(const std::string& from, const std::string& to) = 0;
+  // chmod(2) of a regular file's permission bits: 0 or errno.
+  virtual int Chmod(const std::string& path, mode_t mode) = 0;
   // Entries of a directory (not "." and ".."), or errno.
   virtual int List(const std::string& dir, std::vector<DirEntry>* out) const = 0;
   // Whether this view differs from the disk at or below `path` (searches
@@ -78,6 +80,7 @@ class DiskStore : public FileStore {
   int Unlink(const std::string& path) override;
   int Rmdir(const std::string& path) override;
   int Rename(const std::string& from, const std::string& to) override;
+  int Chmod(const std::string& path, mode_t mode) override;
   int List(const std::string& dir, std::vector<DirEntry>* out) const override;
   bool ChangedAtOrBelow(const std::string&) const override { return false; }
   bool dry() const override { return false; }
@@ -98,6 +101,9 @@ class OverlayStore : public FileStore {
   int Unlink(const std::string& path) override;
   int Rmdir(const std::string& path) override;
   int Rename(const std::string& from, const std::string& to) override;
+  // Changes the bits of a file this view wrote; a file only on disk is
+  // left as it is (a dry run shows no mode).
+  int Chmod(const std::string& path, mode_t mode) override;
   int List(const std::string& dir, std::vector<DirEntry>* out) const override;
   bool ChangedAtOrBelow(const std::string& path) const override;
   bool dry() const override { return true; }

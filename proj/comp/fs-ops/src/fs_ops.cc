@@ -913,6 +913,14 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
   ASSIGN_OR_RETURN(udiff_reader::Applied applied, udiff_reader::ApplyFilePatch("", patch));
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, applied.content));
+  if (patch.executable) {
+    // `new file mode 100755`: executable by whoever may read it, as git
+    // apply makes it (0644 as created: 0755).
+    struct stat made;
+    int err = call.store().Stat(path, &made);
+    if (err == 0) err = call.store().Chmod(path, (made.st_mode & 07777) | ((made.st_mode & 0444) >> 2));
+    if (err != 0) return core::ErrnoStatus(err, "cannot make executable", call.Display(path));
+  }
   const int64_t lines = CountLines(applied.content);
   Json data = {{"path", call.Display(path)},
                {"bytesWritten", static_cast<int64_t>(applied.content.size())},

@@ -285,6 +285,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
         absl::string_view h = lines[i].head;
         if (absl::StartsWith(h, "new file mode")) {
           new_file = true;
+          f.executable = absl::StripAsciiWhitespace(h.substr(13)) == "100755";
         } else if (absl::StartsWith(h, "deleted file mode")) {
           deleted_file = true;
         } else if (absl::ConsumePrefix(&h, "rename from ")) {

@@ -54,6 +54,7 @@ struct FilePatch {
   std::optional<std::string> move_to;  // a rename (`rename from/to`, or a git header naming two paths)
   std::vector<DiffHunk> hunks;
   std::vector<std::string> warnings;   // leniencies of the text (wrong counts, ...)
+  bool executable = false;             // kAdd: git's `new file mode 100755` (a script)
   SourceSpan span;                     // header through last hunk line
 };
 
