@@ -1361,6 +1361,11 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       if (!committed->unattributed_changes.empty()) {
         result.warnings.push_back(UnattributedChangesWarning(*committed, ctx.paths.working_root));
       }
+      if (!committed->ignored_uncommitted.empty()) {
+        result.warnings.push_back(absl::StrCat(
+            "ignored by git, so changed but not committed (`clada undo` still takes the change back): ",
+            absl::StrJoin(committed->ignored_uncommitted, ", ")));
+      }
     }
   }
 
