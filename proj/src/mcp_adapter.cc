@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,7 @@
 #include "absl/time/time.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/mcp/src/stdio_transport.h"
 #include "proj/src/clada.h"
 #include "proj/src/cli.h"
@@ -528,11 +530,27 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
       return ErrorResult(absl::StrCat("file_read_media: not an image or audio file by its name: ",
                                       call.arguments["path"].get<std::string>(), "; file_read reads text"));
     }
-    absl::StatusOr<std::string> bytes = core::ReadFileToString(*path, options.settings.max_file_bytes);
-    if (!bytes.ok()) return ErrorResult(absl::StrCat("file_read_media: ", bytes.status().message()));
+    // Read as fs-ops reads: a non-blocking open, and a FIFO, socket or
+    // device named like an image refused, not waited on.
+    std::string bytes;
+    struct stat st;
+    const int err = fs_ops::DiskStore::Get().ReadRegular(*path, options.settings.max_file_bytes, &bytes, &st);
+    if (err == fs_ops::kNotRegular) {
+      return ErrorResult(absl::StrCat("file_read_media: '", call.arguments["path"].get<std::string>(),
+                                      "' is not a regular file (a FIFO, socket or device); it was not opened, so "
+                                      "nothing waits on it"));
+    }
+    if (err == EFBIG) {
+      return ErrorResult(absl::StrCat("file_read_media: '", call.arguments["path"].get<std::string>(),
+                                      "' is over the limit of ", options.settings.max_file_bytes,
+                                      " bytes (setting max_file_size)"));
+    }
+    if (err != 0) {
+      return ErrorResult(absl::StrCat("file_read_media: ", core::ErrnoStatus(err, "cannot read", *path).message()));
+    }
     mcp::ToolResult out;
     out.content.push_back({{"type", absl::StartsWith(type, "image/") ? "image" : "audio"},
-                           {"data", absl::Base64Escape(*bytes)},
+                           {"data", absl::Base64Escape(bytes)},
                            {"mimeType", type}});
     return out;
   };

@@ -466,6 +466,14 @@ void Server::Shutdown() {
   RunQueuedCalls();  // with caller threads: anything they left (nothing, as ServeLines runs)
 }
 
+void Server::CancelAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, flag] : running_) flag->store(true);
+  for (const PendingCall& c : queue_) running_.erase(c.key);
+  queue_.clear();
+  cv_.notify_all();
+}
+
 void Server::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return queue_.empty() && !busy_; });

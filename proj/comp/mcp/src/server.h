@@ -141,6 +141,9 @@ class Server {
   // one not to run cancels it), in order, and is answered; returns once
   // the last has finished.
   void Shutdown();
+  // Cancels every call: a running one sees its flag (exec kills its process
+  // group), a queued one is dropped unanswered. For a client that is gone.
+  void CancelAll();
   // Returns once no call is queued or running (tests).
   void WaitIdle();
   // From now on no worker thread runs the calls: the threads that feed

@@ -1,9 +1,12 @@
 #include "proj/comp/mcp/src/stdio_transport.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 namespace clada::mcp {
 
@@ -144,7 +149,49 @@ absl::Status ReadLines(int fd, size_t max_line_bytes, const std::function<void(a
   }
 }
 
-absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server) {
+namespace {
+
+// Waits until `fd` hangs up (the client closed its end) or `wake_fd` is
+// readable (the serving ended); after a hang-up, gives the serving
+// `stuck_grace` to end, then cancels every call, then exits the process.
+void ExitIfStuckAfterHangUp(int fd, int wake_fd, Server& server, absl::Duration stuck_grace) {
+  // events 0 on `fd`: poll(2) reports only POLLHUP, POLLERR and POLLNVAL,
+  // so lines waiting to be read wake nothing (a regular file never hangs up).
+  pollfd watched[2] = {{fd, 0, 0}, {wake_fd, POLLIN, 0}};
+  for (;;) {
+    const int n = ::poll(watched, 2, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || watched[1].revents != 0) return;
+    if (watched[0].revents != 0) break;
+  }
+  auto ended_within = [wake_fd](absl::Duration wait) {
+    pollfd wake = {wake_fd, POLLIN, 0};
+    const absl::Time until = absl::Now() + wait;
+    for (;;) {
+      const int64_t ms = std::max<int64_t>(absl::ToInt64Milliseconds(until - absl::Now()), 0);
+      const int n = ::poll(&wake, 1, static_cast<int>(std::min<int64_t>(ms, 1 << 30)));
+      if (n < 0 && errno == EINTR) continue;
+      return n != 0;  // ready, or poll failed: do not exit on a guess
+    }
+  };
+  if (ended_within(stuck_grace)) return;
+  server.CancelAll();
+  if (ended_within(absl::Seconds(2))) return;
+  static constexpr char kMessage[] =
+      "clada mcp: the client closed stdin while a call was still running and did not end when cancelled; "
+      "exiting\n";
+  (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ::_exit(1);
+}
+
+}  // namespace
+
+absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server, absl::Duration stuck_grace) {
+  int wake[2];
+  if (::pipe2(wake, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat("pipe: ", ::strerror(errno)));
+  std::thread watcher([&server, fd, wake_fd = wake[0], stuck_grace] {
+    ExitIfStuckAfterHangUp(fd, wake_fd, server, stuck_grace);
+  });
   // Two threads take turns at reading. The one that reads a line handles
   // it (in input order: the next line waits until it is handled), then lets
   // the other read while it runs the tools/calls queued, if no thread is
@@ -184,6 +231,11 @@ absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server) {
   serve();
   other.join();
   server.Shutdown();
+  const char done = 1;
+  (void)!::write(wake[1], &done, 1);
+  watcher.join();
+  ::close(wake[0]);
+  ::close(wake[1]);
   return status;
 }
 

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "proj/comp/mcp/src/json_rpc.h"
 #include "proj/comp/mcp/src/server.h"
 
@@ -36,7 +37,14 @@ absl::Status ReadLines(int fd, size_t max_line_bytes, const std::function<void(a
 // turns at reading: a tools/call runs on the thread that read it while the
 // other reads on (Server::RunCallsOnCallerThreads). Returns what ReadLines
 // would return.
-absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server);
+// A call stuck for good (an open that never returns) must not keep the
+// process alive once the client has gone: when `fd` hangs up (the client
+// closed its end of the pipe) and the serving has not ended `stuck_grace`
+// later, every call is cancelled (exec kills its process group), and if it
+// still has not ended two seconds after that, the process exits (status 1,
+// one line on stderr). Errors: Internal when read(2) or pipe(2) fails.
+absl::Status ServeLines(int fd, size_t max_line_bytes, Server& server,
+                        absl::Duration stuck_grace = absl::Seconds(10));
 
 }  // namespace clada::mcp
 

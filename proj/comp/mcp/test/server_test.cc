@@ -8,6 +8,7 @@
 // Also: ReadLines' framing, FileUriToPath.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "proj/comp/mcp/src/json_rpc.h"
 #include "proj/comp/mcp/src/server.h"
@@ -371,6 +373,41 @@ TEST(ServeLines, AQuickCallRunsBeforeTheNextLineIsRead) {
   std::vector<int64_t> ids;
   for (const std::string& m : output.All()) ids.push_back(Json::parse(m)["id"].get<int64_t>());
   EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, 9})) << absl::StrJoin(output.All(), "\n");
+}
+
+// A call stuck for good (file_read_media once opened a FIFO and waited on
+// it) kept `clada mcp` alive after its client closed stdin. In a child
+// process: a quick call that never returns, even when cancelled, and the
+// client's end closed; the child exits (status 1) instead of hanging.
+TEST(ServeLines, ExitsWhenTheClientHangsUpAndACallIsStuck) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(fds[1]);
+    ToolRegistry tools;
+    Tool stuck{"stuck", "", "Never returns", {{"type", "object"}}, std::nullopt, nullptr, [](const ToolCall&) {
+                 for (;;) ::pause();
+                 return ToolResult::Text("unreachable");
+               }};
+    stuck.quick = true;
+    tools.Add(stuck);
+    Server server({"s", "1", "", 0}, std::move(tools), [](absl::string_view) {});
+    (void)ServeLines(fds[0], 4096, server, absl::Milliseconds(50));
+    ::_exit(0);  // the serving ended by itself: not what this case sets up
+  }
+  ::close(fds[0]);
+  const std::string input = absl::StrCat(
+      R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+      "\n", R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "\n",
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck"}})", "\n");
+  ASSERT_EQ(::write(fds[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::close(fds[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
 TEST(FdWriter, WritesOneLineAMessageAndStopsWhenTheReaderIsGone) {
