@@ -90,7 +90,13 @@ std::string DescribeBlanks(absl::string_view blanks) {
 struct IndentedMatch {
   size_t first = 0;    // index of the file's first matched line
   std::string prefix;  // the blanks the file has before each non-blank SEARCH line
+  bool trailing = false;  // a line matched only with the blanks at its end left out
 };
+
+absl::string_view WithoutTrailingBlanks(absl::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
 
 // Where the (outdented) SEARCH lines match `count` consecutive file lines
 // but for one prefix of blanks on every non-blank line; blank lines match
@@ -107,12 +113,15 @@ std::vector<IndentedMatch> FindIndented(absl::string_view norm, const std::vecto
     auto text = [&](size_t j) {
       return norm.substr(lines[i + j].begin, lines[i + j].end - lines[i + j].begin);
     };
-    if (!absl::EndsWith(text(anchor), search[anchor])) continue;
+    if (!absl::EndsWith(WithoutTrailingBlanks(text(anchor)), WithoutTrailingBlanks(search[anchor]))) continue;
     std::optional<absl::string_view> prefix;
     bool ok = true;
+    bool trailing = false;
     for (size_t j = 0; j < k && ok; ++j) {
-      absl::string_view have = text(j);
-      const std::string& want = search[j];
+      // Blanks at the ends of lines do not count (a diff's tiers ignore them too).
+      const absl::string_view have = WithoutTrailingBlanks(text(j));
+      const absl::string_view want = WithoutTrailingBlanks(search[j]);
+      if (have.size() != text(j).size() || want.size() != search[j].size()) trailing = true;
       if (IsBlank(want)) {
         ok = IsBlank(have);
         continue;
@@ -130,7 +139,7 @@ std::vector<IndentedMatch> FindIndented(absl::string_view norm, const std::vecto
         ok = *prefix == p;
       }
     }
-    if (ok) found.push_back({i, std::string(prefix.value_or(""))});
+    if (ok) found.push_back({i, std::string(prefix.value_or("")), trailing});
   }
   return found;
 }
@@ -189,6 +198,13 @@ std::optional<absl::StatusOr<EditResult>> TryIndentation(const BreakNormalizedTe
   r.replacements = 1;
   r.lines = {static_cast<int64_t>(m.first) + 1};
   std::string how;
+  if (common == 0 && m.prefix.empty()) {
+    r.warnings.push_back(absl::StrCat(
+        "tolerated match (trailing blanks): the SEARCH is not in '", label, "' as written; it matched ",
+        LineSpan(static_cast<int64_t>(m.first) + 1, static_cast<int64_t>(m.first + s_lines.size())),
+        " with the blanks at the ends of its lines ignored"));
+    return absl::StatusOr<EditResult>(std::move(r));
+  }
   if (common == 0) {
     how = absl::StrCat("each line indented by ", DescribeBlanks(m.prefix), " more");
   } else if (m.prefix.empty()) {
@@ -200,7 +216,8 @@ std::optional<absl::StatusOr<EditResult>> TryIndentation(const BreakNormalizedTe
   r.warnings.push_back(absl::StrCat(
       "tolerated match (indentation): the SEARCH is not in '", label, "' as written; it matched ",
       LineSpan(static_cast<int64_t>(m.first) + 1, static_cast<int64_t>(m.first + s_lines.size())),
-      " with its indentation changed (", how, "), and the REPLACE was re-indented the same way"));
+      " with its indentation changed (", how, "), and the REPLACE was re-indented the same way",
+      m.trailing ? "; the blanks at the ends of its lines were ignored" : ""));
   return absl::StatusOr<EditResult>(std::move(r));
 }
 
