@@ -474,6 +474,27 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
 INSTANTIATE_TEST_SUITE_P(Scenarios, ListenScenarioTest, ::testing::ValuesIn(LoadCases("listen_scenarios.json")),
                          CaseName);
 
+TEST(ListenLog, ShowsAHostileFileNameEscaped) {
+  // The terminal line names FILE: an OSC 52 sequence (which sets the
+  // clipboard) and U+202E in its name are shown as escapes, never raw.
+  TempDir tmp;
+  ListenOptions options;
+  options.file = tmp.path() + "/chat\x1b]52;c;Zm9v\x07\xE2\x80\xAE.md";
+  options.state_dir = tmp.path() + "/.clada";
+  std::ostringstream log;
+  options.log = &log;
+  FakeRunner runner;
+  {
+    RunningListener listener(options, &runner);
+    ASSERT_TRUE(listener.WaitReady()) << "listener did not start: " << listener.Stop();
+    EXPECT_TRUE(listener.Stop().ok());
+  }
+  const std::string text = log.str();
+  EXPECT_TRUE(absl::StrContains(text, "chat\\x1b]52;c;Zm9v\\x07\\u202e.md")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "\x1b")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "\xE2\x80\xAE")) << text;
+}
+
 class ListenErrorTest : public ::testing::TestWithParam<Json> {};
 
 TEST_P(ListenErrorTest, RefusesWithAClearError) {
