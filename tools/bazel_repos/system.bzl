@@ -61,7 +61,7 @@ def _pkg_config_libs(ctx, modules, static = False):
 def _pkg_config_library_impl(ctx):
     build = ['package(default_visibility = ["//visibility:public"])', ""]
     linkopts = ctx.attr.linkopts or _pkg_config_libs(ctx, ctx.attr.modules, ctx.attr.static)
-    build.append('cc_library(name = "lib", linkopts = %s)' % repr(linkopts))
+    build.append('cc_library(name = "lib", linkopts = %s, deps = %s)' % (repr(linkopts), repr(ctx.attr.deps)))
     for name, opts in ctx.attr.extra_targets.items():
         build.append('cc_library(name = "%s", linkopts = %s, deps = [":lib"])' % (name, repr(opts)))
     ctx.file("WORKSPACE", "")
@@ -74,6 +74,7 @@ pkg_config_library = repository_rule(
         "static": attr.bool(doc = "link the library's archives statically"),
         "linkopts": attr.string_list(doc = "explicit link options instead of pkg-config's"),
         "extra_targets": attr.string_list_dict(doc = "target name -> raw linkopts"),
+        "deps": attr.string_list(doc = "labels of the main repository linked with the library"),
     },
     local = True,
 )
