@@ -204,8 +204,9 @@ struct BatchPlan {
   // resolved), absolute or relative to the working root given to
   // BeginBatch ("" is the root itself: a million paths under a long root
   // then do not each hold it); a directory covers everything below it. An untracked
-  // or ignored file at or below one of them is kept in the `[clada:pre]`
-  // snapshot, so its old bytes can come back with `clada undo`.
+  // file at or below one of them is kept in the `[clada:pre]` snapshot, an
+  // ignored one under refs/clada/ignored/ (never in a commit), so its old
+  // bytes can come back with `clada undo`.
   PathList paths;
   // The batch runs an exec: any file may change.
   bool has_exec = false;
