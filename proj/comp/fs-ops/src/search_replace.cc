@@ -1,8 +1,10 @@
 #include "proj/comp/fs-ops/src/search_replace.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -98,48 +100,74 @@ absl::string_view WithoutTrailingBlanks(absl::string_view s) {
   return s;
 }
 
+// A line's key for the index: its text without its indentation and the
+// blanks at its end (blank lines all alike). Under one change of indentation a file line can match a
+// SEARCH line only where the keys agree.
+size_t StrippedKey(absl::string_view line) {
+  static const size_t kBlank = std::hash<std::string_view>{}("\n blank line \n");
+  if (IsBlank(line)) return kBlank;
+  absl::string_view text = WithoutTrailingBlanks(line);
+  text.remove_prefix(IndentOf(text));
+  return std::hash<std::string_view>{}(std::string_view(text.data(), text.size()));
+}
+
 // Where the (outdented) SEARCH lines match `count` consecutive file lines
 // but for one prefix of blanks on every non-blank line; blank lines match
 // blank lines. At most `limit` matches.
+// The file's lines are keyed (StrippedKey) and the SEARCH's keys found in
+// them as a sequence (Knuth-Morris-Pratt): O(file + SEARCH) lines, where
+// trying the SEARCH at every line was O(file x SEARCH) (a 76 KB SEARCH
+// against 400,000 lines ran for minutes). Only the windows whose keys agree
+// are checked line by line.
 std::vector<IndentedMatch> FindIndented(absl::string_view norm, const std::vector<FileLine>& lines,
                                         const std::vector<std::string>& search, size_t limit) {
   std::vector<IndentedMatch> found;
   const size_t k = search.size();
   if (k == 0 || lines.size() < k) return found;
-  size_t anchor = 0;  // the first non-blank SEARCH line: a quick test per window
-  while (anchor < k && IsBlank(search[anchor])) ++anchor;
-  if (anchor == k) return found;
-  for (size_t i = 0; i + k <= lines.size() && found.size() < limit; ++i) {
-    auto text = [&](size_t j) {
-      return norm.substr(lines[i + j].begin, lines[i + j].end - lines[i + j].begin);
-    };
-    if (!absl::EndsWith(WithoutTrailingBlanks(text(anchor)), WithoutTrailingBlanks(search[anchor]))) continue;
+  if (std::all_of(search.begin(), search.end(), [](const std::string& l) { return IsBlank(l); })) return found;
+  auto file_line = [&](size_t i) { return norm.substr(lines[i].begin, lines[i].end - lines[i].begin); };
+  std::vector<size_t> want(k);
+  for (size_t j = 0; j < k; ++j) want[j] = StrippedKey(search[j]);
+  // fail[j]: the length of the longest proper prefix of want[0..j] that is
+  // also its suffix.
+  std::vector<size_t> fail(k, 0);
+  for (size_t j = 1, m = 0; j < k; ++j) {
+    while (m > 0 && want[j] != want[m]) m = fail[m - 1];
+    if (want[j] == want[m]) ++m;
+    fail[j] = m;
+  }
+  auto matches_at = [&](size_t i) {
     std::optional<absl::string_view> prefix;
-    bool ok = true;
     bool trailing = false;
-    for (size_t j = 0; j < k && ok; ++j) {
+    for (size_t j = 0; j < k; ++j) {
       // Blanks at the ends of lines do not count (a diff's tiers ignore them too).
-      const absl::string_view have = WithoutTrailingBlanks(text(j));
-      const absl::string_view want = WithoutTrailingBlanks(search[j]);
-      if (have.size() != text(j).size() || want.size() != search[j].size()) trailing = true;
-      if (IsBlank(want)) {
-        ok = IsBlank(have);
+      const absl::string_view text = file_line(i + j);
+      const absl::string_view have = WithoutTrailingBlanks(text);
+      const absl::string_view w = WithoutTrailingBlanks(search[j]);
+      if (have.size() != text.size() || w.size() != search[j].size()) trailing = true;
+      if (IsBlank(w)) {
+        if (!IsBlank(have)) return;
         continue;
       }
-      if (have.size() < want.size() || !absl::EndsWith(have, want)) {
-        ok = false;
-        continue;
-      }
-      absl::string_view p = have.substr(0, have.size() - want.size());
-      if (IndentOf(p) != p.size()) {
-        ok = false;
-      } else if (!prefix.has_value()) {
+      if (have.size() < w.size() || !absl::EndsWith(have, w)) return;
+      absl::string_view p = have.substr(0, have.size() - w.size());
+      if (IndentOf(p) != p.size()) return;
+      if (!prefix.has_value()) {
         prefix = p;
-      } else {
-        ok = *prefix == p;
+      } else if (*prefix != p) {
+        return;
       }
     }
-    if (ok) found.push_back({i, std::string(prefix.value_or("")), trailing});
+    found.push_back({i, std::string(prefix.value_or("")), trailing});
+  };
+  for (size_t i = 0, m = 0; i < lines.size() && found.size() < limit; ++i) {
+    const size_t key = StrippedKey(file_line(i));
+    while (m > 0 && key != want[m]) m = fail[m - 1];
+    if (key == want[m]) ++m;
+    if (m == k) {
+      matches_at(i + 1 - k);
+      m = fail[k - 1];
+    }
   }
   return found;
 }
