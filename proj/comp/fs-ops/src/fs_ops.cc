@@ -634,6 +634,9 @@ void DescribeNewFile(absl::string_view content, Json& data) {
   data["first_lines"] = std::string(content.substr(0, end));
 }
 
+// " (1 line)", " (12 lines)": how long the file was, for an error.
+std::string LinesWere(int64_t lines) { return absl::StrCat(" (", lines, lines == 1 ? " line)" : " lines)"); }
+
 // The refusal of a write or an edit that would put a lazy placeholder
 // (placeholder.h) over real code: the one error every action gives for it.
 // `where` names the line ("content line 3"), `was` the file's size before.
@@ -689,7 +692,7 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
     std::optional<internal::PlaceholderLine> ph =
         internal::FindPlaceholder(content, old_text.has_value() ? absl::string_view(*old_text) : "");
     if (ph.has_value()) {
-      std::string was = old_text.has_value() ? absl::StrCat(" (", CountLines(*old_text), " lines)") : "";
+      std::string was = old_text.has_value() ? LinesWere(CountLines(*old_text)) : "";
       return PlaceholderRefused(*ph, absl::StrCat("content line ", ph->line_number), call.Display(path), was,
                                 "Send the whole file with every line, or change only the part that changes with "
                                 "file_replace_text (or file_replace_lines)");
@@ -804,7 +807,7 @@ absl::StatusOr<ActionOutcome> EditFileAt(const Call& call, const std::string& pa
   }
   if (std::optional<internal::PlaceholderLine> ph = EditPlaceholder(f.body, r.content)) {
     return PlaceholderRefused(*ph, absl::StrCat("line ", ph->line_number, " of the edited file"), call.Display(path),
-                              absl::StrCat(" (", CountLines(f.body), " lines)"),
+                              LinesWere(CountLines(f.body)),
                               "Write out every line the new text keeps, or change a smaller part: the text to "
                               "replace needs only the lines that change");
   }
