@@ -10,6 +10,7 @@
 #include <linux/openat2.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -336,6 +337,11 @@ absl::StatusOr<PathPolicy> MakePathPolicy(const std::string& working_root,
   return policy;
 }
 
+namespace {
+// The most components a canonical path may have (see ResolvePath).
+constexpr int kMaxPathComponents = 99;
+}  // namespace
+
 absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_view path) {
   if (path.empty()) return absl::InvalidArgumentError("invalid_path: the path is empty");
   if (path.find('\0') != absl::string_view::npos) {
@@ -351,6 +357,16 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
       CanonicalizeExistingPrefix(path, NormalizeAbsolutePath(absolute), &existing_mode);
   if (!resolved.ok()) return resolved.status();
   const std::string& canonical = *resolved;
+  // git (libgit2) stops at a directory nested 100 levels below a work
+  // tree's top ("directory nesting too deep"), and then every status,
+  // commit and undo fails until it is removed by hand. Counted from `/`,
+  // which no work tree is above: 99 components at most.
+  if (std::count(canonical.begin(), canonical.end(), '/') > kMaxPathComponents) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "path_too_deep: '", path, "' is ", std::count(canonical.begin(), canonical.end(), '/'),
+        " folders deep from /; clada keeps paths to ", kMaxPathComponents,
+        " (git cannot track a folder nested 100 deep in a repository, and every later commit and undo would fail)"));
+  }
 
   const std::string* root_of_path = nullptr;
   for (const std::string& root : policy.allowed_roots) {

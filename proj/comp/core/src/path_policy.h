@@ -50,6 +50,9 @@ std::string NormalizeAbsolutePath(absl::string_view path);
 // that does not exist yet is appended lexically.
 // Errors (message starts with the error type the LLM sees):
 //   InvalidArgument "invalid_path: ..." for an empty path or one with NUL;
+//   InvalidArgument "path_too_deep: ..." for a canonical path of more than
+//   99 components (git cannot track a folder nested 100 deep, and every
+//   later commit and undo would fail);
 //   PermissionDenied "path_escape: ..." when the result leaves every allowed root;
 //   PermissionDenied "path_denied: ..." for `.git` internals, `.ssh`, `.clada`, /etc, /proc, /sys,
 //   a planted git repository, a protected file, or a path realpath(3) cannot resolve.

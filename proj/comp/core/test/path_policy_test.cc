@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -218,6 +219,28 @@ TEST(ResolvePath, RefusesAProtectedFileByIdentityNotSpelling) {
   EXPECT_EQ(got.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(absl::StartsWith(got.status().message(), "path_denied: ")) << got.status();
   EXPECT_TRUE(ResolvePath(*policy, "notes/other.md").ok());
+}
+
+// Issue 34: git (libgit2) fails on every status, commit and undo once a
+// directory is nested 100 levels below the work tree's top, so one
+// `dir_create` that deep broke every later run until removed by hand. Such
+// a path is refused before anything is written.
+TEST(ResolvePath, RefusesAPathTooDeepForGit) {
+  Sandbox s = MakeSandbox();
+  const int root_depth = static_cast<int>(std::count(s.root.begin(), s.root.end(), '/'));
+  ASSERT_LT(root_depth, 90);
+  std::string ok;  // 99 components in all: the deepest allowed
+  for (int i = root_depth; i < 99; ++i) absl::StrAppend(&ok, ok.empty() ? "" : "/", "d");
+  absl::StatusOr<std::string> fine = ResolvePath(MakePathPolicy(s.root, {}).value(), ok);
+  EXPECT_TRUE(fine.ok()) << fine.status();
+  absl::StatusOr<std::string> deep = ResolvePath(MakePathPolicy(s.root, {}).value(), ok + "/d");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(deep.status().message(), "path_too_deep: ")) << deep.status();
+  std::string hundred_one;  // the issue's `dir_create` 101 levels deep
+  for (int i = 0; i < 101; ++i) absl::StrAppend(&hundred_one, i ? "/" : "", "d");
+  EXPECT_FALSE(ResolvePath(MakePathPolicy(s.root, {}).value(), hundred_one).ok());
+  EXPECT_NE(::access((s.root + "/d").c_str(), F_OK), 0);
 }
 
 TEST(IsDeniedName, FoldsAsACaseInsensitiveFileSystem) {
