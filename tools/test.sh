@@ -5,6 +5,10 @@
 #                                            (again under ASan + UBSan, clang-14;
 #                                             the benchmarks are built in stage 1 only)
 #   3. tools/fuzz.sh                         (each libFuzzer target for $FUZZ_SECONDS, default 20)
+#   4. tools/release.sh --allow-dirty        (the release's checks: the binary needs only the C
+#                                             library and runs with an empty environment, the npm
+#                                             package installs offline and passes the MCP SDK
+#                                             client's test; counted as one test)
 # Ends with one line `N passed, M failed`, counted from Bazel's test
 # summaries (a fuzz target that finds a crash counts as one failed test).
 # `tools/test.sh --quick` runs stage 1 only.
@@ -29,6 +33,11 @@ run_stage bazel test //... "$@"
 if [[ $quick -eq 0 ]]; then
   run_stage bazel test --config=asan --build_tests_only //... "$@"
   run_stage tools/fuzz.sh "${FUZZ_SECONDS:-20}"
+  if run_stage tools/release.sh --allow-dirty; then
+    echo "//tools:release_checks PASSED" >>"$log"
+  else
+    echo "//tools:release_checks FAILED" >>"$log"
+  fi
 fi
 
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
