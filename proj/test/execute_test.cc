@@ -823,6 +823,18 @@ JsonRun RunAsJson(const std::string& answer, const std::string& a_txt, bool spil
   return run;
 }
 
+// A block ID that ends inside a character (E2 82) once made dump() throw
+// nlohmann's type_error 316 and `clada run --json` abort: the document
+// shows U+FFFD for each bad byte, spilled or not.
+TEST(Execute, JsonDocumentRepairsABlockIdOfInvalidUtf8) {
+  for (bool spill : {false, true}) {
+    JsonRun run = RunAsJson("#!nesl [@three-char-SHA-256: app\xe2\x82]\ncontent = <<'EOT_app'\n", "a\n", spill);
+    const core::Json doc = core::Json::parse(run.document);
+    ASSERT_FALSE(doc["parseErrors"].empty()) << run.document;
+    EXPECT_EQ(doc["parseErrors"][0]["label"], "app\xEF\xBF\xBD\xEF\xBF\xBD") << run.document;
+  }
+}
+
 // Issue 17 #9: a --json run of 600,000 small blocks peaked at 1.97 GB: it
 // kept every result, then built the whole document. With spill_results
 // each result is written to a temporary file as it finishes, and
