@@ -472,6 +472,7 @@ struct Environment {
   std::string root;
   Settings settings;
   bool root_is_repository_top = false;  // chosen for a folder inside a repository
+  bool root_is_elsewhere = false;       // not the current folder (named first in the report)
 };
 
 // The top of the git work tree holding `dir` (canonical): the nearest folder
@@ -510,6 +511,8 @@ absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
       env.root_is_repository_top = true;
     }
   }
+  char base_real[PATH_MAX];
+  env.root_is_elsewhere = ::realpath(env.base.c_str(), base_real) == nullptr || env.root != base_real;
   env.settings = DefaultSettings();
   absl::Status status = ApplySettingsFile(env.root + "/.clada/config.yaml", env.settings);
   if (!status.ok()) return status;
@@ -547,9 +550,10 @@ int RunCommand(const Invocation& inv, const Environment& env, std::istream& in, 
     WriteExecutionResultJson(result, out);
     out << "\n";
   } else {
-    if (env.root_is_repository_top) {
+    if (env.root_is_elsewhere) {
       out << "working root: " << core::EscapeForTerminal(env.root)
-          << " (the top of the git repository; --root . runs in the current folder)\n";
+          << (env.root_is_repository_top ? " (the top of the git repository; --root . runs in the current folder)" : "")
+          << "\n";
     }
     out << FormatTextReport(result, settings.report_budget_bytes);
   }

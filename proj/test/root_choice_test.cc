@@ -77,6 +77,13 @@ TEST_F(RootChoice, RootFlagKeepsTheCurrentFolder) {
   EXPECT_FALSE(absl::StrContains(out, "working root:")) << out;
 }
 
+TEST_F(RootChoice, ARootFlagNamingAnotherFolderIsNamedFirst) {
+  std::string out;
+  EXPECT_EQ(Run(".", "--root src", &out), 0) << out;
+  EXPECT_TRUE(Exists("src/tests/test_x.py"));
+  EXPECT_TRUE(absl::StartsWith(out, absl::StrCat("working root: ", repo_, "/src\n"))) << out;
+}
+
 TEST_F(RootChoice, ASettingsFileInTheCurrentFolderKeepsIt) {
   ASSERT_EQ(clada::testing::Sh(absl::StrCat("mkdir -p ", ShellQuote(repo_ + "/src/.clada"), " && : > ",
                                             ShellQuote(repo_ + "/src/.clada/config.yaml"))),
