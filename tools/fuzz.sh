@@ -26,6 +26,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/mcp:mcp_message_fuzz
     //proj/comp/replacer-reader:replacer_reader_fuzz
     //proj/comp/listener:listener_scan_fuzz
+    //proj:run_json_fuzz
   )
 fi
 
