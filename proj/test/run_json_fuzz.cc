@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -24,11 +25,13 @@
 
 namespace {
 
-// One root for every input: a dry run never changes it.
+// One root for every input: a dry run never changes it. Under Bazel's
+// TEST_TMPDIR in the replay test (removed with it), else in /tmp.
 const std::string& Root() {
   static const std::string root = [] {
-    char tmpl[] = "/tmp/clada-run-json-fuzz.XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
+    const char* base = std::getenv("TEST_TMPDIR");
+    std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/clada-run-json-fuzz.XXXXXX";
+    const char* made = ::mkdtemp(tmpl.data());
     Check(made != nullptr);
     return std::string(made);
   }();
