@@ -1366,6 +1366,12 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
             "ignored by git, so changed but not committed (`clada undo` still takes the change back): ",
             absl::StrJoin(committed->ignored_uncommitted, ", ")));
       }
+      if (!committed->head_moved.empty()) {
+        result.warnings.push_back(absl::StrCat(
+            "HEAD moved during the batch (", committed->head_moved,
+            "): its code, or someone else, committed; the AI commit records it, and `clada undo` takes the batch "
+            "back, those commits included"));
+      }
     }
   }
 

@@ -736,6 +736,7 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
   }
   const bool moved_on = begin_commit != nullptr;
   if (moved_on) {
+    result.head_moved = absl::StrCat(ShortOid(*s.head_at_begin), " -> ", ShortOid(*head_id));
     s.notes.push_back(absl::StrCat(
         "HEAD moved during the batch (", ShortOid(*s.head_at_begin), " -> ", ShortOid(*head_id),
         "): the batch's code, or someone else, committed; the AI commit records it, and `clada undo` "

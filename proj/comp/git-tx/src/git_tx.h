@@ -92,6 +92,11 @@ struct BatchCommitResult {
   // kept under refs/clada/ignored/ so `clada undo` still takes the change
   // back.
   std::vector<std::string> ignored_uncommitted;
+  // HEAD moved on during the batch (its code ran `git commit`, or someone
+  // else committed): "<old> -> <new>" short ids. The AI commit records it
+  // and `clada undo` takes the batch back to <old>, those commits included.
+  // "" when HEAD stayed.
+  std::string head_moved;
   // The commit's subject ("AI: write a.txt (1 ok)"), or why there is none.
   std::string summary;
 };

@@ -336,6 +336,9 @@ class Scenario {
         want.push_back(Abs(f.get<std::string>()));
       EXPECT_EQ(result->foreign_changes, want);
     }
+    if (step.contains("head_moved")) {
+      EXPECT_EQ(!result->head_moved.empty(), step["head_moved"].get<bool>()) << result->head_moved;
+    }
     if (step.contains("unattributed")) {
       std::vector<std::string> want;
       for (const json& f : step["unattributed"])

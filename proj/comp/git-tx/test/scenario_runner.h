@@ -15,7 +15,8 @@
 //   {"finish": [{"action", "target", "ok"?, "touched"?: [rel], "anything"?,
 //                "repeat"?: N (N records, "{n}" = 1..N in target and touched)}],
 //    "error"?, "commit"?: bool, "summary"?: "exact", "foreign"?: [rel],
-//    "unattributed"?: [rel], "snapshot"?: bool (a [clada:pre] was made)}
+//    "unattributed"?: [rel], "snapshot"?: bool (a [clada:pre] was made),
+//    "head_moved"?: bool (BatchCommitResult::head_moved is set)}
 //   {"abandon": true}                 drop the batch without Finish, as a
 //                                     clada killed mid-batch would
 //   {"command": "undo", "args"?: [...], "mode"?: "off", "exit": 0, "out"?:
