@@ -34,6 +34,7 @@
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
@@ -92,6 +93,28 @@ std::string PathRefusal(absl::string_view action_name, const core::Json& params,
   return "";
 }
 
+// Why an action's own path parameters cannot be run, or "" when each is
+// UTF-8 text: clada's journal, commit bodies, reports and JSON hold names
+// as UTF-8, so a name that is not could be neither recorded nor undone (a
+// CSL `<---WRITE file="a\xff.txt"--->` aborted every run in a repository).
+// Checked here, for every dialect and MCP, before anything is planned or
+// run; names already on disk (a directory walk) are not affected.
+std::string NonUtf8PathRefusal(absl::string_view action_name, const core::Json& params) {
+  const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
+  if (def == nullptr) return "";
+  for (const sham_action_parser::ParameterDef& p : def->parameters) {
+    if (p.format != "path" && p.format != "multiline_paths") continue;
+    auto it = params.find(p.name);
+    if (it == params.end() || !it->is_string()) continue;
+    size_t bad = 0;
+    if (!core::IsValidUtf8(it->get_ref<const std::string&>(), &bad)) {
+      return absl::StrCat("invalid_path: parameter '", p.name, "' is not valid UTF-8 (byte ", bad,
+                          "); clada writes file names as UTF-8 text only: send the name in UTF-8");
+    }
+  }
+  return "";
+}
+
 // What the batch's valid actions are about to write, move or delete (each
 // path parameter of a `write` action, resolved; a path a real run refuses is
 // left out, its action fails), and whether an exec runs: git-tx keeps the
@@ -103,6 +126,7 @@ void PlanAction(const core::Action& action, const core::PathPolicy& paths, git_t
     if (def == nullptr) return;
     if (def->executor == "exec") plan.has_exec = true;
     if (def->type != "write") return;
+    if (!NonUtf8PathRefusal(action.name, action.params).empty()) return;  // refused when it runs
     for (const sham_action_parser::ParameterDef& p : def->parameters) {
       if (p.format != "path" && p.format != "multiline_paths") continue;
       auto it = action.params.find(p.name);
@@ -128,6 +152,12 @@ void PlanAction(const core::Action& action, const core::PathPolicy& paths, git_t
 // actions are not simulated and are shown as what would run.
 void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_ops::OverlayStore& store,
                   ActionResult* r) {
+  if (std::string bad = NonUtf8PathRefusal(action.name, action.params); !bad.empty()) {
+    r->success = false;
+    r->error = absl::StrCat(action.name, ": ", bad, " (a real run would refuse this action)");
+    r->data = core::Json{{"planned", true}};
+    return;
+  }
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
   if (def != nullptr && def->executor == "fs-ops") {
     core::ActionOutcome outcome = fs_ops::ExecuteFileOperation(action, ctx, store);
@@ -1056,6 +1086,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionName
 core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecContext& ctx) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
   if (def == nullptr) return core::ActionOutcome::Fail(absl::StrCat("Unknown action: ", action.name));
+  if (std::string bad = NonUtf8PathRefusal(action.name, action.params); !bad.empty()) {
+    return core::ActionOutcome::Fail(absl::StrCat(action.name, ": ", bad));
+  }
   if (def->executor == "fs-ops") return fs_ops::ExecuteFileOperation(action, ctx);
   if (def->executor == "exec") return exec::ExecuteCode(action, ctx);
   if (def->executor == "context") return context::ExecuteContextAction(action, ctx);

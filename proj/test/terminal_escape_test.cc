@@ -107,4 +107,35 @@ TEST_F(TerminalEscape, NoCommandPrintsAHostileNameRaw) {
   Clada(absl::StrCat("run ", ShellQuote(kHostile)));
 }
 
+// A name that is not UTF-8 reached git-tx's JSON journal from a CSL block
+// and aborted clada run (exit 134) in a repository. Every dialect's path
+// is checked once, in the engine: each of these ends in an ordinary
+// report, exit 1, nothing written and the repository still usable.
+TEST_F(TerminalEscape, NamesThatAreNotUtf8AreRefusedInEveryDialect) {
+  const std::string bad = "a\xff.txt";
+  const std::vector<std::string> answers = {
+      "<---WRITE file=\"" + bad + "\"--->\nhello\n<---END--->\n",
+      "<tasks>\n<write path=\"" + bad + "\">hello</write>\n</tasks>\n",
+      "#!SHAM [@three-char-SHA-256: k7m]\naction = \"file_write\"\npath = \"" + bad +
+          "\"\ncontent = \"x\"\n#!END_SHAM_k7m\n",
+      "```\n" + bad + "\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE\n```\n",
+      "*** Begin Patch\n*** Add File: " + bad + "\n+hello\n*** End Patch\n",
+      "```diff\n--- /dev/null\n+++ b/" + bad + "\n@@ -0,0 +1 @@\n+hello\n```\n",
+  };
+  for (size_t i = 0; i < answers.size(); ++i) {
+    SCOPED_TRACE(i);
+    WriteFile("answer.md", answers[i]);
+    for (const char* args : {"run --dry-run answer.md", "run answer.md", "run --json answer.md"}) {
+      SCOPED_TRACE(args);
+      const int status = clada::testing::Sh(absl::StrCat("cd ", ShellQuote(dir_), " && ",
+                                                         ShellQuote(clada::testing::CladaBinary()), " ", args,
+                                                         " </dev/null >.stdout 2>.stderr"));
+      ASSERT_TRUE(WIFEXITED(status)) << ReadAll(dir_ + "/.stderr");
+      EXPECT_EQ(WEXITSTATUS(status), 1) << ReadAll(dir_ + "/.stdout") << ReadAll(dir_ + "/.stderr");
+      EXPECT_NE(::access((dir_ + "/" + bad).c_str(), F_OK), 0);
+    }
+  }
+  Clada("run --json answer.md");  // and the next run is an ordinary one
+}
+
 }  // namespace

@@ -21,7 +21,6 @@
 #include "absl/strings/str_split.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/state_dir.h"
-#include "proj/comp/core/src/utf8.h"
 
 namespace clada::core {
 namespace {
@@ -351,15 +350,6 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
   if (path.size() >= PATH_MAX) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid_path: the path is ", path.size(), " bytes long (limit ", PATH_MAX - 1, ")"));
-  }
-  // clada's journal, commit bodies, reports and JSON are UTF-8 text: a name
-  // that is not could be neither recorded nor undone (every dialect's path
-  // comes here, so this is the one check).
-  size_t bad = 0;
-  if (!IsValidUtf8(path, &bad)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid_path: the path is not valid UTF-8 (byte ", bad,
-        "); clada writes file names as UTF-8 text only: send the name in UTF-8"));
   }
   std::string absolute = path[0] == '/' ? std::string(path) : absl::StrCat(policy.working_root, "/", path);
   mode_t existing_mode = 0;

@@ -49,8 +49,7 @@ std::string NormalizeAbsolutePath(absl::string_view path);
 // absolute path. Existing prefixes are resolved through symlinks; the part
 // that does not exist yet is appended lexically.
 // Errors (message starts with the error type the LLM sees):
-//   InvalidArgument "invalid_path: ..." for an empty path, one with NUL, one
-//   longer than PATH_MAX, or one that is not valid UTF-8;
+//   InvalidArgument "invalid_path: ..." for an empty path or one with NUL;
 //   InvalidArgument "path_too_deep: ..." for a canonical path of more than
 //   99 components (git cannot track a folder nested 100 deep, and every
 //   later commit and undo would fail);
