@@ -1,7 +1,9 @@
 #include "proj/comp/core/src/terminal_text.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 
 namespace clada::core {
 namespace {
@@ -111,53 +113,68 @@ void AppendCodePointEscape(uint32_t cp, TerminalForm form, std::string* out) {
   }
 }
 
-}  // namespace
-
-size_t AppendEscapedForTerminal(absl::string_view text, TerminalForm form, bool final, std::string* out) {
+// AppendEscapedForTerminal that stops, at a whole character or escape,
+// before `out` would grow by more than `limit` bytes.
+size_t AppendEscaped(absl::string_view text, TerminalForm form, bool final, size_t limit, std::string* out) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   const bool lines = form != TerminalForm::kOneLine;
+  const size_t start = out->size();
+  const auto room = [&] { return limit - (out->size() - start); };
+  std::string escape;
   size_t i = 0;
   while (i < n) {
     // A run of bytes that are kept as they are, copied at once.
     size_t run = i;
     while (run < n && (kPlainTable[s[run]] || (lines && (s[run] == '\n' || s[run] == '\t')))) ++run;
-    out->append(text.data() + i, run - i);
-    i = run;
-    if (i == n) break;
+    const size_t copied = std::min(run - i, room());
+    out->append(text.data() + i, copied);
+    i += copied;
+    if (i == n || i < run) break;
     const unsigned char c = s[i];
+    size_t used = 1;
+    escape.clear();
     if (c < 0x80) {
       if (c == '\r' && lines) {
         if (i + 1 == n && !final) break;  // "\r\n" or not: the next byte tells
         if (i + 1 < n && s[i + 1] == '\n') {
-          out->append("\r\n");
-          i += 2;
-          continue;
+          escape = "\r\n";
+          used = 2;
         }
       }
-      AppendByteEscape(c, form, out);
-      ++i;
-      continue;
-    }
-    const Unit u = Decode(s, n, i);
-    if (!u.complete && !final) break;
-    if (!u.valid) {
-      if (form == TerminalForm::kJson) {
-        out->append("\\ufffd");
-      } else {
-        AppendByteEscape(c, form, out);
-      }
-      ++i;
-      continue;
-    }
-    if (IsHidden(u.cp)) {
-      AppendCodePointEscape(u.cp, form, out);
+      if (escape.empty()) AppendByteEscape(c, form, &escape);
     } else {
-      out->append(text.data() + i, u.len);
+      const Unit u = Decode(s, n, i);
+      if (!u.complete && !final) break;
+      if (!u.valid) {
+        if (form == TerminalForm::kJson) {
+          escape = "\\ufffd";
+        } else {
+          AppendByteEscape(c, form, &escape);
+        }
+      } else if (IsHidden(u.cp)) {
+        AppendCodePointEscape(u.cp, form, &escape);
+        used = u.len;
+      } else {
+        escape.assign(text.data() + i, u.len);
+        used = u.len;
+      }
     }
-    i += u.len;
+    if (escape.size() > room()) break;
+    out->append(escape);
+    i += used;
   }
   return i;
+}
+
+}  // namespace
+
+size_t AppendEscapedForTerminal(absl::string_view text, TerminalForm form, bool final, std::string* out) {
+  return AppendEscaped(text, form, final, std::numeric_limits<size_t>::max(), out);
+}
+
+size_t AppendEscapedForTerminalWithin(absl::string_view text, TerminalForm form, size_t limit, std::string* out) {
+  return AppendEscaped(text, form, /*final=*/true, limit, out);
 }
 
 std::string EscapeForTerminal(absl::string_view text, TerminalForm form) {

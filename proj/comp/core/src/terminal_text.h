@@ -58,6 +58,14 @@ std::string EscapeForTerminal(absl::string_view text, TerminalForm form = Termin
 // `final` true every byte is consumed.
 size_t AppendEscapedForTerminal(absl::string_view text, TerminalForm form, bool final, std::string* out);
 
+// Appends the escaped form of the longest prefix of `text` whose escaped
+// form takes at most `limit` bytes, cut only between characters (an escape,
+// a multi-byte character and a kept "\r\n" are never split), to `out` and
+// returns the length of that prefix in bytes. As AppendEscapedForTerminal
+// with `final` true otherwise: EscapeForTerminal of the prefix is what is
+// appended.
+size_t AppendEscapedForTerminalWithin(absl::string_view text, TerminalForm form, size_t limit, std::string* out);
+
 // A stream buffer that writes what it is given to `dest`, escaped
 // (AppendEscapedForTerminal), so a command printing through it cannot put a
 // raw control sequence on the terminal whatever its parts forgot. Bytes are

@@ -63,6 +63,11 @@ bool IsValidUtf8(absl::string_view text, size_t* bad_offset) {
   }
 }
 
+size_t Utf8SequenceLength(absl::string_view text, size_t offset) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
+  return SequenceLength(begin + offset, begin + text.size());
+}
+
 std::string ToValidUtf8(absl::string_view text) {
   size_t bad = 0;
   if (IsValidUtf8(text, &bad)) return std::string(text);

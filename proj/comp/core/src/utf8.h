@@ -22,6 +22,12 @@ namespace clada::core {
 // of the first byte of the first ill-formed sequence.
 bool IsValidUtf8(absl::string_view text, size_t* bad_offset = nullptr);
 
+// The length (1..4) of the well-formed UTF-8 sequence that starts at
+// `text[offset]`, or 0 when that byte starts none (a continuation byte, an
+// overlong form, a surrogate, a sequence cut by the end of `text`):
+// ToValidUtf8 replaces that one byte with U+FFFD. `offset` < text.size().
+size_t Utf8SequenceLength(absl::string_view text, size_t offset);
+
 // `text` with every ill-formed byte replaced by U+FFFD. Returns a copy of
 // `text` unchanged when it is already valid.
 std::string ToValidUtf8(absl::string_view text);

@@ -89,6 +89,49 @@ TEST(EscapeForTerminal, NoEscapeOrBidiOrC1ByteSurvivesAnyByte) {
   }
 }
 
+TEST(AppendEscapedForTerminalWithin, AppendsTheEscapeOfTheLongestPrefixThatFits) {
+  for (const Case& c : Cases()) {
+    for (TerminalForm form : {TerminalForm::kLines, TerminalForm::kOneLine, TerminalForm::kJson}) {
+      const std::string whole = EscapeForTerminal(c.in, form);
+      size_t last = 0;
+      for (size_t limit = 0; limit <= whole.size() + 1; ++limit) {
+        std::string out = "kept";
+        const size_t used = AppendEscapedForTerminalWithin(c.in, form, limit, &out);
+        ASSERT_LE(used, c.in.size());
+        const std::string prefix_escaped = EscapeForTerminal(c.in.substr(0, used), form);
+        EXPECT_EQ(out, "kept" + prefix_escaped) << c.in << " " << limit;
+        EXPECT_LE(prefix_escaped.size(), limit) << c.in;
+        EXPECT_GE(used, last) << c.in << " " << limit;
+        last = used;
+      }
+      std::string out;
+      EXPECT_EQ(AppendEscapedForTerminalWithin(c.in, form, whole.size(), &out), c.in.size()) << c.in;
+      EXPECT_EQ(out, whole);
+    }
+  }
+}
+
+TEST(AppendEscapedForTerminalWithin, NeverSplitsAnEscapeACharacterOrALineEnd) {
+  std::string out;
+  EXPECT_EQ(AppendEscapedForTerminalWithin("ab\x1b" "c", TerminalForm::kLines, 5, &out), 2u);
+  EXPECT_EQ(out, "ab");
+  out.clear();
+  EXPECT_EQ(AppendEscapedForTerminalWithin("ab\x1b" "c", TerminalForm::kLines, 6, &out), 3u);
+  EXPECT_EQ(out, "ab\\x1b");
+  out.clear();
+  EXPECT_EQ(AppendEscapedForTerminalWithin("a\r\nb", TerminalForm::kLines, 2, &out), 1u);
+  EXPECT_EQ(out, "a");
+  out.clear();
+  EXPECT_EQ(AppendEscapedForTerminalWithin("a\xC3\xA9", TerminalForm::kLines, 2, &out), 1u);
+  EXPECT_EQ(out, "a");
+  out.clear();
+  EXPECT_EQ(AppendEscapedForTerminalWithin("\xE2\x80\xAEz", TerminalForm::kLines, 5, &out), 0u);
+  EXPECT_EQ(out, "");
+  out.clear();
+  EXPECT_EQ(AppendEscapedForTerminalWithin("plain text", TerminalForm::kLines, 5, &out), 5u);
+  EXPECT_EQ(out, "plain");
+}
+
 TEST(TerminalStream, WritesWhatItIsGivenEscapedHoweverItIsCut) {
   // The stream sees the text in pieces cut anywhere, flushed between them:
   // what reaches the destination is the text escaped whole.

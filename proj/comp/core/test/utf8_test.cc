@@ -16,6 +16,26 @@ TEST(ToValidUtf8, ReplacesEachBadByte) {
   EXPECT_EQ(ToValidUtf8("\xff"), "\xEF\xBF\xBD");
 }
 
+TEST(Utf8SequenceLength, IsTheWellFormedSequenceOrZero) {
+  const std::string text = "a\xc3\xa9\xe2\x80\xae\xf0\x9f\x98\x80\xc0\xaf\xed\xa0\x80\x80\xe2\x82";
+  EXPECT_EQ(Utf8SequenceLength(text, 0), 1u);
+  EXPECT_EQ(Utf8SequenceLength(text, 1), 2u);
+  EXPECT_EQ(Utf8SequenceLength(text, 3), 3u);
+  EXPECT_EQ(Utf8SequenceLength(text, 6), 4u);
+  EXPECT_EQ(Utf8SequenceLength(text, 10), 0u);  // overlong
+  EXPECT_EQ(Utf8SequenceLength(text, 12), 0u);  // surrogate
+  EXPECT_EQ(Utf8SequenceLength(text, 15), 0u);  // lone continuation
+  EXPECT_EQ(Utf8SequenceLength(text, 16), 0u);  // cut by the end
+  // Stepping by it (one byte where it is 0) gives ToValidUtf8's repair.
+  std::string rebuilt;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceLength(text, i);
+    rebuilt += n == 0 ? std::string("\xEF\xBF\xBD") : text.substr(i, n);
+    i += n == 0 ? 1 : n;
+  }
+  EXPECT_EQ(rebuilt, ToValidUtf8(text));
+}
+
 // An answer's block ID ending inside a character (E2 82) once made
 // dump() throw type_error 316 and `clada run --json` abort.
 TEST(MakeJsonValidUtf8, RepairsStringsAndKeysSoDumpCannotThrow) {
