@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/fs-ops/src/file_store.h"
+#include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/mcp/src/stdio_transport.h"
 #include "proj/src/clada.h"
 #include "proj/src/cli.h"
@@ -118,6 +120,9 @@ std::string FileType(mode_t mode) {
   if (S_ISREG(mode)) return "file";
   if (S_ISDIR(mode)) return "directory";
   if (S_ISLNK(mode)) return "symlink";
+  if (S_ISFIFO(mode)) return "fifo";
+  if (S_ISSOCK(mode)) return "socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "device";
   return "other";
 }
 
@@ -213,14 +218,24 @@ absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, Cal
   return c;
 }
 
-// Walks a directory for dir_tree: names sorted, .git/.ssh/.clada left out,
-// symlinks shown and not followed, at most kMaxTreeEntries entries.
+// Walks a directory for dir_tree as fs-ops' listings do: through its store,
+// names sorted, denied names (.git, .ssh, .clada, ...) left out, every
+// entry but a symlink passed through ResolvePath (one that fails is left
+// out), symlinks shown and never followed. Iterative (an explicit stack),
+// at most kMaxTreeEntries entries and kMaxTreeDepth levels, checking the
+// call's deadline and cancellation: where it stops, `stopped` says why.
 constexpr int kMaxTreeEntries = 20000;
+constexpr int kMaxTreeDepth = 64;
 
 struct TreeWalk {
   std::vector<std::string> excludes;
+  const core::PathPolicy* policy = nullptr;
+  absl::Time deadline = absl::InfiniteFuture();
+  const std::atomic<bool>* cancelled = nullptr;
   int entries = 0;
   bool truncated = false;
+  bool halted = false;  // stopped whole: no more entries at all
+  std::string stopped;  // max_entries, max_depth, deadline or cancelled; "" when whole
 };
 
 bool Excluded(const TreeWalk& walk, const std::string& name, const std::string& relative) {
@@ -231,41 +246,90 @@ bool Excluded(const TreeWalk& walk, const std::string& name, const std::string& 
   return false;
 }
 
-core::Json WalkTree(const std::string& dir, const std::string& relative, TreeWalk& walk, int depth) {
-  core::Json children = core::Json::array();
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return children;
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    names.push_back(std::move(name));
+void StopWalk(TreeWalk& walk, const char* why) {
+  walk.truncated = true;
+  walk.halted = true;
+  if (walk.stopped.empty()) walk.stopped = why;
+}
+
+// The names of `dir` to show, sorted; errno as the store gives it.
+int TreeNames(const TreeWalk& walk, const std::string& dir, const std::string& relative,
+              std::vector<std::string>* names) {
+  std::vector<fs_ops::DirEntry> listed;
+  const int err = fs_ops::DiskStore::Get().List(dir, &listed);
+  names->clear();
+  if (err != 0) return err;
+  for (fs_ops::DirEntry& e : listed) {
+    if (core::IsDeniedName(e.name)) continue;
+    if (Excluded(walk, e.name, relative.empty() ? e.name : absl::StrCat(relative, "/", e.name))) continue;
+    names->push_back(std::move(e.name));
   }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
-    if (core::IsDeniedName(name)) continue;
-    const std::string rel = relative.empty() ? name : absl::StrCat(relative, "/", name);
-    if (Excluded(walk, name, rel)) continue;
-    if (walk.entries >= kMaxTreeEntries) {
-      walk.truncated = true;
-      break;
+  std::sort(names->begin(), names->end());
+  return 0;
+}
+
+core::Json WalkTree(const std::string& top, TreeWalk& walk) {
+  struct Frame {
+    std::string dir, relative;
+    std::vector<std::string> names;
+    size_t next = 0;
+    core::Json entry;     // this directory's entry in its parent (not for the top)
+    core::Json children;  // filled as the walk goes
+  };
+  const fs_ops::FileStore& store = fs_ops::DiskStore::Get();
+  std::vector<Frame> stack;
+  stack.push_back({top, "", {}, 0, core::Json(), core::Json::array()});
+  TreeNames(walk, top, "", &stack.back().names);
+  while (true) {
+    Frame& f = stack.back();
+    const bool out_of_time = walk.entries % 64 == 0 && absl::Now() >= walk.deadline;
+    const bool cancelled = walk.cancelled != nullptr && walk.cancelled->load();
+    if (out_of_time) StopWalk(walk, "deadline");
+    if (cancelled) StopWalk(walk, "cancelled");
+    if (f.next < f.names.size() && walk.entries >= kMaxTreeEntries) StopWalk(walk, "max_entries");
+    if (f.next >= f.names.size() || walk.halted) {
+      if (stack.size() == 1) return std::move(f.children);
+      core::Json entry = std::move(f.entry);
+      entry["children"] = std::move(f.children);
+      stack.pop_back();
+      stack.back().children.push_back(std::move(entry));
+      continue;
     }
-    ++walk.entries;
-    const std::string full = absl::StrCat(dir, "/", name);
+    const std::string name = f.names[f.next++];
+    const std::string full = absl::StrCat(f.dir, "/", name);
+    const std::string rel = f.relative.empty() ? name : absl::StrCat(f.relative, "/", name);
     struct stat st;
-    if (::lstat(full.c_str(), &st) != 0) continue;
+    if (store.Lstat(full, &st) != 0) continue;
     core::Json entry = {{"name", name}, {"type", FileType(st.st_mode)}};
-    if (S_ISDIR(st.st_mode)) {
-      entry["children"] = depth < 64 ? WalkTree(full, rel, walk, depth + 1) : core::Json::array();
-    } else if (S_ISLNK(st.st_mode)) {
-      char target[PATH_MAX];
-      const ssize_t n = ::readlink(full.c_str(), target, sizeof target - 1);
-      if (n >= 0) entry["target"] = std::string(target, static_cast<size_t>(n));
+    if (S_ISLNK(st.st_mode)) {
+      std::string target;
+      if (store.Readlink(full, &target) == 0) entry["target"] = std::move(target);
+      ++walk.entries;
+      f.children.push_back(std::move(entry));
+      continue;
     }
-    children.push_back(std::move(entry));
+    // Every entry as every tool's path: a planted repository, a protected
+    // file, a path that resolves out of the roots is left out.
+    if (walk.policy != nullptr && !core::ResolvePath(*walk.policy, full).ok()) continue;
+    ++walk.entries;
+    if (!S_ISDIR(st.st_mode)) {
+      f.children.push_back(std::move(entry));
+      continue;
+    }
+    std::vector<std::string> names;
+    TreeNames(walk, full, rel, &names);
+    if (static_cast<int>(stack.size()) > kMaxTreeDepth) {
+      entry["children"] = core::Json::array();
+      if (!names.empty()) {
+        entry["truncated"] = true;
+        walk.truncated = true;
+        if (walk.stopped.empty()) walk.stopped = "max_depth";
+      }
+      f.children.push_back(std::move(entry));
+      continue;
+    }
+    stack.push_back({full, rel, std::move(names), 0, std::move(entry), core::Json::array()});
   }
-  return children;
 }
 
 // image/... or audio/... for a file name, or "".
@@ -315,6 +379,17 @@ absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Js
   absl::StatusOr<core::PathPolicy> policy = MakeRunPathPolicy(c.clada.working_root, c.clada.settings);
   if (!policy.ok()) return policy.status();
   return core::ResolvePath(*policy, path);
+}
+
+// The run lock for dir_tree and file_info, as a batch takes it (none for a
+// dry-run server, which touches nothing, .clada/lock included).
+absl::StatusOr<std::optional<git_tx::RunLock>> LockForTool(const CallContext& c) {
+  if (c.clada.dry_run) return std::optional<git_tx::RunLock>();
+  const absl::Duration timeout = absl::Milliseconds(c.clada.settings.lock_timeout_ms);
+  absl::StatusOr<git_tx::RunLock> held = c.clada.run_lock != nullptr ? c.clada.run_lock->Acquire(timeout)
+                                                                     : git_tx::RunLock::Acquire(c.clada.working_root, timeout);
+  if (!held.ok()) return held.status();
+  return std::optional<git_tx::RunLock>(*std::move(held));
 }
 
 struct McpSession;
@@ -386,9 +461,10 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
   tree.name = "dir_tree";
   tree.title = "Directory tree";
   tree.description =
-      "The whole tree under a directory as JSON: each entry {name, type: file|directory|symlink|other, "
-      "children (directories), target (symlinks, not followed)}. .git, .ssh and .clada are left out; at most "
-      "20000 entries (truncated says so).";
+      "The whole tree under a directory as JSON: each entry {name, type: file|directory|symlink|fifo|socket|"
+      "device|other, children (directories), target (symlinks, not followed)}. .git, .ssh, .clada and every "
+      "path the other tools refuse are left out; at most 20000 entries and 64 levels, within the total timeout "
+      "(truncated says so, stopped says why: max_entries, max_depth, deadline, cancelled).";
   tree.input_schema = {{"type", "object"},
                        {"properties",
                         {{"path", PathParam("Directory to list.")},
@@ -403,7 +479,8 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
                                    {{"path", {{"type", "string"}}},
                                     {"tree", {{"type", "array"}}},
                                     {"entries", {{"type", "integer"}}},
-                                    {"truncated", {{"type", "boolean"}}}}},
+                                    {"truncated", {{"type", "boolean"}}},
+                                    {"stopped", {{"type", "string"}}}}},
                                   {"required", {"path", "tree", "entries", "truncated"}}};
   tree.annotations = read_only;
   tree.call = [options, base](const mcp::ToolCall& call) {
@@ -411,11 +488,25 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     absl::StatusOr<std::string> dir = ResolveToolPath(*c, call.arguments);
     if (!dir.ok()) return ErrorResult(absl::StrCat("dir_tree: ", dir.status().message()));
+    absl::StatusOr<std::optional<git_tx::RunLock>> lock = LockForTool(*c);
+    if (!lock.ok()) return ErrorResult(absl::StrCat("dir_tree: ", lock.status().message()));
     struct stat st;
-    if (::stat(dir->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (fs_ops::DiskStore::Get().Stat(*dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
       return ErrorResult(absl::StrCat("dir_tree: not a directory: ", call.arguments["path"].get<std::string>()));
     }
+    std::optional<core::PathPolicy> made;
     TreeWalk walk;
+    walk.policy = c->clada.path_policy.get();
+    if (walk.policy == nullptr) {
+      absl::StatusOr<core::PathPolicy> policy = MakeRunPathPolicy(c->clada.working_root, c->clada.settings);
+      if (!policy.ok()) return ErrorResult(absl::StrCat("dir_tree: ", policy.status().message()));
+      made = *std::move(policy);
+      walk.policy = &*made;
+    }
+    if (c->clada.settings.total_timeout_ms > 0) {
+      walk.deadline = absl::Now() + absl::Milliseconds(c->clada.settings.total_timeout_ms);
+    }
+    walk.cancelled = call.cancelled;
     if (call.arguments.contains("exclude_patterns")) {
       const core::Json& ex = call.arguments["exclude_patterns"];
       if (!ex.is_array()) return ErrorResult("invalid arguments for dir_tree: exclude_patterns must be an array");
@@ -424,9 +515,10 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
         walk.excludes.push_back(p.get<std::string>());
       }
     }
-    core::Json children = WalkTree(*dir, "", walk, 0);
+    core::Json children = WalkTree(*dir, walk);
     core::Json data = {{"path", *dir}, {"tree", std::move(children)}, {"entries", walk.entries},
                        {"truncated", walk.truncated}};
+    if (!walk.stopped.empty()) data["stopped"] = walk.stopped;
     mcp::ToolResult out = mcp::ToolResult::Text(data.dump(1, ' ', false, core::Json::error_handler_t::replace));
     out.structured_content = std::move(data);
     return out;
@@ -461,8 +553,11 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     if (!c.ok()) return ErrorResult(std::string(c.status().message()));
     absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
     if (!path.ok()) return ErrorResult(absl::StrCat("file_info: ", path.status().message()));
+    absl::StatusOr<std::optional<git_tx::RunLock>> lock = LockForTool(*c);
+    if (!lock.ok()) return ErrorResult(absl::StrCat("file_info: ", lock.status().message()));
+    // lstat(2) through fs-ops' store: a FIFO or device is described, never opened.
     struct stat st;
-    if (::lstat(path->c_str(), &st) != 0) {
+    if (fs_ops::DiskStore::Get().Lstat(*path, &st) != 0) {
       return ErrorResult(absl::StrCat("file_info: file_not_found: ", call.arguments["path"].get<std::string>()));
     }
     core::Json data = {{"path", *path},

@@ -244,6 +244,54 @@ TEST_F(McpCall, MediaFromAFifoIsRefusedWithoutWaiting) {
   EXPECT_TRUE(absl::StrContains(Text(r), "not a regular file")) << Text(r);
 }
 
+// dir_tree and file_info read as fs-ops reads: a symlink out of the root
+// is shown as a symlink, never walked into; .git is left out of the tree
+// and refused when named; a FIFO is described by lstat, never opened.
+TEST_F(McpCall, TreeAndInfoStayInTheRootAndDoNotOpenAFifo) {
+  ASSERT_EQ(::mkdir((parent_ + "/outside").c_str(), 0755), 0);
+  std::ofstream(parent_ + "/outside/secret.txt") << "s";
+  ASSERT_EQ(::symlink((parent_ + "/outside").c_str(), (root_ + "/out").c_str()), 0);
+  ASSERT_EQ(::mkdir((root_ + "/.git").c_str(), 0755), 0);
+  std::ofstream(root_ + "/.git/config") << "token";
+  ASSERT_EQ(::mkfifo((root_ + "/pipe").c_str(), 0600), 0);
+  mcp::ToolResult tree = Call("dir_tree", {{"path", "."}});
+  ASSERT_FALSE(tree.is_error) << Text(tree);
+  EXPECT_FALSE(absl::StrContains(Text(tree), "secret.txt")) << Text(tree);
+  EXPECT_FALSE(absl::StrContains(Text(tree), ".git")) << Text(tree);
+  EXPECT_FALSE(absl::StrContains(Text(tree), "config")) << Text(tree);
+  for (const core::Json& e : (*tree.structured_content)["tree"]) {
+    if (e["name"] == "out") {
+      EXPECT_EQ(e["type"], "symlink");
+      EXPECT_FALSE(e.contains("children")) << e.dump();
+    }
+    if (e["name"] == "pipe") EXPECT_EQ(e["type"], "fifo");
+  }
+  mcp::ToolResult git = Call("dir_tree", {{"path", ".git"}});
+  EXPECT_TRUE(git.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(git), "path_denied")) << Text(git);
+  mcp::ToolResult info = Call("file_info", {{"path", "pipe"}});
+  ASSERT_FALSE(info.is_error) << Text(info);
+  EXPECT_EQ((*info.structured_content)["type"], "fifo");
+  EXPECT_TRUE(Call("file_info", {{"path", ".git/config"}}).is_error);
+}
+
+// dir_tree recursed, and past depth 64 showed a directory as empty without
+// saying so. It walks with an explicit stack, and a tree deeper than the
+// bound is cut there with truncated set and the reason given.
+TEST_F(McpCall, TreeDeeperThanTheBoundSaysItWasCut) {
+  std::string dir = root_;
+  for (int i = 0; i < 70; ++i) {
+    dir += "/d";
+    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  }
+  std::ofstream(dir + "/deep.txt") << "x";
+  mcp::ToolResult tree = Call("dir_tree", {{"path", "."}});
+  ASSERT_FALSE(tree.is_error) << Text(tree);
+  EXPECT_EQ((*tree.structured_content)["truncated"], true);
+  EXPECT_EQ((*tree.structured_content)["stopped"], "max_depth");
+  EXPECT_FALSE(absl::StrContains(Text(tree), "deep.txt"));
+}
+
 TEST_F(McpCall, ApplyAnswerRunsAWholeAnswer) {
   mcp::ToolResult r = Call("apply_answer", {{"text", "#!SHAM [@three-char-SHA-256: a1]\naction = \"file_write\"\n"
                                                      "path = \"s.txt\"\ncontent = \"sham\"\n#!END_SHAM_a1\n"}});
