@@ -375,7 +375,12 @@ bool DiffComplete(const udiff_reader::FilePatch& f) {
 std::vector<BlockSpan> DiffBlocks(absl::string_view read, const core::LineStarts& lines, const Intervals& taken,
                                   std::pair<uint32_t, uint32_t> id) {
   std::vector<BlockSpan> out;
-  if (read.find("--- ") == absl::string_view::npos && read.find("diff --git ") == absl::string_view::npos) return out;
+  // No header and no hunk (`@@`: a ```diff fence of hunks without a header
+  // is a block, its missing_file_header error is reported): no diff.
+  if (read.find("--- ") == absl::string_view::npos && read.find("diff --git ") == absl::string_view::npos &&
+      read.find("@@") == absl::string_view::npos) {
+    return out;
+  }
   // Each file's patch is dropped once its span is taken: a diff of 300,000
   // files is never held whole.
   const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(read, [&](udiff_reader::FilePatch&& f) {

@@ -62,7 +62,10 @@ class UdiffReader : public answer::Reader {
   absl::string_view dialect() const override { return "udiff"; }
   std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
     std::vector<answer::Span> spans;
-    if (text.find("--- ") == absl::string_view::npos && text.find("diff --git ") == absl::string_view::npos) {
+    // No header and no hunk (`@@`: a fence of hunks without a header is a
+    // missing_file_header error): no diff.
+    if (text.find("--- ") == absl::string_view::npos && text.find("diff --git ") == absl::string_view::npos &&
+        text.find("@@") == absl::string_view::npos) {
       return std::make_unique<answer::VectorSpanStream>(std::move(spans));
     }
     const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(
