@@ -876,7 +876,8 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
       "Applies several exact-text edits to one file, all or none: each old_text must occur exactly once in the "
       "text as the edits before it left it; if any does not, nothing is written and the error says which. "
       "dry_run returns the unified diff and changes nothing. Otherwise the new text is written as one batch "
-      "(one git commit that undo_batch takes back); the report shows the diff.";
+      "(one git commit that undo_batch takes back), and only if the file still holds the text the edits were "
+      "made on (a change since then fails the call, writing nothing); the report shows the diff.";
   edit.input_schema = {
       {"type", "object"},
       {"properties",
@@ -938,9 +939,13 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
       }
     }
     c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
+    // The file was read before the batch's run lock is taken: the batch
+    // replaces exactly the text read, so an editor's save in between makes
+    // it fail (old_text not found) instead of being overwritten. `before`
+    // is not empty: every edit's old_text was found in it.
     core::Action action;
-    action.name = "file_write";
-    action.params = {{"path", args["path"]}, {"content", std::move(text)}};
+    action.name = "file_replace_text";
+    action.params = {{"path", args["path"]}, {"old_text", *std::move(before)}, {"new_text", std::move(text)}};
     action.metadata.block_id = "mcp";
     std::vector<core::Action> actions;
     actions.push_back(std::move(action));
