@@ -27,6 +27,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/comp/exec/src/allowed_commands.h"
 #include "proj/comp/exec/src/output_capture.h"
 #include "proj/comp/exec/src/process_runner.h"
@@ -76,7 +77,7 @@ std::string LanguageList() {
 // The error may quote the code, a path or output: keep it valid UTF-8 so
 // the report always serialises.
 ActionOutcome Fail(absl::string_view message, Json data = Json::object()) {
-  return ActionOutcome::Fail(internal::SanitizeUtf8(absl::StrCat("exec: ", message)), std::move(data));
+  return ActionOutcome::Fail(core::ToValidUtf8(absl::StrCat("exec: ", message)), std::move(data));
 }
 
 // The absolute path of an executable `binary` in `path_list` (PATH syntax;

@@ -4,11 +4,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "proj/comp/core/src/terminal_text.h"
+#include "proj/comp/core/src/utf8.h"
 
 namespace clada::exec::internal {
 namespace {
-
-constexpr absl::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
@@ -39,27 +39,13 @@ size_t LeadingContinuations(absl::string_view s) {
   return i;
 }
 
-// One step of decoding at s[i]: `raw` bytes read, `shown` bytes they take
-// in the result as shown (a well-formed sequence stays, anything else is
-// U+FFFD; see ShownWidth).
+// One step of decoding at text[i]: `raw` bytes read, `shown` bytes they
+// take in the result as shown (a well-formed sequence stays, or is escaped
+// by core's terminal writer; an ill-formed byte is one U+FFFD).
 struct Unit {
   size_t raw;
   size_t shown;
-  bool valid;
 };
-
-// C1 controls (U+0080..U+009F, C2 80..C2 9F): some terminals act on them,
-// e.g. CSI.
-bool IsC1(const unsigned char* s, size_t i, size_t raw) { return raw == 2 && s[i] == 0xC2 && s[i + 1] <= 0x9F; }
-
-// Line and paragraph separators and the bidirectional overrides and
-// isolates (U+2028..U+202E, U+2066..U+2069), which reorder what a terminal
-// shows.
-bool IsLayoutControl(const unsigned char* s, size_t i, size_t raw) {
-  return raw == 3 && s[i] == 0xE2 &&
-         ((s[i + 1] == 0x80 && s[i + 2] >= 0xA8 && s[i + 2] <= 0xAE) ||
-          (s[i + 1] == 0x81 && s[i + 2] >= 0xA6 && s[i + 2] <= 0xA9));
-}
 
 // The bytes one ASCII control character takes where it is shown widest:
 // escaped for a terminal (the text report, the listener's file and the
@@ -73,42 +59,21 @@ size_t AsciiShownWidth(unsigned char c) {
   return 1;
 }
 
-Unit NextUnit(const unsigned char* s, size_t n, size_t i) {
-  const unsigned char c = s[i];
-  if (c < 0x80) return {1, AsciiShownWidth(c), true};
-  // Well-formed sequences per Unicode table 3-7: the length and the range
-  // allowed for the second byte depend on the first.
-  size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  }
-  size_t good = len == 0 ? 0 : 1;
-  if (len > 0 && i + 1 < n && s[i + 1] >= lo && s[i + 1] <= hi) {
-    good = 2;
-    while (good < len && i + good < n && IsContinuation(s[i + good])) ++good;
-  }
-  if (len > 0 && good == len) {
-    // C1 and layout controls are escaped for a terminal as `\u009b`.
-    return {len, IsC1(s, i, len) || IsLayoutControl(s, i, len) ? 6 : len, true};
-  }
-  return {std::max<size_t>(good, 1), kReplacement.size(), false};
+Unit NextUnit(absl::string_view text, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) return {1, AsciiShownWidth(c)};
+  const size_t len = core::Utf8SequenceLength(text, i);
+  if (len == 0) return {1, 3};  // U+FFFD (core::ToValidUtf8)
+  // C1 controls, bidi and other invisible characters are escaped for a
+  // terminal (`\u009b`, `\u202e`), widest in JSON form.
+  return {len, core::EscapeForTerminal(text.substr(i, len), core::TerminalForm::kJson).size()};
 }
 
 // Bytes `text` takes as shown, once made valid UTF-8.
 size_t ShownSize(absl::string_view text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   size_t out = 0;
   for (size_t i = 0; i < text.size();) {
-    const Unit u = NextUnit(s, text.size(), i);
+    const Unit u = NextUnit(text, i);
     out += u.shown;
     i += u.raw;
   }
@@ -118,10 +83,9 @@ size_t ShownSize(absl::string_view text) {
 // The longest prefix of `text`, whole characters, that takes at most `limit`
 // bytes as shown.
 absl::string_view PrefixWithin(absl::string_view text, size_t limit) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   size_t out = 0, i = 0;
   while (i < text.size()) {
-    const Unit u = NextUnit(s, text.size(), i);
+    const Unit u = NextUnit(text, i);
     if (out + u.shown > limit) break;
     out += u.shown;
     i += u.raw;
@@ -132,10 +96,9 @@ absl::string_view PrefixWithin(absl::string_view text, size_t limit) {
 // The longest suffix of `text`, starting at a character as decoded from the
 // start of `text`, that takes at most `limit` bytes as shown.
 absl::string_view SuffixWithin(absl::string_view text, size_t limit) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   size_t remaining = ShownSize(text), i = 0;
   while (remaining > limit && i < text.size()) {
-    const Unit u = NextUnit(s, text.size(), i);
+    const Unit u = NextUnit(text, i);
     remaining -= u.shown;
     i += u.raw;
   }
@@ -191,7 +154,7 @@ std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
     // Every byte fits, but invalid bytes take three once they are U+FFFD,
     // and a control character up to six once it is escaped: the cap counts
     // the result as shown.
-    if (cap_ < 0 || ShownSize(whole) <= static_cast<size_t>(cap_)) return SanitizeUtf8(whole);
+    if (cap_ < 0 || ShownSize(whole) <= static_cast<size_t>(cap_)) return core::ToValidUtf8(whole);
     head = PrefixWithin(whole, head_cap);
     kept_tail = SuffixWithin(absl::string_view(whole).substr(head.size()), tail_cap);
   } else {
@@ -202,76 +165,8 @@ std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
     kept_tail = SuffixWithin(kept_tail, tail_cap);
   }
   const int64_t left_out = total_ - static_cast<int64_t>(head.size()) - static_cast<int64_t>(kept_tail.size());
-  return absl::StrCat(SanitizeUtf8(head), "\n[output truncated: ", left_out, " bytes of ", stream_name, " left out]\n",
-                      SanitizeUtf8(kept_tail));
-}
-
-std::string SanitizeUtf8(absl::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  for (size_t i = 0; i < text.size();) {
-    const Unit u = NextUnit(s, text.size(), i);
-    if (u.valid) {
-      out.append(text.data() + i, u.raw);
-    } else {
-      out.append(kReplacement.data(), kReplacement.size());
-    }
-    i += u.raw;
-  }
-  return out;
-}
-
-namespace {
-
-// EscapeControls of the longest prefix of `text`, whole characters, whose
-// escaped form takes at most `limit` bytes; *consumed: the bytes of `text`
-// it covers.
-std::string EscapeWithin(absl::string_view text, size_t limit, size_t* consumed) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(std::min(text.size(), limit));
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  size_t i = 0;
-  while (i < text.size()) {
-    const Unit u = NextUnit(s, text.size(), i);
-    const size_t before = out.size();
-    if (!u.valid) {
-      for (size_t k = 0; k < u.raw; ++k) {
-        out += "\\x";
-        out.push_back(kHex[s[i + k] >> 4]);
-        out.push_back(kHex[s[i + k] & 0xF]);
-      }
-    } else if (u.raw == 1 && ((s[i] < 0x20 && s[i] != '\t' && s[i] != '\n') || s[i] == 0x7F)) {
-      out += "\\x";
-      out.push_back(kHex[s[i] >> 4]);
-      out.push_back(kHex[s[i] & 0xF]);
-    } else if (IsC1(s, i, u.raw)) {
-      out += "\\u00";
-      out.push_back(kHex[s[i + 1] >> 4]);
-      out.push_back(kHex[s[i + 1] & 0xF]);
-    } else if (IsLayoutControl(s, i, u.raw)) {
-      const unsigned cp = ((s[i] & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
-      out += "\\u";
-      for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xF]);
-    } else {
-      out.append(text.data() + i, u.raw);
-    }
-    if (out.size() > limit) {
-      out.resize(before);
-      break;
-    }
-    i += u.raw;
-  }
-  *consumed = i;
-  return out;
-}
-
-}  // namespace
-
-std::string EscapeControls(absl::string_view text) {
-  size_t consumed = 0;
-  return EscapeWithin(text, text.size() * 6 + 1, &consumed);
+  return absl::StrCat(core::ToValidUtf8(head), "\n[output truncated: ", left_out, " bytes of ", stream_name, " left out]\n",
+                      core::ToValidUtf8(kept_tail));
 }
 
 LineEcho::LineEcho(std::string prefix, std::function<void(absl::string_view)> sink, int64_t cap,
@@ -310,7 +205,7 @@ void LineEcho::Flush() {
 void LineEcho::Emit(absl::string_view line) {
   if (!sink_ || stopped_) return;
   if (cap_ < 0) {
-    sink_(absl::StrCat(prefix_, EscapeControls(line), "\n"));
+    sink_(absl::StrCat(prefix_, core::EscapeForTerminal(line), "\n"));
     return;
   }
   // The cap counts what reaches the terminal: the prefix and the line end
@@ -320,7 +215,8 @@ void LineEcho::Emit(absl::string_view line) {
   size_t consumed = 0;
   std::string text;
   if (fits) {
-    text = EscapeWithin(line, static_cast<size_t>(cap_ - echoed_ - overhead), &consumed);
+    consumed = core::AppendEscapedForTerminalWithin(line, core::TerminalForm::kLines,
+                                                    static_cast<size_t>(cap_ - echoed_ - overhead), &text);
     echoed_ += overhead + static_cast<int64_t>(text.size());
     if (consumed == line.size()) {
       sink_(absl::StrCat(prefix_, text, "\n"));

@@ -50,20 +50,9 @@ class HeadTailBuffer {
   size_t ring_pos_ = 0;  // oldest byte of ring_ once it is full
 };
 
-// Replaces every byte that is not part of a well-formed UTF-8 sequence
-// (overlongs, surrogates and code points past U+10FFFF included) with U+FFFD,
-// so the text can go into a JSON document.
-std::string SanitizeUtf8(absl::string_view text);
-
-// `text` safe to show on a terminal: control characters other than '\t'
-// and '\n' become "\x1b"-style escapes, C1 controls, line separators and
-// bidirectional overrides "\u009b"-style ones, and bytes that are not UTF-8
-// "\xff", so output cannot move the cursor, rewrite earlier lines, reorder
-// what is shown or talk to the terminal (OSC 52 clipboard).
-std::string EscapeControls(absl::string_view text);
-
-// Cuts a chunked stream into lines and hands each one, escaped
-// (EscapeControls), prefixed and ending in '\n', to `sink`. A line longer
+// Cuts a chunked stream into lines and hands each one, escaped by core's
+// terminal writer (core::EscapeForTerminal, kLines: a line holds no '\n',
+// so every '\r' is escaped too), prefixed and ending in '\n', to `sink`. A line longer
 // than kMaxLine is passed on in pieces so a stream without newlines is still
 // echoed as it arrives. Past `cap` bytes written (prefixes, escapes and
 // line ends counted; negative: no cap) one line says the live echo of

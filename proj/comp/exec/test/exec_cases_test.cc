@@ -29,6 +29,7 @@
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/terminal_text.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/exec/src/output_capture.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
@@ -432,7 +433,7 @@ TEST_P(ExecCaseTest, Run) {
     const size_t ordinary = std::count_if(stdout_text.begin(), stdout_text.end(),
                                           [](char ch) { return ch == '\n' || ch == '\t' || ch == '"' || ch == '\\'; });
     const size_t as_json = Json(stdout_text).dump().size() - 2 - ordinary;
-    const size_t as_text = internal::EscapeControls(stdout_text).size();
+    const size_t as_text = core::EscapeForTerminal(stdout_text).size();
     EXPECT_LE(as_json, expect["stdout_shown_max_bytes"].get<size_t>()) << "stdout in JSON is over its bound";
     EXPECT_LE(as_text, expect["stdout_shown_max_bytes"].get<size_t>()) << "stdout shown escaped is over its bound";
   }

@@ -2,6 +2,8 @@
 // and the line echo, each case by name.
 #include "proj/comp/exec/src/output_capture.h"
 
+#include "proj/comp/core/src/utf8.h"
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -80,7 +82,7 @@ class SanitizeUtf8Test : public ::testing::TestWithParam<Json> {};
 TEST_P(SanitizeUtf8Test, ReplacesInvalidBytes) {
   const Json& c = GetParam();
   const std::string input = absl::HexStringToBytes(c["input_hex"].get<std::string>());
-  const std::string got = SanitizeUtf8(input);
+  const std::string got = core::ToValidUtf8(input);
   EXPECT_EQ(absl::BytesToHexString(got), absl::BytesToHexString(c["expected"].get<std::string>()));
   EXPECT_NO_THROW(Json(got).dump());
 }
