@@ -839,6 +839,19 @@ void RecordBatch(McpSession& session, const std::string& working_root, const Exe
   session.commits.emplace_back(working_root, *result.git.ai_commit);
 }
 
+// `action` run as one batch of the session (one run lock, one AI commit
+// that undo_batch may take back), as a tool result.
+mcp::ToolResult RunActionAsBatch(CallContext& c, McpSession& session, core::Action action, bool structured,
+                                 int64_t report_budget) {
+  action.metadata.block_id = "mcp";
+  std::vector<core::Action> actions;
+  actions.push_back(std::move(action));
+  const std::string working_root = c.clada.working_root;
+  ExecutionResult result = Clada(std::move(c.clada)).ExecuteActions(std::move(actions), "mcp");
+  RecordBatch(session, working_root, result);
+  return ActionToolResult(std::move(result), structured, report_budget);
+}
+
 // `clada log -n N --json` in `working_root`: the recent clada commits,
 // newest first ({commit, time, subject, kind}).
 absl::StatusOr<core::Json> RecentBatches(const std::string& working_root, const Settings& settings, int n) {
@@ -946,13 +959,7 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
     core::Action action;
     action.name = "file_replace_text";
     action.params = {{"path", args["path"]}, {"old_text", *std::move(before)}, {"new_text", std::move(text)}};
-    action.metadata.block_id = "mcp";
-    std::vector<core::Action> actions;
-    actions.push_back(std::move(action));
-    const std::string working_root = c->clada.working_root;
-    ExecutionResult result = Clada(std::move(c->clada)).ExecuteActions(std::move(actions), "mcp");
-    RecordBatch(*session, working_root, result);
-    return ActionToolResult(std::move(result), false, options.settings.report_budget_bytes);
+    return RunActionAsBatch(*c, *session, std::move(action), false, options.settings.report_budget_bytes);
   };
   tools.Add(std::move(edit));
 
@@ -1099,13 +1106,7 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
       core::Action action;
       action.name = d->name;
       action.params = std::move(params);
-      action.metadata.block_id = "mcp";
-      std::vector<core::Action> actions;
-      actions.push_back(std::move(action));
-      const std::string working_root = c->clada.working_root;
-      ExecutionResult result = Clada(std::move(c->clada)).ExecuteActions(std::move(actions), "mcp");
-      RecordBatch(*session, working_root, result);
-      return ActionToolResult(std::move(result), structured, options.settings.report_budget_bytes);
+      return RunActionAsBatch(*c, *session, std::move(action), structured, options.settings.report_budget_bytes);
     };
     tools.Add(std::move(tool));
   }
