@@ -25,6 +25,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/udiff-reader:udiff_reader_fuzz
     //proj/comp/mcp:mcp_message_fuzz
     //proj/comp/replacer-reader:replacer_reader_fuzz
+    //proj/comp/readers:readers_fuzz
     //proj/comp/listener:listener_scan_fuzz
     //proj:run_json_fuzz
   )
