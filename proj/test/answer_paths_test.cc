@@ -81,24 +81,33 @@ struct PlanCase {
   testing::CaseFile file;
 };
 
+// A case's answer (its $ROOT and $OUTSIDE filled in for a fresh directory)
+// run as a dry run with git off and exec denied, as both gates compare it.
+bool DryRunCase(const testing::CaseFile& c, const char* dir_prefix, std::string* answer, CladaOptions* o,
+                ExecutionResult* run) {
+  const std::string root = core::testing::MakeTestDir(dir_prefix);
+  if (root.empty()) return false;
+  *answer = absl::StrReplaceAll(c.Body("Input"), {{"$ROOT", root}, {"$OUTSIDE", root + "-out"}});
+  const Json options = c.Has("Options") ? Json::parse(c.Body("Options")) : Json::object();
+  o->working_root = root;
+  o->settings.quiet = true;
+  o->settings.git = git_tx::GitOptions::Mode::kOff;
+  o->settings.exec = core::ExecPolicy::kDeny;
+  o->dry_run = true;
+  o->full_outputs = true;
+  if (options.contains("cslStart")) o->settings.csl_start = options["cslStart"];
+  if (options.contains("cslEnd")) o->settings.csl_end = options["cslEnd"];
+  *run = Clada(*o).Execute(*answer);
+  return true;
+}
+
 class ValidateMatchesDryRun : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(ValidateMatchesDryRun, SamePlan) {
-  const testing::CaseFile& c = GetParam().file;
-  const std::string root = core::testing::MakeTestDir("clada_answer_paths_");
-  ASSERT_FALSE(root.empty());
-  const std::string answer = absl::StrReplaceAll(c.Body("Input"), {{"$ROOT", root}, {"$OUTSIDE", root + "-out"}});
-  Json options = c.Has("Options") ? Json::parse(c.Body("Options")) : Json::object();
+  std::string answer;
   CladaOptions o;
-  o.working_root = root;
-  o.settings.quiet = true;
-  o.settings.git = git_tx::GitOptions::Mode::kOff;
-  o.settings.exec = core::ExecPolicy::kDeny;
-  o.dry_run = true;
-  o.full_outputs = true;
-  if (options.contains("cslStart")) o.settings.csl_start = options["cslStart"];
-  if (options.contains("cslEnd")) o.settings.csl_end = options["cslEnd"];
-  const ExecutionResult run = Clada(o).Execute(answer);
+  ExecutionResult run;
+  ASSERT_TRUE(DryRunCase(GetParam().file, "clada_answer_paths_", &answer, &o, &run));
   if (run.fatal_error.has_value()) GTEST_SKIP() << "fatal in a dry run: " << *run.fatal_error;
   const Json validated = ValidateJson(answer, o.settings.csl_start, o.settings.csl_end);
 
@@ -156,21 +165,10 @@ INSTANTIATE_TEST_SUITE_P(RunTestData, ValidateMatchesDryRun, ::testing::ValuesIn
 class RunMatchesReaders : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(RunMatchesReaders, SameActionsAndRefusals) {
-  const testing::CaseFile& c = GetParam().file;
-  const std::string root = core::testing::MakeTestDir("clada_answer_read_");
-  ASSERT_FALSE(root.empty());
-  const std::string answer = absl::StrReplaceAll(c.Body("Input"), {{"$ROOT", root}, {"$OUTSIDE", root + "-out"}});
-  Json options = c.Has("Options") ? Json::parse(c.Body("Options")) : Json::object();
+  std::string answer;
   CladaOptions o;
-  o.working_root = root;
-  o.settings.quiet = true;
-  o.settings.git = git_tx::GitOptions::Mode::kOff;
-  o.settings.exec = core::ExecPolicy::kDeny;
-  o.dry_run = true;
-  o.full_outputs = true;
-  if (options.contains("cslStart")) o.settings.csl_start = options["cslStart"];
-  if (options.contains("cslEnd")) o.settings.csl_end = options["cslEnd"];
-  const ExecutionResult run = Clada(o).Execute(answer);
+  ExecutionResult run;
+  ASSERT_TRUE(DryRunCase(GetParam().file, "clada_answer_read_", &answer, &o, &run));
   if (run.fatal_error.has_value()) GTEST_SKIP() << "fatal in a dry run: " << *run.fatal_error;
   std::vector<std::string> planned, refused_run;
   for (const ActionResult& r : run.results) {
