@@ -15,6 +15,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/ensure-deps.sh || exit 2
+# The disk cache (.bazelrc) only grows: start it afresh past 20 GB.
+cache=~/.cache/clada-bazel-disk
+if [[ -d $cache ]] && (( $(du -sk "$cache" | cut -f1) > 20 * 1024 * 1024 )); then rm -rf "$cache"; fi
 
 quick=0
 if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
