@@ -52,8 +52,9 @@ int ToInt(size_t n) { return static_cast<int>(n); }
 
 class BlockParser {
  public:
-  explicit BlockParser(absl::string_view text, const std::function<void(Block&&)>* on_block = nullptr)
-      : text_(text), on_block_(on_block) {}
+  // `text` starts line `first_line` of the answer (ParseOptions::first_line).
+  BlockParser(absl::string_view text, int first_line, const std::function<void(Block&&)>* on_block = nullptr)
+      : text_(text), on_block_(on_block), above_(first_line - int64_t{1}) {}
 
   ParseResult Run() && {
     const size_t n = text_.size();
@@ -83,7 +84,8 @@ class BlockParser {
  private:
   enum class State { kSeekingHeader, kInBlock, kInHeredoc };
 
-  int LineNumber() const { return static_cast<int>(line_index_ + 1); }
+  // The answer's number of the line being processed.
+  int LineNumber() const { return static_cast<int>(above_ + line_index_ + 1); }
 
   size_t CountHeaderLines() const {
     size_t count = 0;
@@ -176,7 +178,7 @@ class BlockParser {
     size_t limit = text_.size();
     size_t line_begin = 0;
     size_t line_end = 0;
-    if (LineBounds(last_line - 1, &line_begin, &line_end)) limit = line_end;
+    if (LineBounds(last_line - 1 - above_, &line_begin, &line_end)) limit = line_end;
     size_t from = block_body_offset_;
     while (from < limit) {
       const size_t at = FindInText(needle, from);
@@ -393,7 +395,7 @@ class BlockParser {
   }
 
   void Finish() {
-    const int after_last_line = static_cast<int>(line_index_ + 2);
+    const int after_last_line = static_cast<int>(above_ + line_index_ + 2);
     if (state_ == State::kInHeredoc) {
       AddError("UNCLOSED_HEREDOC", after_last_line,
                absl::StrCat("Heredoc '", heredoc_delimiter_,
@@ -472,10 +474,11 @@ class BlockParser {
     return true;
   }
 
-  // Line `number` (1-based) without its terminator, "" past the end.
+  // Line `number` (1-based, the answer's) without its terminator, "" past
+  // the end (and above the text: the lines before it read as empty).
   absl::string_view LineContent(int number) const {
     size_t begin, end;
-    if (!LineBounds(number - 1, &begin, &end)) return {};
+    if (!LineBounds(number - 1 - above_, &begin, &end)) return {};
     if (end < text_.size() && end > begin && text_[end - 1] == '\r') --end;
     return text_.substr(begin, end - begin);
   }
@@ -496,13 +499,14 @@ class BlockParser {
   }
 
   // The reference's five-line window around line `number`, split on "\n"
-  // only (so CRs stay), shifted to stay inside the input.
+  // only (so CRs stay), shifted to stay inside the input. Lines are the
+  // answer's: the `above_` lines before the text read as empty ones.
   std::string Context(int number) const {
     const int64_t target = number - 1;
     const int64_t reach =
         std::max<int64_t>(target + kContextRadius, kContextLines);
-    const int64_t known = LinesThrough(reach);
-    if (known <= kContextLines) return std::string(text_);
+    const int64_t known = reach < above_ ? reach + 1 : above_ + LinesThrough(reach - above_);
+    if (known <= kContextLines) return std::string(static_cast<size_t>(above_), '\n') + std::string(text_);
     int64_t start = target - kContextRadius;
     int64_t end = target + kContextRadius;
     if (start < 0) {
@@ -514,11 +518,19 @@ class BlockParser {
       end = known - 1;
     }
     start = std::max<int64_t>(start, 0);
+    // The empty lines above the text, each ended by its '\n'.
+    std::string out;
+    if (start < above_) {
+      if (end < above_) return std::string(static_cast<size_t>(end - start), '\n');
+      out.assign(static_cast<size_t>(above_ - start), '\n');
+      start = above_;
+    }
     size_t begin, unused, last_begin, finish;
-    if (!LineBounds(start, &begin, &unused) ||
-        !LineBounds(end, &last_begin, &finish))
+    if (!LineBounds(start - above_, &begin, &unused) ||
+        !LineBounds(end - above_, &last_begin, &finish))
       return {};
-    return std::string(text_.substr(begin, finish - begin));
+    out.append(text_.data() + begin, finish - begin);
+    return out;
   }
 
   // False once kMaxReportedErrors errors and the too_many_errors marker are
@@ -552,6 +564,7 @@ class BlockParser {
 
   const absl::string_view text_;
   const std::function<void(Block&&)>* on_block_;  // null: blocks go to result_
+  const int64_t above_;  // the answer's lines before the text
   ParseResult result_;
 
   // The line being processed.
@@ -575,12 +588,14 @@ class BlockParser {
   size_t heredoc_content_end_ = 0;
 };
 
-ParseResult Parse(absl::string_view input, size_t max_bytes, const std::function<void(Block&&)>* on_block) {
+ParseResult Parse(absl::string_view input, const ParseOptions& options,
+                  const std::function<void(Block&&)>* on_block) {
+  const size_t max_bytes = options.max_bytes;
   if (input.size() > max_bytes) {
     ParseResult result;
     ParseError e;
     e.code = "input_too_large";
-    e.line = 1;
+    e.line = options.first_line;
     e.column = 1;
     e.length = 0;
     e.message = absl::StrCat(
@@ -589,18 +604,24 @@ ParseResult Parse(absl::string_view input, size_t max_bytes, const std::function
     result.errors.push_back(std::move(e));
     return result;
   }
-  if (internal::IsValidUtf8(input)) return BlockParser(input, on_block).Run();
+  if (internal::IsValidUtf8(input)) return BlockParser(input, options.first_line, on_block).Run();
   // Decode as Node does: each ill-formed sequence becomes U+FFFD.
   const std::string repaired = internal::ReplaceInvalidUtf8(input);
-  return BlockParser(repaired, on_block).Run();
+  return BlockParser(repaired, options.first_line, on_block).Run();
 }
 
 }  // namespace
 
-ParseResult ParseBlocks(absl::string_view input, size_t max_bytes) { return Parse(input, max_bytes, nullptr); }
+ParseResult ParseBlocks(absl::string_view input, size_t max_bytes) {
+  return Parse(input, ParseOptions{max_bytes}, nullptr);
+}
 
 ParseResult ParseBlocks(absl::string_view input, size_t max_bytes, const std::function<void(Block&&)>& on_block) {
-  return Parse(input, max_bytes, &on_block);
+  return Parse(input, ParseOptions{max_bytes}, &on_block);
+}
+
+ParseResult ParseBlocks(absl::string_view input, const ParseOptions& options) {
+  return Parse(input, options, nullptr);
 }
 
 }  // namespace clada::sham_parser

@@ -94,6 +94,19 @@ struct ParseResult {
 // anyone can use.
 ParseResult ParseBlocks(absl::string_view input, size_t max_bytes = kMaxInputBytes);
 
+// How ParseBlocks reads its input.
+struct ParseOptions {
+  size_t max_bytes = kMaxInputBytes;
+  // The input is a piece of an answer that starts at the start of the
+  // answer's line `first_line` (1-based): every line ParseBlocks reports
+  // (blocks, heredocs, errors and the `context` windows, whose lines above
+  // the piece read as empty) is the answer's, the same result as parsing the
+  // piece after first_line - 1 empty lines. An input over max_bytes gives
+  // its input_too_large error at line first_line.
+  int first_line = 1;
+};
+ParseResult ParseBlocks(absl::string_view input, const ParseOptions& options);
+
 // The same parse, each block handed to `on_block` as it closes instead of
 // kept in the result (whose `blocks` stays empty), for a caller that needs
 // only where the blocks are, not all of them at once.

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/sham-parser/src/sham_parser.h"
+#include "proj/comp/sham-parser/test/pieces.h"
 
 namespace clada::sham_parser {
 namespace {
@@ -121,6 +122,12 @@ TEST_P(ConformanceCase, MatchesReference) {
   EXPECT_EQ(got.dump(2), c.expected.dump(2)) << "case " << c.name;
   // `clada parse` writes the same JSON text without building the tree.
   EXPECT_EQ(ParseResultToJsonText(ParseBlocks(c.input)), c.expected.dump(2)) << "case " << c.name;
+}
+
+// A piece of the case's input read with its line base reads as the piece
+// after as many empty lines as come before it (test/pieces.h).
+TEST_P(ConformanceCase, ReadsAPieceWithItsBaseAsPadded) {
+  ExpectPiecesReadAsPadded(GetParam().input);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ConformanceCase,

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/comp/sham-parser/test/pieces.h"
 
 namespace clada::sham_parser {
 namespace {
@@ -86,6 +87,10 @@ TEST_P(ParseBlocksCase, ProducesExpectedResult) {
   EXPECT_EQ(got.dump(2), c.heredocs.dump(2));
 }
 
+// A piece of the case's input read with its line base reads as the piece
+// after as many empty lines as come before it (test/pieces.h).
+TEST_P(ParseBlocksCase, ReadsAPieceWithItsBaseAsPadded) { ExpectPiecesReadAsPadded(GetParam().input); }
+
 INSTANTIATE_TEST_SUITE_P(Cases, ParseBlocksCase,
                          ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
@@ -126,6 +131,16 @@ TEST(ParseBlocks, RejectsInputOverTheLimit) {
             std::string::npos)
       << r.errors[0].message;
   ExpectWellFormed(r);
+}
+
+TEST(ParseBlocks, RejectsAPieceOverTheLimitAtItsFirstLine) {
+  ParseOptions based;
+  based.max_bytes = 4;
+  based.first_line = 7;
+  const ParseResult r = ParseBlocks("12345", based);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].code, "input_too_large");
+  EXPECT_EQ(r.errors[0].line, 7);
 }
 
 TEST(ParseBlocks, ParsesInputExactlyAtTheLimit) {
