@@ -64,7 +64,7 @@ bool IsExactDivider(absl::string_view t) { return t == "======="; }
 
 // What the error of a block the answer ends inside says: where it stops,
 // and that the rest is wanted.
-std::string CutOff(size_t last_line) {
+std::string CutOff(int last_line) {
   return absl::StrCat(" (the answer ends at line ", last_line,
                       " inside it: it was cut off, so the block was not applied)");
 }
@@ -136,12 +136,15 @@ absl::string_view BaseName(absl::string_view p) {
   return slash == absl::string_view::npos ? p : p.substr(slash + 1);
 }
 
-SourceSpan Span(const Lines& lines, size_t first, size_t last) {
+// The answer's line number of line `index` (0-based) of the text read.
+int LineNumber(const ReadOptions& o, size_t index) { return o.first_line + static_cast<int>(index); }
+
+SourceSpan Span(const Lines& lines, size_t first, size_t last, const ReadOptions& o) {
   SourceSpan s;
-  s.begin = lines[first].begin;
-  s.end = lines[last].end;
-  s.first_line = static_cast<int>(first) + 1;
-  s.last_line = static_cast<int>(last) + 1;
+  s.begin = o.first_byte + lines[first].begin;
+  s.end = o.first_byte + lines[last].end;
+  s.first_line = LineNumber(o, first);
+  s.last_line = LineNumber(o, last);
   return s;
 }
 
@@ -216,7 +219,7 @@ std::optional<std::string> FindFilename(const std::vector<std::string>& lines_be
 namespace {
 
 // ReadBlocks: each edit kept, or handed to `on_edit` when it is given.
-Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit) {
+Blocks ReadText(absl::string_view text, const ReadOptions& o, const absl::FunctionRef<void(Edit&&)>* on_edit) {
   Blocks out;
   // A block starts with `<<<<<` and a shell block with a ``` fence: an
   // answer with neither has none, and its lines are not tabled (48 bytes a
@@ -224,17 +227,18 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
   if (!absl::StrContains(text, "<<<<<") && !absl::StrContains(text, "```")) return out;
   const Lines lines = SplitLines(text);
   const size_t n = lines.size();
-  std::string current_path;
+  std::string current_path = o.carried_path;
   int number = 0;
+  auto line = [&o](size_t index) { return LineNumber(o, index); };
   size_t i = 0;
   auto error = [&](std::string code, size_t head, size_t last, std::string message, std::string fix) {
     ParseError e;
     e.number = number;
     e.code = std::move(code);
-    e.line = static_cast<int>(head) + 1;
+    e.line = line(head);
     e.message = std::move(message);
     e.fix = std::move(fix);
-    e.span = Span(lines, head, last);
+    e.span = Span(lines, head, last, o);
     out.errors.push_back(std::move(e));
   };
   while (i < n) {
@@ -246,7 +250,7 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
         while (i < n && !absl::StartsWith(lines[i].trimmed, "```")) ++i;
         ShellBlock sb;
         sb.text = Join(lines, start + 1, i);
-        sb.span = Span(lines, start, i < n ? i : n - 1);
+        sb.span = Span(lines, start, i < n ? i : n - 1, o);
         out.shell.push_back(std::move(sb));
         if (i < n) ++i;
         continue;
@@ -265,7 +269,7 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
     if (path) {
       for (size_t k = head; k-- > (head >= 3 ? head - 3 : 0);) {
         if (StripFilename(lines[k].raw) == path) {
-          path_line = static_cast<int>(k) + 1;
+          path_line = line(k);
           break;
         }
       }
@@ -285,9 +289,9 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
       const bool at_end = k >= n;
       const bool at_updated = !at_end && IsUpdated(lines[k].trimmed);
       error("missing_divider", head, at_end ? n - 1 : (at_updated ? k : k - 1),
-            absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has no ======= before ",
-                         at_end ? absl::StrCat("the end of the answer", CutOff(n)) : absl::StrCat("line ", k + 1)),
-            at_end ? absl::StrCat("send the rest of the block, from line ", head + 1,
+            absl::StrCat("the SEARCH/REPLACE block at line ", line(head), " has no ======= before ",
+                         at_end ? absl::StrCat("the end of the answer", CutOff(line(n - 1))) : absl::StrCat("line ", line(k))),
+            at_end ? absl::StrCat("send the rest of the block, from line ", line(head),
                                   " on: the SEARCH lines, ======= on a line of its own, the REPLACE lines and "
                                   ">>>>>>> REPLACE")
                    : "write ======= on a line of its own between the SEARCH lines and the REPLACE lines, and end "
@@ -301,9 +305,9 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
     if (k >= n || IsHead(lines[k].trimmed)) {
       const bool at_end = k >= n;
       error("missing_replace_marker", head, at_end ? n - 1 : k - 1,
-            absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has no >>>>>>> REPLACE before ",
-                         at_end ? absl::StrCat("the end of the answer", CutOff(n)) : absl::StrCat("line ", k + 1)),
-            at_end ? absl::StrCat("send the rest of the block, from line ", head + 1,
+            absl::StrCat("the SEARCH/REPLACE block at line ", line(head), " has no >>>>>>> REPLACE before ",
+                         at_end ? absl::StrCat("the end of the answer", CutOff(line(n - 1))) : absl::StrCat("line ", line(k))),
+            at_end ? absl::StrCat("send the rest of the block, from line ", line(head),
                                   " on: its REPLACE lines whole and >>>>>>> REPLACE on a line of its own")
                    : "end the block with >>>>>>> REPLACE on a line of its own after the REPLACE lines");
       i = k;
@@ -318,14 +322,14 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
       size_t next = k + 1;
       while (next < n && lines[next].trimmed.empty()) ++next;
       if (next < n && IsUpdated(lines[next].trimmed)) {
-        warnings.push_back(absl::StrCat("line ", k + 1, ": a second ======= right before >>>>>>> REPLACE was ignored"));
+        warnings.push_back(absl::StrCat("line ", line(k), ": a second ======= right before >>>>>>> REPLACE was ignored"));
         k = next;
       } else {
         size_t end = k + 1;
         while (end < n && !IsUpdated(lines[end].trimmed) && !IsHead(lines[end].trimmed)) ++end;
         const size_t last = end < n && IsUpdated(lines[end].trimmed) ? end : end - 1;
         error("extra_divider", head, last,
-              absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " has a second ======= at line ", k + 1),
+              absl::StrCat("the SEARCH/REPLACE block at line ", line(head), " has a second ======= at line ", line(k)),
               "a block has one =======: SEARCH lines, =======, REPLACE lines, >>>>>>> REPLACE; split it into two "
               "blocks");
         i = last + 1;
@@ -336,7 +340,7 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
     if (!path) {
       if (current_path.empty()) {
         error("missing_path", head, updated,
-              absl::StrCat("the SEARCH/REPLACE block at line ", head + 1, " names no file"),
+              absl::StrCat("the SEARCH/REPLACE block at line ", line(head), " names no file"),
               "write the file's path alone on the line before the block (or before its opening ```)");
         i = updated + 1;
         continue;
@@ -350,7 +354,7 @@ Blocks ReadText(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* o
     e.search = Join(lines, head + 1, divider);
     e.replace = Join(lines, divider + 1, replace_end);
     e.warnings = std::move(warnings);
-    e.span = Span(lines, head, updated);
+    e.span = Span(lines, head, updated, o);
     e.path_line = path_line;
     if (on_edit != nullptr) {
       (*on_edit)(std::move(e));
@@ -390,10 +394,10 @@ bool QuotedBlocksOnly(const Lines& lines) {
 // quoting its earlier answer or a chat client's reply) holds its blocks
 // behind the quote marks: they are read without them, each with a warning,
 // and their spans are the quoted lines of `text`.
-Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit) {
+Blocks Read(absl::string_view text, const ReadOptions& o, const absl::FunctionRef<void(Edit&&)>* on_edit) {
   // Only an answer with a quoted opener is looked at line by line first.
-  if (!absl::StrContains(text, "> <<<<<") && !absl::StrContains(text, "><<<<<")) return ReadText(text, on_edit);
-  if (!QuotedBlocksOnly(SplitLines(text))) return ReadText(text, on_edit);
+  if (!absl::StrContains(text, "> <<<<<") && !absl::StrContains(text, "><<<<<")) return ReadText(text, o, on_edit);
+  if (!QuotedBlocksOnly(SplitLines(text))) return ReadText(text, o, on_edit);
   const Lines lines = SplitLines(text);
   std::string plain;
   plain.reserve(text.size());
@@ -402,9 +406,9 @@ Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_ed
     const absl::string_view u = Unquoted(l.raw).value_or(l.raw);
     plain.append(u.data(), u.size());
   }
-  auto restore = [&lines](SourceSpan& s) {
-    s.begin = lines[static_cast<size_t>(s.first_line) - 1].begin;
-    s.end = lines[static_cast<size_t>(s.last_line) - 1].end;
+  auto restore = [&lines, &o](SourceSpan& s) {
+    s.begin = o.first_byte + lines[static_cast<size_t>(s.first_line - o.first_line)].begin;
+    s.end = o.first_byte + lines[static_cast<size_t>(s.last_line - o.first_line)].end;
   };
   const std::string warning =
       "the SEARCH/REPLACE blocks are quoted with '> ' (a Markdown quote) and were read without the quote marks; "
@@ -420,9 +424,9 @@ Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_ed
       (*on_edit)(std::move(e));
     };
     const absl::FunctionRef<void(Edit&&)> ref(hand_on);
-    out = ReadText(plain, &ref);
+    out = ReadText(plain, o, &ref);
   } else {
-    out = ReadText(plain, nullptr);
+    out = ReadText(plain, o, nullptr);
     for (Edit& e : out.edits) fix(e);
   }
   for (ParseError& e : out.errors) restore(e.span);
@@ -432,9 +436,15 @@ Blocks Read(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_ed
 
 }  // namespace
 
-Blocks ReadBlocks(absl::string_view text) { return Read(text, nullptr); }
+Blocks ReadBlocks(absl::string_view text) { return Read(text, ReadOptions(), nullptr); }
 
-Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit) { return Read(text, &on_edit); }
+Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit) {
+  return Read(text, ReadOptions(), &on_edit);
+}
+
+Blocks ReadBlocks(absl::string_view text, const ReadOptions& options, absl::FunctionRef<void(Edit&&)> on_edit) {
+  return Read(text, options, &on_edit);
+}
 
 std::vector<SourceSpan> FindBlocks(absl::string_view text) {
   Blocks b = ReadBlocks(text);

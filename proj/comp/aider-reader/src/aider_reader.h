@@ -80,6 +80,23 @@ Blocks ReadBlocks(absl::string_view text);
 // where the blocks are (the listener) never holds 875,000 edits.
 Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit);
 
+// Where a text read stands in its answer, and what it carries from the
+// answer before it. `first_line`, `first_byte`: a piece of an answer whose
+// first line is the answer's line `first_line` and whose first byte (the
+// start of a line) is its byte `first_byte`; every line and byte the reader
+// gives (edits, errors, spans, the line numbers in messages and warnings)
+// is then the answer's, without reading (or copying) what comes before.
+// `carried_path`: the path a block before the piece named, which a first
+// block naming none reuses (as ReadBlocks of the whole answer would).
+struct ReadOptions {
+  int first_line = 1;
+  size_t first_byte = 0;
+  std::string carried_path;
+};
+
+// ReadBlocks(text, on_edit) of a piece of an answer.
+Blocks ReadBlocks(absl::string_view text, const ReadOptions& options, absl::FunctionRef<void(Edit&&)> on_edit);
+
 // The spans of ReadBlocks(text)'s edits and errors, in order (for a segmenter).
 std::vector<SourceSpan> FindBlocks(absl::string_view text);
 

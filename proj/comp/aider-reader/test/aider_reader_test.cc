@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -130,6 +131,106 @@ TEST_P(ReaderCases, StreamedEditsAreTheEditsRead) {
   ASSERT_EQ(rest.errors.size(), kept.errors.size());
   for (size_t k = 0; k < rest.errors.size(); ++k) EXPECT_EQ(rest.errors[k].code, kept.errors[k].code);
   EXPECT_EQ(rest.shell.size(), kept.shell.size());
+}
+
+// A piece of an answer read with its origin and the path carried from the
+// block before (ReadOptions) gives what the same piece gives after as many
+// lines as stand before it, the last of them the carried path (how the
+// readers' adapter read each block span before): the same edits, errors,
+// shell fences, lines and messages, and its bytes the answer's.
+TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
+  const std::string whole = GetParam().at("text").get<std::string>();
+  constexpr int kLine = 41;       // the piece's first line in its answer
+  constexpr size_t kByte = 5000;  // and its first byte
+  for (const std::string carried : {"", "src/carried.py"}) {
+    SCOPED_TRACE(carried);
+    // A path is carried to a span that starts at its `<<<<<<< SEARCH` (a
+    // block naming no path): the piece from the first one.
+    std::string text = whole;
+    if (!carried.empty()) {
+      size_t at = 0;
+      while (at < whole.size()) {
+        const size_t nl = whole.find('\n', at);
+        const size_t next = nl == std::string::npos ? whole.size() : nl + 1;
+        if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(whole.substr(at, next - at)), "<<<<<")) break;
+        at = next;
+      }
+      if (at >= whole.size()) continue;
+      text = whole.substr(at);
+    }
+    const std::string padded =
+        carried.empty() ? std::string(kLine - 1, '\n') + text : std::string(kLine - 2, '\n') + carried + "\n" + text;
+    const size_t shift = padded.size() - text.size();  // the padding's bytes
+    std::vector<Edit> padded_edits, based_edits;
+    const Blocks p = ReadBlocks(padded, [&](Edit&& e) { padded_edits.push_back(std::move(e)); });
+    const Blocks b =
+        ReadBlocks(text, ReadOptions{kLine, kByte, carried}, [&](Edit&& e) { based_edits.push_back(std::move(e)); });
+    auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
+      EXPECT_EQ(based.first_line, padded.first_line);
+      EXPECT_EQ(based.last_line, padded.last_line);
+      EXPECT_EQ(based.begin - kByte, padded.begin - shift);
+      EXPECT_EQ(based.end - kByte, padded.end - shift);
+    };
+    ASSERT_EQ(based_edits.size(), padded_edits.size());
+    for (size_t k = 0; k < based_edits.size(); ++k) {
+      const Edit& be = based_edits[k];
+      const Edit& pe = padded_edits[k];
+      EXPECT_EQ(be.number, pe.number);
+      EXPECT_EQ(be.path, pe.path);
+      EXPECT_EQ(be.search, pe.search);
+      EXPECT_EQ(be.replace, pe.replace);
+      EXPECT_EQ(be.warnings, pe.warnings);
+      same_span(be.span, pe.span);
+      // A path carried from the block before was written on no line of the
+      // piece (the padded read found it on the padding's last line).
+      EXPECT_EQ(be.path_line, pe.path_line == kLine - 1 ? 0 : pe.path_line);
+      const core::Action ba = ToAction(be), pa = ToAction(pe);
+      EXPECT_EQ(ba.name, pa.name);
+      EXPECT_EQ(ba.params.dump(), pa.params.dump());
+      EXPECT_EQ(ba.metadata.start_line, pa.metadata.start_line);
+      EXPECT_EQ(ba.metadata.end_line, pa.metadata.end_line);
+      EXPECT_EQ(ba.warnings, pa.warnings);
+    }
+    ASSERT_EQ(b.errors.size(), p.errors.size());
+    for (size_t k = 0; k < b.errors.size(); ++k) {
+      EXPECT_EQ(b.errors[k].number, p.errors[k].number);
+      EXPECT_EQ(b.errors[k].code, p.errors[k].code);
+      EXPECT_EQ(b.errors[k].line, p.errors[k].line);
+      EXPECT_EQ(b.errors[k].message, p.errors[k].message);
+      EXPECT_EQ(b.errors[k].fix, p.errors[k].fix);
+      same_span(b.errors[k].span, p.errors[k].span);
+    }
+    ASSERT_EQ(b.shell.size(), p.shell.size());
+    for (size_t k = 0; k < b.shell.size(); ++k) {
+      EXPECT_EQ(b.shell[k].text, p.shell[k].text);
+      same_span(b.shell[k].span, p.shell[k].span);
+    }
+  }
+}
+
+// The carried path is what a read of the whole answer reuses: a block
+// after prose that names no path takes the path of the block before.
+TEST(AiderReader, CarriedPathIsTheWholeAnswersPath) {
+  const std::string first = "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+  const std::string second = "Then this:\n<<<<<<< SEARCH\nu\n=======\nv\n>>>>>>> REPLACE\n";
+  const Blocks whole = ReadBlocks(first + second);
+  ASSERT_EQ(whole.edits.size(), 2u);
+  std::vector<Edit> based;
+  const Blocks rest =
+      ReadBlocks(second, ReadOptions{7, first.size(), "a.py"}, [&](Edit&& e) { based.push_back(std::move(e)); });
+  EXPECT_TRUE(rest.errors.empty());
+  ASSERT_EQ(based.size(), 1u);
+  EXPECT_EQ(based[0].path, whole.edits[1].path);
+  EXPECT_EQ(based[0].path_line, 0);
+  EXPECT_EQ(based[0].span.first_line, whole.edits[1].span.first_line);
+  EXPECT_EQ(based[0].span.last_line, whole.edits[1].span.last_line);
+  EXPECT_EQ(based[0].span.begin, whole.edits[1].span.begin);
+  EXPECT_EQ(based[0].span.end, whole.edits[1].span.end);
+  // Without it, the block names no file.
+  const Blocks alone = ReadBlocks(second, ReadOptions{7, first.size()}, [](Edit&&) {});
+  ASSERT_EQ(alone.errors.size(), 1u);
+  EXPECT_EQ(alone.errors[0].code, "missing_path");
+  EXPECT_EQ(alone.errors[0].line, 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),

@@ -166,8 +166,14 @@ class BodyParser {
  public:
   // `keep_ops` false: the operations are read and counted, not kept.
   BodyParser(const std::vector<Line>& lines, size_t first, size_t end, bool implicit_end, Patch* patch,
-             bool keep_ops)
-      : lines_(lines), i_(first), end_(end), implicit_(implicit_end), patch_(patch), keep_ops_(keep_ops) {}
+             bool keep_ops, const ReadOptions& origin)
+      : lines_(lines),
+        i_(first),
+        end_(end),
+        implicit_(implicit_end),
+        patch_(patch),
+        keep_ops_(keep_ops),
+        origin_(origin) {}
 
   // Parses lines [first, end). Returns the index of the first line not read
   // (end, or where a missing `*** End Patch` was taken to be).
@@ -215,7 +221,7 @@ class BodyParser {
 
  private:
   void Error(std::string code, size_t index, std::string message, std::string fix) {
-    patch_->errors.push_back({std::move(code), static_cast<int>(index) + 1, std::move(message), std::move(fix)});
+    patch_->errors.push_back({std::move(code), Ln(index), std::move(message), std::move(fix)});
   }
 
   void Stop() {
@@ -235,6 +241,9 @@ class BodyParser {
 
   void Read(size_t index) { last_read_ = std::max(last_read_, index); }
 
+  // The answer's number of line `index` (0-based) of the text read.
+  int Ln(size_t index) const { return origin_.first_line + static_cast<int>(index); }
+
   void ParseOp(const Classified& header) {
     const size_t start = i_;
     FileOp op;
@@ -243,7 +252,7 @@ class BodyParser {
                                                  : OpKind::kUpdate;
     const absl::string_view raw = lines_[i_].text;
     if (!header.canonical) {
-      op.details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(raw)), " was read as `",
+      op.details().warnings.push_back(absl::StrCat("line ", Ln(i_), ": ", Quote(Trim(raw)), " was read as `",
                                          HeaderWords(op.kind), header.arg, "`"));
     }
     if (header.arg.empty()) {
@@ -274,12 +283,12 @@ class BodyParser {
       if (!stopped_) SkipToNextHeader();
       return;
     }
-    op.span.begin = LineBegin(lines_, start);
+    op.span.begin = origin_.first_byte + LineBegin(lines_, start);
     size_t last = start;
     for (size_t k = start; k < i_ && k <= last_read_; ++k) last = k;
-    op.span.end = LineNext(lines_, last);
-    op.span.first_line = static_cast<int>(start) + 1;
-    op.span.last_line = static_cast<int>(last) + 1;
+    op.span.end = origin_.first_byte + LineNext(lines_, last);
+    op.span.first_line = Ln(start);
+    op.span.last_line = Ln(last);
     ++ops_read_;
     if (keep_ops_) patch_->ops.push_back(std::move(op));
   }
@@ -313,7 +322,7 @@ class BodyParser {
         while (k < end_ && Trim(lines_[k].text).empty()) ++k;
         if (k < end_ && !lines_[k].text.empty() && lines_[k].text[0] == '+') {
           if (!warned) {
-            op->details().warnings.push_back(absl::StrCat("line ", i_ + 1,
+            op->details().warnings.push_back(absl::StrCat("line ", Ln(i_),
                                                 ": a blank line inside `*** Add File:` was read "
                                                 "as an empty line of the file (it needs a `+`)"));
             warned = true;
@@ -335,7 +344,7 @@ class BodyParser {
       ++skipped;
     }
     if (skipped > 0) {
-      op->details().warnings.push_back(absl::StrCat("lines ", first + 1, "-", i_,
+      op->details().warnings.push_back(absl::StrCat("lines ", Ln(first), "-", Ln(i_ - 1),
                                           ": the `-` lines after `*** Delete File:` were ignored "
                                           "(deleting needs only the header)"));
     }
@@ -375,11 +384,11 @@ class BodyParser {
         }
         std::string to = CleanPath(c.arg, &op->details().warnings);
         if (!c.canonical) {
-          op->details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(lines_[i_].text)),
+          op->details().warnings.push_back(absl::StrCat("line ", Ln(i_), ": ", Quote(Trim(lines_[i_].text)),
                                               " was read as `*** Move to: ", to, "`"));
         }
         if (to == op->path) {
-          op->details().warnings.push_back(absl::StrCat("line ", i_ + 1,
+          op->details().warnings.push_back(absl::StrCat("line ", Ln(i_),
                                               ": `*** Move to:` names the file's own path; the "
                                               "file stays where it is"));
         } else {
@@ -410,7 +419,7 @@ class BodyParser {
           }
           if (!c.canonical) {
             op->details().warnings.push_back(
-                absl::StrCat("line ", i_ + 1, ": ", Quote(Trim(raw)), " was read as `*** End of File`"));
+                absl::StrCat("line ", Ln(i_), ": ", Quote(Trim(raw)), " was read as `*** End of File`"));
           }
           Read(i_);
           ++i_;
@@ -419,7 +428,7 @@ class BodyParser {
         if (c.marker != Marker::kNone) break;  // the next operation (or a bad header)
         if (absl::StartsWith(raw, "@@")) {
           if (cur.has_lines()) Close(&cur, op);
-          if (!cur.open) cur.hunk.source_line = static_cast<int>(i_) + 1;
+          if (!cur.open) cur.hunk.source_line = Ln(i_);
           cur.open = true;
           ReadAnchor(raw, &cur.hunk, op);
           Read(i_);
@@ -466,7 +475,7 @@ class BodyParser {
       cur.trailing_blank = 0;
     }
     if (cur.open && !cur.has_lines()) {
-      Error("empty_hunk", static_cast<size_t>(cur.hunk.source_line - 1),
+      Error("empty_hunk", static_cast<size_t>(cur.hunk.source_line - origin_.first_line),
             absl::StrCat("the hunk opened on line ", cur.hunk.source_line, " in `*** Update File: ", op->path,
                          "` has no lines"),
             "follow `@@` with the hunk's lines (' ' context, '-' removed, '+' added), or remove it");
@@ -484,7 +493,7 @@ class BodyParser {
   void AddLine(Chunk* cur, PatchLine::Kind kind, absl::string_view text, bool blank) {
     if (!cur->open && !cur->has_lines()) {
       cur->open = true;  // the first hunk may start without `@@`
-      cur->hunk.source_line = static_cast<int>(i_) + 1;
+      cur->hunk.source_line = Ln(i_);
     }
     cur->hunk.lines.push_back({kind, std::string(text)});
     cur->trailing_blank = blank ? cur->trailing_blank + 1 : 0;
@@ -500,7 +509,7 @@ class BodyParser {
     if (t[0] == '-' && t.size() > 1 && absl::ascii_isdigit(t[1])) {
       size_t close = t.find("@@");
       if (close != absl::string_view::npos) {
-        op->details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": the line numbers in ", Quote(raw),
+        op->details().warnings.push_back(absl::StrCat("line ", Ln(i_), ": the line numbers in ", Quote(raw),
                                             " are ignored; apply_patch places hunks by their context"));
         absl::string_view after = Trim(t.substr(close + 2));
         if (!after.empty()) hunk->anchors.push_back(std::string(after));
@@ -511,7 +520,7 @@ class BodyParser {
       hunk->anchors.push_back(std::string(rest.substr(1)));
       return;
     }
-    op->details().warnings.push_back(absl::StrCat("line ", i_ + 1, ": ", Quote(raw), " was read as `@@ ", rest, "`"));
+    op->details().warnings.push_back(absl::StrCat("line ", Ln(i_), ": ", Quote(raw), " was read as `@@ ", rest, "`"));
     hunk->anchors.push_back(std::string(rest));
   }
 
@@ -521,6 +530,7 @@ class BodyParser {
   bool implicit_;
   Patch* patch_;
   bool keep_ops_;
+  ReadOptions origin_;
   size_t ops_read_ = 0;
   bool stopped_ = false;
   size_t stop_line_ = 0;
@@ -537,14 +547,19 @@ struct Envelope {
   bool end_canonical = true;
 };
 
-SourceSpan SpanOf(const std::vector<Line>& lines, size_t first, size_t last) {
-  return {LineBegin(lines, first), LineNext(lines, last), static_cast<int>(first) + 1, static_cast<int>(last) + 1};
+// The answer's number of line `index` (0-based) of the text read.
+int LineNumber(const ReadOptions& o, size_t index) { return o.first_line + static_cast<int>(index); }
+
+SourceSpan SpanOf(const std::vector<Line>& lines, size_t first, size_t last, const ReadOptions& o) {
+  return {o.first_byte + LineBegin(lines, first), o.first_byte + LineNext(lines, last), LineNumber(o, first),
+          LineNumber(o, last)};
 }
 
 // Reads the envelope whose `*** Begin Patch` is lines[b].
 // Lines before `first_free` belong to an earlier patch.
 Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, bool in_fence, char fence_ch,
-                   size_t fence_count, size_t* resume, bool keep_ops) {
+                   size_t fence_count, size_t* resume, bool keep_ops, const ReadOptions& o) {
+  auto ln = [&o](size_t index) { return LineNumber(o, index); };
   Patch patch;
   Envelope env;
   env.begin = b;
@@ -582,12 +597,12 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
   }
   env.end = j;
   const bool explicit_end = env.end_kind == EndKind::kEndPatch;
-  BodyParser body(lines, b + 1, j, !explicit_end, &patch, keep_ops);
+  BodyParser body(lines, b + 1, j, !explicit_end, &patch, keep_ops, o);
   body.Run();
   const size_t stop = body.stop_line();
 
   if (!env.begin_canonical) {
-    patch.warnings.push_back(absl::StrCat("line ", b + 1, ": ", Quote(Trim(lines[b].text)), " was read as `", kBegin,
+    patch.warnings.push_back(absl::StrCat("line ", ln(b), ": ", Quote(Trim(lines[b].text)), " was read as `", kBegin,
                                           "` (write exactly that line)"));
   }
   size_t last;  // last line of the span
@@ -595,7 +610,7 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
   if (explicit_end) {
     last = j;
     if (!env.end_canonical) {
-      patch.warnings.push_back(absl::StrCat("line ", j + 1, ": ", Quote(Trim(lines[j].text)), " was read as `", kEnd,
+      patch.warnings.push_back(absl::StrCat("line ", ln(j), ": ", Quote(Trim(lines[j].text)), " was read as `", kEnd,
                                             "` (write exactly that line)"));
     }
     if (!delimiter.empty() && j + 1 < lines.size() &&
@@ -608,14 +623,14 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
     last = std::max(b, body.last_read());
     std::string where;
     if (body.stopped()) {
-      where = absl::StrCat("line ", stop + 1, " ", Quote(lines[stop].text), ", which is not part of a patch");
+      where = absl::StrCat("line ", ln(stop), " ", Quote(lines[stop].text), ", which is not part of a patch");
     } else if (env.end_kind == EndKind::kHeredoc) {
-      where = absl::StrCat("the heredoc's end on line ", j + 1);
+      where = absl::StrCat("the heredoc's end on line ", ln(j));
       last = j;
     } else if (env.end_kind == EndKind::kFence) {
-      where = absl::StrCat("the closing fence on line ", j + 1);
+      where = absl::StrCat("the closing fence on line ", ln(j));
     } else if (env.end_kind == EndKind::kNextBegin) {
-      where = absl::StrCat("the next `", kBegin, "` on line ", j + 1);
+      where = absl::StrCat("the next `", kBegin, "` on line ", ln(j));
     } else {
       where = "the end of the answer";
     }
@@ -625,23 +640,23 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
       // of it is applied.
       patch.ops.clear();
       patch.errors.push_back(
-          {"truncated", static_cast<int>(b) + 1,
-           absl::StrCat("the answer ends at line ", last + 1, " inside the patch opened on line ", b + 1,
+          {"truncated", ln(b),
+           absl::StrCat("the answer ends at line ", ln(last), " inside the patch opened on line ", ln(b),
                         ", before its `", kEnd, "` line: it was cut off, so none of the patch was applied"),
-           absl::StrCat("send the rest of the patch (from line ", b + 1, " on, or the whole envelope again) and end it "
+           absl::StrCat("send the rest of the patch (from line ", ln(b), " on, or the whole envelope again) and end it "
                         "with the line `", kEnd, "`")});
-      patch.span = SpanOf(lines, env.open, last);
+      patch.span = SpanOf(lines, env.open, last, o);
       *resume = j;
       return patch;
     }
-    patch.warnings.push_back(absl::StrCat("the patch opened on line ", b + 1, " has no `", kEnd, "` line before ",
-                                          where, "; it was read up to line ", last + 1,
+    patch.warnings.push_back(absl::StrCat("the patch opened on line ", ln(b), " has no `", kEnd, "` line before ",
+                                          where, "; it was read up to line ", ln(last),
                                           ". End every patch with the line `", kEnd, "`"));
     *resume = body.stopped() ? stop : (env.end_kind == EndKind::kHeredoc ? j + 1 : j);
   }
-  patch.span = SpanOf(lines, env.open, last);
+  patch.span = SpanOf(lines, env.open, last, o);
   if (body.ops_read() == 0 && patch.errors.empty()) {
-    patch.errors.push_back({"empty_patch", static_cast<int>(b) + 1,
+    patch.errors.push_back({"empty_patch", ln(b),
                             "the patch has no file operations, so no file was changed",
                             absl::StrCat("put one or more of ", kHeaders,
                                          " with their lines "
@@ -653,7 +668,7 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
 
 // A file operation header outside any envelope: reports it and skips the
 // patch-like lines that follow.
-Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume) {
+Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume, const ReadOptions& o) {
   Patch patch;
   size_t last = h;
   size_t k = h + 1;
@@ -672,11 +687,11 @@ Patch ReadStray(const std::vector<Line>& lines, size_t h, size_t* resume) {
     if (!Trim(raw).empty()) last = k;
   }
   *resume = k;
-  patch.span = SpanOf(lines, h, last);
+  patch.span = SpanOf(lines, h, last, o);
   patch.errors.push_back(
-      {"missing_begin", static_cast<int>(h) + 1,
+      {"missing_begin", LineNumber(o, h),
        absl::StrCat(Quote(Trim(lines[h].text)), " is not inside a patch: no `", kBegin, "` line comes before it"),
-       absl::StrCat("put the line `", kBegin, "` before line ", h + 1, " and the line `", kEnd,
+       absl::StrCat("put the line `", kBegin, "` before line ", LineNumber(o, h), " and the line `", kEnd,
                     "` after the patch's last line")});
   return patch;
 }
@@ -693,7 +708,7 @@ std::optional<absl::string_view> Unquoted(absl::string_view raw) {
 // An answer whose only envelopes are quoted as Markdown (`> *** Begin
 // Patch`): each quoted run of lines holding one is a `quoted_patch` error
 // (its operations' lines would carry the quote marks), never silence.
-void QuotedPatches(const std::vector<Line>& lines, std::vector<Patch>* out) {
+void QuotedPatches(const std::vector<Line>& lines, std::vector<Patch>* out, const ReadOptions& o) {
   for (const Line& l : lines) {
     if (Classify(l.text).marker == Marker::kBegin) return;  // a real envelope: quoted ones are citations
   }
@@ -704,11 +719,11 @@ void QuotedPatches(const std::vector<Line>& lines, std::vector<Patch>* out) {
     while (first > 0 && Unquoted(lines[first - 1].text).has_value()) --first;
     while (last + 1 < lines.size() && Unquoted(lines[last + 1].text).has_value()) ++last;
     Patch p;
-    p.span = SpanOf(lines, first, last);
+    p.span = SpanOf(lines, first, last, o);
     p.ended = true;
-    p.errors.push_back({"quoted_patch", static_cast<int>(i) + 1,
-                        absl::StrCat("the patch on line ", i + 1, " is quoted with '>' (a Markdown quote) on lines ",
-                                     first + 1, "-", last + 1, ", so none of it was read or applied"),
+    p.errors.push_back({"quoted_patch", LineNumber(o, i),
+                        absl::StrCat("the patch on line ", LineNumber(o, i), " is quoted with '>' (a Markdown quote) on lines ",
+                                     LineNumber(o, first), "-", LineNumber(o, last), ", so none of it was read or applied"),
                         absl::StrCat("send the patch again without the '> ' before its lines: `", kBegin,
                                      "` alone on its line, through `", kEnd, "`")});
     out->push_back(std::move(p));
@@ -716,14 +731,14 @@ void QuotedPatches(const std::vector<Line>& lines, std::vector<Patch>* out) {
   }
 }
 
-std::vector<Patch> ReadAll(absl::string_view text, bool keep_ops) {
+std::vector<Patch> ReadAll(absl::string_view text, bool keep_ops, const ReadOptions& o) {
   std::vector<Patch> out;
   // Every marker starts with `*`: an answer without one has no patch, and
   // its lines are not tabled (40 bytes a line).
   if (!absl::StrContains(text, '*')) return out;
   const std::vector<Line> lines = SplitText(text);
   if (absl::StrContains(text, "> *** Begin") || absl::StrContains(text, ">*** Begin")) {
-    QuotedPatches(lines, &out);
+    QuotedPatches(lines, &out, o);
     if (!out.empty()) return out;
   }
   bool in_fence = false;
@@ -736,14 +751,14 @@ std::vector<Patch> ReadAll(absl::string_view text, bool keep_ops) {
     Classified c = Classify(raw);
     if (c.marker == Marker::kBegin) {
       size_t resume = i + 1;
-      out.push_back(ReadEnvelope(lines, i, first_free, in_fence, fence_ch, fence_count, &resume, keep_ops));
+      out.push_back(ReadEnvelope(lines, i, first_free, in_fence, fence_ch, fence_count, &resume, keep_ops, o));
       i = std::max(resume, i + 1);
       first_free = i;
       continue;
     }
     if (IsOpHeader(c.marker)) {
       size_t resume = i + 1;
-      out.push_back(ReadStray(lines, i, &resume));
+      out.push_back(ReadStray(lines, i, &resume, o));
       i = std::max(resume, i + 1);
       first_free = i;
       continue;
@@ -778,9 +793,13 @@ absl::string_view OpKindName(OpKind kind) {
   return "";
 }
 
-std::vector<Patch> ReadPatches(absl::string_view text) { return ReadAll(text, /*keep_ops=*/true); }
+std::vector<Patch> ReadPatches(absl::string_view text, const ReadOptions& options) {
+  return ReadAll(text, /*keep_ops=*/true, options);
+}
 
-std::vector<Patch> ReadEnvelopes(absl::string_view text) { return ReadAll(text, /*keep_ops=*/false); }
+std::vector<Patch> ReadEnvelopes(absl::string_view text, const ReadOptions& options) {
+  return ReadAll(text, /*keep_ops=*/false, options);
+}
 
 std::vector<SourceSpan> FindPatches(absl::string_view text) {
   std::vector<SourceSpan> spans;

@@ -85,18 +85,29 @@ struct Patch {
   bool ended = false;
 };
 
+// Where a text read stands in its answer: a piece of an answer whose first
+// line is the answer's line `first_line` and whose first byte (the start of
+// a line) is its byte `first_byte`. Every line and byte the reader gives
+// (spans, errors, hunks' source lines, the line numbers in messages and
+// warnings) is then the answer's, without reading (or copying) what comes
+// before the piece.
+struct ReadOptions {
+  int first_line = 1;
+  size_t first_byte = 0;
+};
+
 // Every envelope in `text`, in order, parsed. A malformed operation is an
 // error and is skipped; the others stay (operations are independent). Lines
 // end at "\n" or "\r\n". Never fails, never throws. A stray operation header
 // (`*** Update File:` with no `*** Begin Patch` before it) is a Patch with
 // one `missing_begin` error and no operations.
-std::vector<Patch> ReadPatches(absl::string_view text);
+std::vector<Patch> ReadPatches(absl::string_view text, const ReadOptions& options = {});
 
 // The same envelopes without their operations (`ops` empty; spans,
 // errors, warnings and `ended` as ReadPatches gives them): a reader that
 // needs only where the envelopes are (the listener) never holds an
 // envelope's 1,982,806 deletes.
-std::vector<Patch> ReadEnvelopes(absl::string_view text);
+std::vector<Patch> ReadEnvelopes(absl::string_view text, const ReadOptions& options = {});
 
 // The envelopes' spans only, as ReadPatches would report them.
 std::vector<SourceSpan> FindPatches(absl::string_view text);

@@ -166,6 +166,62 @@ TEST_P(ReaderCases, EnvelopesAreThePatchesWithoutTheirOperations) {
   }
 }
 
+// A piece of an answer read with its origin (ReadOptions) gives what the
+// same piece gives after as many empty lines as stand before it (how the
+// readers' adapter read each block span before): the same envelopes,
+// operations, hunks, errors, warnings and lines, and its bytes the answer's.
+TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
+  const std::string text = GetParam().at("text").get<std::string>();
+  constexpr int kLine = 41;       // the piece's first line in its answer
+  constexpr size_t kByte = 5000;  // and its first byte
+  const std::string padded = std::string(kLine - 1, '\n') + text;
+  auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
+    EXPECT_EQ(based.first_line, padded.first_line);
+    EXPECT_EQ(based.last_line, padded.last_line);
+    EXPECT_EQ(based.begin - kByte, padded.begin - (kLine - 1));
+    EXPECT_EQ(based.end - kByte, padded.end - (kLine - 1));
+  };
+  for (const bool keep_ops : {true, false}) {
+    const std::vector<Patch> p = keep_ops ? ReadPatches(padded) : ReadEnvelopes(padded);
+    const std::vector<Patch> b =
+        keep_ops ? ReadPatches(text, ReadOptions{kLine, kByte}) : ReadEnvelopes(text, ReadOptions{kLine, kByte});
+    ASSERT_EQ(b.size(), p.size());
+    for (size_t k = 0; k < b.size(); ++k) {
+      same_span(b[k].span, p[k].span);
+      EXPECT_EQ(b[k].ended, p[k].ended);
+      EXPECT_EQ(b[k].warnings, p[k].warnings);
+      ASSERT_EQ(b[k].errors.size(), p[k].errors.size());
+      for (size_t e = 0; e < b[k].errors.size(); ++e) {
+        EXPECT_EQ(b[k].errors[e].code, p[k].errors[e].code);
+        EXPECT_EQ(b[k].errors[e].line, p[k].errors[e].line);
+        EXPECT_EQ(b[k].errors[e].message, p[k].errors[e].message);
+        EXPECT_EQ(b[k].errors[e].fix, p[k].errors[e].fix);
+      }
+      ASSERT_EQ(b[k].ops.size(), p[k].ops.size());
+      for (size_t o = 0; o < b[k].ops.size(); ++o) {
+        const FileOp& bo = b[k].ops[o];
+        const FileOp& po = p[k].ops[o];
+        EXPECT_EQ(bo.kind, po.kind);
+        EXPECT_EQ(bo.path, po.path);
+        same_span(bo.span, po.span);
+        EXPECT_EQ(bo.move_to(), po.move_to());
+        EXPECT_EQ(bo.content(), po.content());
+        EXPECT_EQ(bo.warnings(), po.warnings());
+        ASSERT_EQ(bo.hunks().size(), po.hunks().size());
+        for (size_t h = 0; h < bo.hunks().size(); ++h) {
+          const hunk_apply::Hunk& bh = bo.hunks()[h];
+          const hunk_apply::Hunk& ph = po.hunks()[h];
+          EXPECT_EQ(bh.source_line, ph.source_line);
+          EXPECT_EQ(bh.anchors, ph.anchors);
+          EXPECT_EQ(bh.is_end_of_file, ph.is_end_of_file);
+          ASSERT_EQ(bh.lines.size(), ph.lines.size());
+          for (size_t l = 0; l < bh.lines.size(); ++l) EXPECT_EQ(LineText(bh.lines[l]), LineText(ph.lines[l]));
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();

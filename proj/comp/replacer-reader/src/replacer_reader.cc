@@ -80,7 +80,8 @@ std::optional<Kind> KindOf(absl::string_view name) {
 // Every marker line of `text`, in order, and the number of the text's last
 // line. Only a `<` at the start of a line is looked at, found by memchr, so
 // prose and code between markers cost one pass of memchr and line counting.
-std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
+// Lines count from `first_line`.
+std::vector<Marker> FindMarkers(absl::string_view text, int first_line, int* last_line) {
   std::vector<Marker> out;
   const char* const base = text.data();
   const size_t size = text.size();
@@ -116,7 +117,7 @@ std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
     out.reserve(markers);
   }
   size_t counted = 0;  // line breaks counted up to here
-  int line = 1;
+  int line = first_line;
   size_t pos = 0;
   while (pos < size) {
     const void* hit = std::memchr(base + pos, '<', size - pos);
@@ -138,7 +139,7 @@ std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
   }
   line += static_cast<int>(core::CountNewlines(base + counted, size - counted));
   // The last line: a final line break ends it, it starts none.
-  *last_line = size == 0 ? 0 : base[size - 1] == '\n' ? line - 1 : line;
+  *last_line = size == 0 ? first_line - 1 : base[size - 1] == '\n' ? line - 1 : line;
   return out;
 }
 
@@ -146,8 +147,12 @@ std::vector<Marker> FindMarkers(absl::string_view text, int* last_line) {
 class Reader {
  public:
   Reader(absl::string_view text, const absl::FunctionRef<void(Edit&&)>* on_edit = nullptr,
-         const absl::FunctionRef<void(ParseError&&)>* on_error = nullptr)
-      : text_(text), markers_(FindMarkers(text, &last_line_)), on_edit_(on_edit), on_error_(on_error) {}
+         const absl::FunctionRef<void(ParseError&&)>* on_error = nullptr, const ReadOptions& options = {})
+      : text_(text),
+        first_byte_(options.first_byte),
+        markers_(FindMarkers(text, options.first_line, &last_line_)),
+        on_edit_(on_edit),
+        on_error_(on_error) {}
 
   Blocks Read() {
     while (i_ < markers_.size()) ReadBlock();
@@ -174,7 +179,7 @@ class Reader {
   }
 
   SourceSpan SpanTo(const Marker& first, size_t end, int last_line) const {
-    return SourceSpan{first.begin, end, first.line, last_line};
+    return SourceSpan{first_byte_ + first.begin, first_byte_ + end, first.line, last_line};
   }
   // Through marker k's line.
   SourceSpan SpanThrough(const Marker& first, size_t k) const {
@@ -406,6 +411,7 @@ class Reader {
   }
 
   absl::string_view text_;
+  size_t first_byte_;  // of text_ in its answer: spans are the answer's bytes
   int last_line_ = 0;
   std::vector<Marker> markers_;
   size_t i_ = 0;
@@ -441,6 +447,11 @@ Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edi
 void ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit,
                 absl::FunctionRef<void(ParseError&&)> on_error) {
   Reader(text, &on_edit, &on_error).Read();
+}
+
+void ReadBlocks(absl::string_view text, const ReadOptions& options, absl::FunctionRef<void(Edit&&)> on_edit,
+                absl::FunctionRef<void(ParseError&&)> on_error) {
+  Reader(text, &on_edit, &on_error, options).Read();
 }
 
 std::vector<SourceSpan> FindBlocks(absl::string_view text) {

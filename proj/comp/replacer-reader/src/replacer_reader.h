@@ -108,6 +108,21 @@ Blocks ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edi
 void ReadBlocks(absl::string_view text, absl::FunctionRef<void(Edit&&)> on_edit,
                 absl::FunctionRef<void(ParseError&&)> on_error);
 
+// Where a text read stands in its answer: a piece of an answer whose first
+// line is the answer's line `first_line` and whose first byte (the start of
+// a line) is its byte `first_byte`. Every line and byte the reader gives
+// (edits, errors, spans, the line numbers in messages) is then the
+// answer's, as if the piece were read with the answer before it, without
+// reading (or copying) what comes before it.
+struct ReadOptions {
+  int first_line = 1;
+  size_t first_byte = 0;
+};
+
+// ReadBlocks(text, on_edit, on_error) of a piece of an answer.
+void ReadBlocks(absl::string_view text, const ReadOptions& options, absl::FunctionRef<void(Edit&&)> on_edit,
+                absl::FunctionRef<void(ParseError&&)> on_error);
+
 // The spans of ReadBlocks(text)'s edits and errors, in order (for a segmenter).
 std::vector<SourceSpan> FindBlocks(absl::string_view text);
 

@@ -201,6 +201,64 @@ TEST_P(ReaderCases, StreamedBlocksComeInOrderAndAreTheBlocksRead) {
   }
 }
 
+// A piece of an answer read with its origin (ReadOptions) gives what the
+// same piece gives after as many empty lines as stand before it: the same
+// edits, errors, lines and messages, and its bytes the answer's (the
+// readers' adapters read each block span so, without padding).
+TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
+  const std::string text = CaseText(GetParam());
+  constexpr int kLine = 41;           // the piece's first line in its answer
+  constexpr size_t kByte = 5000;      // and its first byte
+  const std::string padded = std::string(kLine - 1, '\n') + text;
+  std::vector<Edit> padded_edits, based_edits;
+  std::vector<ParseError> padded_errors, based_errors;
+  std::vector<int> padded_order, based_order;  // 0 an edit, 1 an error
+  ReadBlocks(
+      padded, [&](Edit&& e) { padded_edits.push_back(std::move(e)), padded_order.push_back(0); },
+      [&](ParseError&& e) { padded_errors.push_back(std::move(e)), padded_order.push_back(1); });
+  ReadBlocks(
+      text, ReadOptions{kLine, kByte}, [&](Edit&& e) { based_edits.push_back(std::move(e)), based_order.push_back(0); },
+      [&](ParseError&& e) { based_errors.push_back(std::move(e)), based_order.push_back(1); });
+  EXPECT_EQ(based_order, padded_order);
+  auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
+    EXPECT_EQ(based.first_line, padded.first_line);
+    EXPECT_EQ(based.last_line, padded.last_line);
+    EXPECT_EQ(based.begin - kByte, padded.begin - (kLine - 1));
+    EXPECT_EQ(based.end - kByte, padded.end - (kLine - 1));
+  };
+  ASSERT_EQ(based_edits.size(), padded_edits.size());
+  for (size_t k = 0; k < based_edits.size(); ++k) {
+    const Edit& b = based_edits[k];
+    const Edit& p = padded_edits[k];
+    EXPECT_EQ(b.number, p.number);
+    EXPECT_EQ(b.kind, p.kind);
+    EXPECT_EQ(b.removes, p.removes);
+    EXPECT_EQ(b.file_line, p.file_line);
+    EXPECT_EQ(b.edit_line, p.edit_line);
+    EXPECT_EQ(b.path, p.path);
+    EXPECT_EQ(b.search, p.search);
+    EXPECT_EQ(b.replace, p.replace);
+    EXPECT_EQ(b.explanation(), p.explanation());
+    same_span(b.span, p.span);
+    const core::Action ba = ToAction(b), pa = ToAction(p);
+    EXPECT_EQ(ba.metadata.start_line, pa.metadata.start_line);
+    EXPECT_EQ(ba.metadata.end_line, pa.metadata.end_line);
+    EXPECT_EQ(ba.params.dump(), pa.params.dump());
+    EXPECT_EQ(ba.warnings, pa.warnings);
+  }
+  ASSERT_EQ(based_errors.size(), padded_errors.size());
+  for (size_t k = 0; k < based_errors.size(); ++k) {
+    const ParseError& b = based_errors[k];
+    const ParseError& p = padded_errors[k];
+    EXPECT_EQ(b.number, p.number);
+    EXPECT_EQ(b.code, p.code);
+    EXPECT_EQ(b.line, p.line);
+    EXPECT_EQ(b.message, p.message);
+    EXPECT_EQ(b.fix, p.fix);
+    same_span(b.span, p.span);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();
