@@ -96,6 +96,45 @@ std::string OperationOfBlock(absl::string_view content) {
   return end > i ? std::string(content.substr(i, end - i)) : "BLOCK";
 }
 
+// The seed's form names operations `task-N` / `task-N.M`; in an answer
+// CSL's own labels are `csl-N` (CML's are `task-N`), so the form shows a
+// CSL label as `task-` only when every block of the answer is CSL, where no
+// other label can be the same.
+bool OnlyCsl(const ExecutionResult& result) {
+  for (const std::string& dialect : result.left_out.dialects) {
+    if (dialect != "csl") return false;
+  }
+  for (const ActionResult& r : result.results) {
+    if (r.dialect != "csl") return false;
+  }
+  for (size_t i = 0; i < result.parse_errors.size(); ++i) {
+    if (i >= result.parse_error_dialects.size() || result.parse_error_dialects[i] != "csl") return false;
+  }
+  return result.left_out_skipped.blocks == 0;
+}
+
+std::string SeedLabel(absl::string_view label, bool seed) {
+  if (seed && absl::ConsumePrefix(&label, "csl-")) return absl::StrCat("task-", label);
+  return std::string(label);
+}
+
+// A skipped operation's reason, which clada writes, names operations by
+// label ("not run: csl-3.1 failed (...)", "... 1 invalid operation (csl-1.2
+// on line 5: ...)"): named as their labels are.
+std::string SeedSkipReason(absl::string_view reason, bool seed) {
+  if (!seed) return std::string(reason);
+  std::string out;
+  size_t at;
+  while ((at = reason.find("csl-")) != absl::string_view::npos) {
+    const bool label = at + 4 < reason.size() && absl::ascii_isdigit(static_cast<unsigned char>(reason[at + 4])) &&
+                       (at == 0 || !absl::ascii_isalnum(static_cast<unsigned char>(reason[at - 1])));
+    absl::StrAppend(&out, reason.substr(0, at), label ? "task-" : "csl-");
+    reason.remove_prefix(at + 4);
+  }
+  absl::StrAppend(&out, reason);
+  return out;
+}
+
 struct Line {
   int group = 0;
   int line = 0;
@@ -134,9 +173,10 @@ struct Counts {
 std::vector<Line> MakeLines(const ExecutionResult& result) {
   std::vector<Line> lines;
   lines.reserve(result.results.size() + result.parse_errors.size());
+  const bool seed = OnlyCsl(result);
   for (size_t i = 0; i < result.results.size(); ++i) {
     const ActionResult& r = result.results[i];
-    const std::string label = r.block_id.empty() ? "?" : r.block_id;
+    const std::string label = r.block_id.empty() ? "?" : SeedLabel(r.block_id, seed);
     const std::string op = csl_parser::OperationOf(r.action);
     Line l;
     l.group = r.group;
@@ -148,7 +188,7 @@ std::vector<Line> MakeLines(const ExecutionResult& result) {
       l.text = absl::StrCat("[", label, "] SUCCESS: ", op, " - ", What(r, result.dry_run));
     } else if (r.data.is_object() && r.data.value("not_run", false)) {
       l.status = "skipped";
-      l.text = absl::StrCat("[", label, "] SKIP: ", op, " - ", core::EscapeForTerminal(r.error));
+      l.text = absl::StrCat("[", label, "] SKIP: ", op, " - ", core::EscapeForTerminal(SeedSkipReason(r.error, seed)));
     } else {
       l.status = "error";
       // exec's primary parameter is its language: a RUN is named by its command.
@@ -180,7 +220,7 @@ std::vector<Line> MakeLines(const ExecutionResult& result) {
     Line l;
     l.group = i < result.parse_error_groups.size() ? result.parse_error_groups[i] : 0;
     l.line = pe.block_start_line;
-    l.label = pe.block_id.empty() ? "?" : pe.block_id;
+    l.label = pe.block_id.empty() ? "?" : SeedLabel(pe.block_id, seed);
     l.status = "error";
     l.parse_error = true;
     const bool typed = absl::StartsWith(pe.message, absl::StrCat(pe.error_type, ": "));

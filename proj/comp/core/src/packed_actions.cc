@@ -145,10 +145,10 @@ void EmitWord(absl::string_view s, Sink& sink) {
   sink.Bytes(s);
 }
 
-// The block ids readers give their actions (task-12, patch-3, ...): the
+// The block ids readers give their actions (task-12, csl-4, patch-3, ...): the
 // prefix's number and N (odd header), or the bytes (even): `task-1234567`
 // is 4 bytes, not 13.
-constexpr absl::string_view kLabelPrefixes[] = {"task-", "patch-", "diff-", "rep-", "sr-"};
+constexpr absl::string_view kLabelPrefixes[] = {"task-", "patch-", "diff-", "rep-", "sr-", "csl-"};
 
 template <typename Sink>
 void EmitLabel(absl::string_view s, Sink& sink) {

@@ -243,7 +243,7 @@ class Reader {
       CslBlock& b = out.blocks.emplace_back();
       b.number = static_cast<int>(out.blocks.size());
       b.packed_begin = b.packed_end = out.packed.size();
-      const std::string label = Numbered("task-", b.number);
+      const std::string label = Numbered("csl-", b.number);
       if (m.kind == Kind::kTasks) {
         pos = ReadTasks(m, label, &b);
       } else if (m.kind == Kind::kEnd || m.kind == Kind::kReplace || m.kind == Kind::kTo) {
@@ -410,7 +410,7 @@ class Reader {
     size_t pos = open.end;
     int depth = 0;
     bool prose_noted = false;
-    const std::string sub_prefix = absl::StrCat(label, ".");  // task-N.M
+    const std::string sub_prefix = absl::StrCat(label, ".");  // csl-N.M
     Marker m;
     while (true) {
       const bool found = NextMarker(pos, &m);

@@ -11,7 +11,8 @@
 //
 // every standalone operation (WRITE, RUN, SEARCH) and every TASKS block, in
 // document order, each operation as the core::Action the SHAM path would
-// produce for the same change, labelled `task-N` (`task-N.M` inside TASKS).
+// produce for the same change, labelled `csl-N` (`csl-N.M` inside TASKS); the
+// seed's report form shows them as `task-N` (proj/src/csl_report.cc).
 //
 // Example:
 //   clada::csl_parser::CslParseResult r = clada::csl_parser::ParseCsl(answer);
@@ -55,7 +56,7 @@ struct LineRange {
 struct Operation {
   core::Action action;
   std::string operation;
-  std::string label;  // task-N, or task-N.M inside TASKS
+  std::string label;  // csl-N, or csl-N.M inside TASKS
   SourceSpan span;    // its marker line through its <---END--->
 };
 
@@ -75,7 +76,7 @@ struct PackedOperation {
 struct CslError {
   std::string code;
   std::string operation;  // the marker's name as written (WRITE, DELETE, REPLACE, ...)
-  std::string label;      // task-N / task-N.M of the operation it stops
+  std::string label;      // csl-N / csl-N.M of the operation it stops
   int line = 0;           // the marker's line (1-based)
   std::string message;    // names the operation, its line and what is wrong
   std::string fix;        // what to send instead
@@ -85,7 +86,7 @@ struct CslError {
 // A TASKS block (policy atomic_validation: if any of its operations has an
 // error, none runs; at run time the first failure skips the rest) or one
 // standalone operation or stray marker (independent). Numbered from 1 (N of
-// `task-N`) in document order.
+// `csl-N`) in document order.
 // What few blocks have (a TASKS block's version, operations read whole,
 // errors, warnings): behind a pointer, so that the block of a standalone
 // operation read packed, most of an answer of many small operations,

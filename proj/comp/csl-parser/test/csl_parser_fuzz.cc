@@ -6,7 +6,7 @@
 // Besides crashes and sanitizer reports it checks what ParseCsl promises:
 // blocks numbered 1.. in order, inside the text, never overlapping, each
 // starting at a line start; FindCsl agrees; every operation one of the five
-// actions the reader emits, labelled task-N or task-N.M inside its block;
+// actions the reader emits, labelled csl-N or csl-N.M inside its block;
 // every error with a code, a message, a fix and a line inside its block.
 // The first input byte chooses the delimiters (default, or a one-byte pair),
 // so configured delimiters are fuzzed too.
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t previous_end = 0;
   for (size_t i = 0; i < r.blocks.size(); ++i) {
     const CslBlock& b = r.blocks[i];
-    const std::string label = "task-" + std::to_string(b.number);
+    const std::string label = "csl-" + std::to_string(b.number);
     Check(b.number == static_cast<int>(i) + 1);
     Check(spans[i].begin == b.span.begin && spans[i].end == b.span.end);
     Check(spans[i].first_line == b.span.first_line && spans[i].last_line == b.span.last_line);

@@ -204,7 +204,7 @@ TEST(ParseCsl, SkipsLinesOfOtherBlocks) {
   const CslParseResult r = ParseCsl(text, {}, {{4, 6}});
   ASSERT_EQ(r.blocks.size(), 2u);
   EXPECT_EQ(r.blocks[1].operations()[0].action.params["code"], "echo 3");
-  EXPECT_EQ(r.blocks[1].operations()[0].label, "task-2");
+  EXPECT_EQ(r.blocks[1].operations()[0].label, "csl-2");
 }
 
 // Empty delimiters would make every line a marker: nothing is read.

@@ -32,7 +32,7 @@ class CslSpanReader : public answer::SpanReader {
       }
       for (const std::string& w : b.warnings()) out.warnings.push_back(w);
     }
-    ShiftLabels(out, "task-", blocks_);
+    ShiftLabels(out, "csl-", blocks_);
     blocks_ += static_cast<int>(r.blocks.size());
     return out;
   }
@@ -40,7 +40,7 @@ class CslSpanReader : public answer::SpanReader {
  private:
   absl::string_view text_;
   csl_parser::Delimiters delimiters_;
-  int blocks_ = 0;  // task-N: N counts the blocks read so far
+  int blocks_ = 0;  // csl-N: N counts the blocks read so far
 };
 
 class CslReader : public answer::Reader {
