@@ -43,12 +43,15 @@ class Lines {
 
 Lines SplitLines(absl::string_view text) { return Lines(text); }
 
-SourceSpan Span(const Lines& lines, size_t first, size_t last) {
+// The answer's number of line `index` (0-based) of the text read.
+int LineNumber(const ReadOptions& o, size_t index) { return o.first_line + static_cast<int>(index); }
+
+SourceSpan Span(const Lines& lines, size_t first, size_t last, const ReadOptions& o) {
   SourceSpan s;
-  s.begin = lines[first].begin;
-  s.end = lines[last].end;
-  s.first_line = static_cast<int>(first) + 1;
-  s.last_line = static_cast<int>(last) + 1;
+  s.begin = o.first_byte + lines[first].begin;
+  s.end = o.first_byte + lines[last].end;
+  s.first_line = LineNumber(o, first);
+  s.last_line = LineNumber(o, last);
   return s;
 }
 
@@ -128,9 +131,10 @@ bool ParseRange(absl::string_view head, DiffHunk* h) {
 // Reads one hunk from its `@@` line; returns the index after it.
 // `*cut` is set when the answer ends before the lines its header counts:
 // the answer was cut off inside the hunk.
-size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::string>* warnings, bool* cut) {
+size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::string>* warnings, bool* cut,
+                const ReadOptions& o) {
   const size_t n = lines.size();
-  h->source_line = static_cast<int>(at) + 1;
+  h->source_line = LineNumber(o, at);
   const bool counted = ParseRange(lines[at].head, h);
   if (!counted) {
     h->old_start = h->old_count = h->new_start = h->new_count = -1;
@@ -168,7 +172,7 @@ size_t ReadHunk(const Lines& lines, size_t at, DiffHunk* h, std::vector<std::str
     return k;
   }
   if (counted && (old_left != 0 || new_left != 0)) {
-    warnings->push_back(absl::StrCat("hunk at line ", at + 1, ": its header counts ", h->old_count, " old and ",
+    warnings->push_back(absl::StrCat("hunk at line ", LineNumber(o, at), ": its header counts ", h->old_count, " old and ",
                                      h->new_count, " new lines, its lines say ", h->old_count - old_left, " and ",
                                      h->new_count - new_left));
   }
@@ -196,7 +200,7 @@ std::string FileText(const std::vector<DiffLine>& lines, char skip) {
 // A ```diff (or ```patch) fence that holds `@@` hunks and no file header
 // names no file: one `missing_file_header` error for the fence, where the
 // hunks would otherwise be read as nothing at all.
-void HeaderlessFences(const Lines& lines, std::vector<ParseError>* errors) {
+void HeaderlessFences(const Lines& lines, std::vector<ParseError>* errors, const ReadOptions& o) {
   const size_t n = lines.size();
   for (size_t i = 0; i < n; ++i) {
     const absl::string_view open = absl::StripAsciiWhitespace(lines[i].head);
@@ -211,11 +215,12 @@ void HeaderlessFences(const Lines& lines, std::vector<ParseError>* errors) {
     if (!header && first_hunk != 0) {
       const size_t last = close < n ? close : n - 1;
       errors->push_back(ParseError{
-          "missing_file_header", static_cast<int>(i) + 1,
-          absl::StrCat("the diff in the fence at line ", i + 1, " has hunks (the first at line ", first_hunk + 1,
+          "missing_file_header", LineNumber(o, i),
+          absl::StrCat("the diff in the fence at line ", LineNumber(o, i), " has hunks (the first at line ",
+                       LineNumber(o, first_hunk),
                        ") but no --- and +++ lines, so it names no file and none of it was applied"),
           "start the diff with the file's header lines before its first @@: --- a/PATH and +++ b/PATH",
-          Span(lines, i, last)});
+          Span(lines, i, last, o)});
     }
     i = close;
   }
@@ -240,7 +245,12 @@ Diffs ReadDiffs(absl::string_view text) {
 }
 
 Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_file) {
+  return ReadDiffs(text, ReadOptions(), on_file);
+}
+
+Diffs ReadDiffs(absl::string_view text, const ReadOptions& o, absl::FunctionRef<void(FilePatch&&)> on_file) {
   Diffs out;
+  auto ln = [&o](size_t index) { return LineNumber(o, index); };
   // A diff starts at a line beginning `diff --git ` or `--- `: an answer
   // without one has none, and its lines are not tabled (a million-block
   // answer's table would take 48 bytes a line).
@@ -251,7 +261,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
   }
   const Lines lines = SplitLines(text);
   const size_t n = lines.size();
-  if (diff_fence) HeaderlessFences(lines, &out.errors);
+  if (diff_fence) HeaderlessFences(lines, &out.errors, o);
   size_t i = 0;
   while (i < n) {
     if (!IsFileStart(lines, i)) {
@@ -302,7 +312,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
                    absl::StartsWith(h, "similarity index") || absl::StartsWith(h, "dissimilarity index") ||
                    absl::StartsWith(h, "index ")) {
           if (absl::StartsWith(h, "old mode") || absl::StartsWith(h, "new mode")) {
-            f.warnings.push_back(absl::StrCat("line ", i + 1, ": '", h, "' is not applied (clada does not change modes)"));
+            f.warnings.push_back(absl::StrCat("line ", ln(i), ": '", h, "' is not applied (clada does not change modes)"));
           }
         } else {
           break;
@@ -317,9 +327,8 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
     if (binary) {
       size_t last = i > start ? i - 1 : start;
       while (last + 1 < n && !IsFileStart(lines, last + 1) && !lines[last + 1].head.empty()) ++last;
-      ParseError e{"binary_patch", static_cast<int>(start) + 1,
-                   absl::StrCat("the diff at line ", start + 1, " is a binary patch"),
-                   "send binary files another way; a diff can only change text", Span(lines, start, last)};
+      ParseError e{"binary_patch", ln(start), absl::StrCat("the diff at line ", ln(start), " is a binary patch"),
+                   "send binary files another way; a diff can only change text", Span(lines, start, last, o)};
       out.errors.push_back(std::move(e));
       i = last + 1;
       continue;
@@ -327,7 +336,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
     bool cut = false;
     while (i < n && absl::StartsWith(lines[i].head, "@@")) {
       DiffHunk h;
-      i = ReadHunk(lines, i, &h, &f.warnings, &cut);
+      i = ReadHunk(lines, i, &h, &f.warnings, &cut, o);
       if (cut) {
         const int counted_old = h.old_count, counted_new = h.new_count;
         int old_read = 0, new_read = 0;
@@ -336,13 +345,13 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
           new_read += l.kind != '-';
         }
         out.errors.push_back(ParseError{
-            "truncated", static_cast<int>(start) + 1,
-            absl::StrCat("the answer ends at line ", n, " inside the hunk at line ", h.source_line,
+            "truncated", ln(start),
+            absl::StrCat("the answer ends at line ", ln(n - 1), " inside the hunk at line ", h.source_line,
                          ", which holds ", old_read, " of its ", counted_old, " old and ", new_read, " of its ",
                          counted_new, " new lines: it was cut off, so none of this file's diff was applied"),
-            absl::StrCat("send the rest of the diff (this file's diff from line ", start + 1,
+            absl::StrCat("send the rest of the diff (this file's diff from line ", ln(start),
                          " again, whole), each hunk with as many lines as its @@ header counts"),
-            Span(lines, start, n - 1)});
+            Span(lines, start, n - 1, o)});
         break;
       }
       if (h.lines.empty()) {
@@ -362,11 +371,11 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
     if (!copy_from.empty() || !copy_to.empty()) {
       const std::string to = copy_to.empty() ? git_new : copy_to;
       out.errors.push_back(ParseError{
-          "copy_unsupported", static_cast<int>(start) + 1,
-          absl::StrCat("the diff at line ", start + 1, " copies ", copy_from.empty() ? git_old : copy_from, " to ", to,
+          "copy_unsupported", ln(start),
+          absl::StrCat("the diff at line ", ln(start), " copies ", copy_from.empty() ? git_old : copy_from, " to ", to,
                        "; clada applies no copy (the source would be moved or changed), so none of it was applied"),
           absl::StrCat("send ", to, " as a new file: --- /dev/null, +++ b/", to, " and one hunk adding its whole text"),
-          Span(lines, start, last)});
+          Span(lines, start, last, o)});
       i = std::max(i, start + 1);
       continue;
     }
@@ -405,7 +414,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
       f.kind = FileKind::kUpdate;
       f.path = new_null || (old_null && !new_null) ? (new_null ? old_name : new_name) : old_name;
       if (old_null && !new_null) {
-        f.warnings.push_back(absl::StrCat("line ", start + 1, ": the diff says ", new_name,
+        f.warnings.push_back(absl::StrCat("line ", ln(start), ": the diff says ", new_name,
                                           " is new but its hunks have old lines; it is read as an edit"));
       }
       if (!old_null && !new_null && old_name != new_name) {
@@ -413,23 +422,23 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
           f.move_to = new_name;
         } else {
           f.path = new_name;
-          f.warnings.push_back(absl::StrCat("line ", start + 1, ": the diff names ", old_name, " and ", new_name,
+          f.warnings.push_back(absl::StrCat("line ", ln(start), ": the diff names ", old_name, " and ", new_name,
                                             "; it edits ", new_name));
         }
       }
     }
-    f.span = Span(lines, start, last);
+    f.span = Span(lines, start, last, o);
     if (f.path.empty() || f.path == "/dev/null") {
-      out.errors.push_back(ParseError{"missing_path", static_cast<int>(start) + 1,
-                                      absl::StrCat("the diff at line ", start + 1, " names no file"),
+      out.errors.push_back(ParseError{"missing_path", ln(start),
+                                      absl::StrCat("the diff at line ", ln(start), " names no file"),
                                       "start each file's diff with --- a/PATH and +++ b/PATH lines",
-                                      Span(lines, start, last)});
+                                      Span(lines, start, last, o)});
     } else if (f.hunks.empty() && f.kind == FileKind::kUpdate && !f.move_to) {
-      out.errors.push_back(ParseError{"missing_hunks", static_cast<int>(start) + 1,
-                                      absl::StrCat("the diff of ", f.path, " at line ", start + 1, " has no hunk"),
+      out.errors.push_back(ParseError{"missing_hunks", ln(start),
+                                      absl::StrCat("the diff of ", f.path, " at line ", ln(start), " has no hunk"),
                                       "follow the --- and +++ lines with hunks: @@ -LINE,COUNT +LINE,COUNT @@ and "
                                       "the lines, each starting with ' ', '-' or '+'",
-                                      Span(lines, start, last)});
+                                      Span(lines, start, last, o)});
     } else {
       on_file(std::move(f));
     }

@@ -85,6 +85,20 @@ Diffs ReadDiffs(absl::string_view text);
 // million files is never held whole (its files took 300 bytes each).
 Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_file);
 
+// Where a text read stands in its answer: a piece of an answer whose first
+// line is the answer's line `first_line` and whose first byte (the start of
+// a line) is its byte `first_byte`. Every line and byte the reader gives
+// (spans, hunks' source lines, errors, the line numbers in messages and
+// warnings) is then the answer's, without reading (or copying) what comes
+// before the piece.
+struct ReadOptions {
+  int first_line = 1;
+  size_t first_byte = 0;
+};
+
+// ReadDiffs(text, on_file) of a piece of an answer.
+Diffs ReadDiffs(absl::string_view text, const ReadOptions& options, absl::FunctionRef<void(FilePatch&&)> on_file);
+
 // The spans of ReadDiffs(text)'s files and errors, in order.
 std::vector<SourceSpan> FindDiffs(absl::string_view text);
 

@@ -134,6 +134,55 @@ TEST_P(ReaderCases, Reads) {
   }
 }
 
+// A piece of an answer read with its origin (ReadOptions) gives what the
+// same piece gives after as many empty lines as stand before it (how the
+// readers' adapter read each block span before): the same files, hunks,
+// errors, warnings and lines, and its bytes the answer's.
+TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
+  const std::string text = GetParam().at("text").get<std::string>();
+  constexpr int kLine = 41;       // the piece's first line in its answer
+  constexpr size_t kByte = 5000;  // and its first byte
+  const std::string padded = std::string(kLine - 1, '\n') + text;
+  auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
+    EXPECT_EQ(based.first_line, padded.first_line);
+    EXPECT_EQ(based.last_line, padded.last_line);
+    EXPECT_EQ(based.begin - kByte, padded.begin - (kLine - 1));
+    EXPECT_EQ(based.end - kByte, padded.end - (kLine - 1));
+  };
+  std::vector<FilePatch> pf, bf;
+  const Diffs p = ReadDiffs(padded, [&](FilePatch&& f) { pf.push_back(std::move(f)); });
+  const Diffs b = ReadDiffs(text, ReadOptions{kLine, kByte}, [&](FilePatch&& f) { bf.push_back(std::move(f)); });
+  ASSERT_EQ(bf.size(), pf.size());
+  for (size_t k = 0; k < bf.size(); ++k) {
+    EXPECT_EQ(bf[k].kind, pf[k].kind);
+    EXPECT_EQ(bf[k].path, pf[k].path);
+    EXPECT_EQ(bf[k].move_to, pf[k].move_to);
+    EXPECT_EQ(bf[k].warnings, pf[k].warnings);
+    EXPECT_EQ(bf[k].executable, pf[k].executable);
+    same_span(bf[k].span, pf[k].span);
+    ASSERT_EQ(bf[k].hunks.size(), pf[k].hunks.size());
+    for (size_t h = 0; h < bf[k].hunks.size(); ++h) {
+      const DiffHunk& bh = bf[k].hunks[h];
+      const DiffHunk& ph = pf[k].hunks[h];
+      EXPECT_EQ(bh.source_line, ph.source_line);
+      EXPECT_EQ(bh.old_start, ph.old_start);
+      EXPECT_EQ(bh.old_count, ph.old_count);
+      EXPECT_EQ(bh.new_start, ph.new_start);
+      EXPECT_EQ(bh.new_count, ph.new_count);
+      EXPECT_EQ(bh.section, ph.section);
+      EXPECT_EQ(Render(bh), Render(ph));
+    }
+  }
+  ASSERT_EQ(b.errors.size(), p.errors.size());
+  for (size_t k = 0; k < b.errors.size(); ++k) {
+    EXPECT_EQ(b.errors[k].code, p.errors[k].code);
+    EXPECT_EQ(b.errors[k].line, p.errors[k].line);
+    EXPECT_EQ(b.errors[k].message, p.errors[k].message);
+    EXPECT_EQ(b.errors[k].fix, p.errors[k].fix);
+    same_span(b.errors[k].span, p.errors[k].span);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(TestData, ReaderCases, ::testing::ValuesIn(LoadCases()),
                          [](const ::testing::TestParamInfo<json>& info) {
                            return info.param.at("name").get<std::string>();
