@@ -43,20 +43,23 @@ constexpr size_t kMaxListedLines = 10;
 // How far past a header whose ID could not be read we look for its end marker.
 constexpr int kMaxHeaderScanLines = 1000;
 
-// Random access to the lines of the input, 1-based (core::LineStarts; a
-// text ending in a line break has an empty last line after it).
+// Random access to the lines of the input by the answer's numbers: the
+// input starts line `first_line` (core::LineStarts; a text ending in a line
+// break has an empty last line after it).
 class LineIndex {
  public:
-  explicit LineIndex(absl::string_view text) : text_(text), starts_(text) {}
+  explicit LineIndex(absl::string_view text, int first_line = 1)
+      : text_(text), starts_(text), first_line_(first_line) {}
 
+  // The answer's number of the input's last line.
   int line_count() const {
-    return static_cast<int>(starts_.size()) + (text_.empty() || text_.back() == '\n' ? 1 : 0);
+    return first_line_ - 1 + static_cast<int>(starts_.size()) + (text_.empty() || text_.back() == '\n' ? 1 : 0);
   }
 
   // Lines first..last (clamped to the input) as written, without the final
   // newline.
   absl::string_view Lines(int first, int last) const {
-    first = std::max(first, 1);
+    first = std::max(first, first_line_);
     last = std::min(last, line_count());
     if (first > last) return absl::string_view();
     const size_t begin = Begin(first);
@@ -67,9 +70,9 @@ class LineIndex {
   absl::string_view Line(int n) const { return Lines(n, n); }
 
   // The bytes of lines first..last (clamped), their last line break
-  // included.
+  // included, in the input.
   std::pair<size_t, size_t> Span(int first, int last) const {
-    first = std::max(first, 1);
+    first = std::max(first, first_line_);
     last = std::min(last, line_count());
     if (first > last) return {0, 0};
     return {Begin(first), last < line_count() ? Begin(last + 1) : text_.size()};
@@ -78,12 +81,13 @@ class LineIndex {
  private:
   // Where line n starts (the empty last line: at the end).
   size_t Begin(int n) const {
-    const size_t i = static_cast<size_t>(n - 1);
+    const size_t i = static_cast<size_t>(n - first_line_);
     return i < starts_.size() ? starts_.Begin(i) : text_.size();
   }
 
   absl::string_view text_;
   core::LineStarts starts_;
+  int first_line_;
 };
 
 // `text`, or its first kMaxBlockContentBytes cut at a line break (or at a
@@ -463,13 +467,14 @@ class ErrorKeeper {
 }  // namespace
 
 ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_bytes,
-                                    const ErrorKeeping& keeping) {
+                                    const ErrorKeeping& keeping, const AnswerPiece& piece) {
   ActionParseResult result;
   ErrorKeeper kept(keeping);
   // Chat noise the grammar would refuse is read first (line for line, so
   // line numbers stay those of the answer); the blocks shown in errors are
   // the answer's own text.
-  internal::ToleratedText tolerated = internal::TolerateChatNoise(text);
+  internal::ToleratedText tolerated =
+      internal::TolerateChatNoise(text, false, piece.first_line, piece.quoted_as_a_whole);
   // Not const: a clean block's values are moved into its action.
   // The limit applies to the answer; a tolerated reading of it may be a few
   // bytes longer.
@@ -478,12 +483,15 @@ ActionParseResult ParseShamResponse(absl::string_view text, size_t max_input_byt
       limit <= std::numeric_limits<size_t>::max() - (tolerated.text.size() - text.size())) {
     limit += tolerated.text.size() - text.size();
   }
+  sham_parser::ParseOptions grammar;
+  grammar.max_bytes = limit;
+  grammar.first_line = piece.first_line;
   sham_parser::ParseResult parsed = sham_parser::ParseBlocks(
-      tolerated.changed ? absl::string_view(tolerated.text) : text, limit);
-  const LineIndex lines(text);
+      tolerated.changed ? absl::string_view(tolerated.text) : text, grammar);
+  const LineIndex lines(text, piece.first_line);
   // The lines the grammar read, where they differ from the answer's.
   std::optional<LineIndex> rewritten;
-  if (tolerated.changed) rewritten.emplace(tolerated.text);
+  if (tolerated.changed) rewritten.emplace(tolerated.text, piece.first_line);
   const LineIndex& parsed_lines = rewritten.has_value() ? *rewritten : lines;
   // Notes by header line.
   absl::flat_hash_map<int, internal::BlockNotes*> notes_at;

@@ -132,6 +132,22 @@ struct ActionParseResult {
       0;  // blocks found, including ones whose header was unreadable
 };
 
+// Where the text ParseShamResponse reads stands in an answer, for a caller
+// that reads an answer a piece at a time (the answer layer, a span each).
+struct AnswerPiece {
+  // The text starts at the start of the answer's line `first_line`
+  // (1-based): every line reported (actions' metadata, errors'
+  // block_start_line, left-out blocks, and the lines named in messages,
+  // fixes and warnings) is the answer's, as if the text were read after
+  // first_line - 1 empty lines. DeferredActions' byte offsets stay the
+  // text's.
+  int first_line = 1;
+  // Whether the whole answer is quoted (QuotedAsAWhole of the answer): a
+  // block quoted with '>' runs only in an answer quoted as a whole. Unset:
+  // the text's own QuotedAsAWhole.
+  std::optional<bool> quoted_as_a_whole;
+};
+
 // Parses `text` with sham_parser::ParseBlocks and validates each block on its
 // own: a block with any syntax error is skipped whole; every other block
 // becomes an action or one error per problem. Never fails, never throws.
@@ -139,7 +155,8 @@ struct ActionParseResult {
 // `input_too_large` syntax error and nothing else.
 ActionParseResult ParseShamResponse(absl::string_view text,
                                     size_t max_input_bytes = sham_parser::kMaxInputBytes,
-                                    const ErrorKeeping& keeping = {});
+                                    const ErrorKeeping& keeping = {},
+                                    const AnswerPiece& piece = {});
 
 // The text sham_parser::ParseBlocks reads for `text` in ParseShamResponse:
 // the chat noise whose meaning is plain read line for line (line numbers

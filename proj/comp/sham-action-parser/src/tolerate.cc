@@ -274,8 +274,13 @@ std::string Shown(absl::string_view s) { return QuoteForMessage(s, 60); }
 
 class Scanner {
  public:
-  Scanner(absl::string_view text, bool read_quoted_blocks)
-      : text_(text), read_quoted_blocks_(read_quoted_blocks) {
+  // `first_line`, `quoted_as_a_whole`: as TolerateChatNoise's.
+  Scanner(absl::string_view text, bool read_quoted_blocks, int first_line = 1,
+          std::optional<bool> quoted_as_a_whole = std::nullopt)
+      : text_(text),
+        read_quoted_blocks_(read_quoted_blocks),
+        first_line_(first_line),
+        quoted_as_a_whole_(quoted_as_a_whole) {
     starts_.reserve(1 + static_cast<size_t>(
                             std::count(text_.begin(), text_.end(), '\n')));
     starts_.push_back(0);
@@ -326,8 +331,11 @@ class Scanner {
   }
 
   bool WholeAnswerQuoted() const {
-    return QuotedAsAWhole(text_);
+    return quoted_as_a_whole_.has_value() ? *quoted_as_a_whole_ : QuotedAsAWhole(text_);
   }
+
+  // The answer's number of line index i.
+  int No(size_t i) const { return static_cast<int>(i) + first_line_; }
 
  public:
   static bool QuotedAsAWhole(absl::string_view text) {
@@ -451,12 +459,12 @@ class Scanner {
     if (dropped_after.empty() && dropped_before.empty()) return;
     Replace(li, absl::StrCat(new_before, delimiter, after));
     if (!dropped_before.empty()) {
-      Warn(notes, absl::StrCat("Line ", li + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(li), ": ignored ",
                                DescribeChars(dropped_before),
                                " before the heredoc closer ", delimiter));
     }
     if (!dropped_after.empty()) {
-      Warn(notes, absl::StrCat("Line ", li + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(li), ": ignored ",
                                DescribeChars(dropped_after),
                                " after the heredoc closer ", delimiter));
     }
@@ -467,7 +475,7 @@ class Scanner {
   size_t ProcessBlock(size_t hi, const HeaderLine& h) {
     const size_t n = line_count();
     BlockNotes notes;
-    notes.header_line = static_cast<int>(hi) + 1;
+    notes.header_line = No(hi);
     notes.id = h.id;
     if (h.quoted && !whole_quoted_) {
       // A quotation of a block (an earlier answer, an example): reported,
@@ -482,7 +490,7 @@ class Scanner {
         }
       }
       out_.warnings.push_back(absl::StrCat(
-          "Block '", ToValidUtf8(h.id), "' (lines ", hi + 1, "-", j,
+          "Block '", ToValidUtf8(h.id), "' (lines ", No(hi), "-", No(j - 1),
           ") is quoted ('", absl::StripTrailingAsciiWhitespace(h.prefix),
           "' before its lines), so it was not run: a block in a quotation "
           "is taken for an example; write it without the quote marks to "
@@ -494,22 +502,22 @@ class Scanner {
     const absl::string_view header_raw = Line(hi);
     if (header_raw != h.cleaned) Replace(hi, h.cleaned);
     if (!h.lead_noise.empty()) {
-      Warn(notes, absl::StrCat("Line ", hi + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(hi), ": ignored ",
                                DescribeChars(h.lead_noise),
                                " before the header"));
     }
     if (!h.inside_spaces.empty()) {
-      Warn(notes, absl::StrCat("Line ", hi + 1, ": read ",
+      Warn(notes, absl::StrCat("Line ", No(hi), ": read ",
                                DescribeChars(h.inside_spaces),
                                " inside the header as a space"));
     }
     if (!h.inside_invisible.empty()) {
-      Warn(notes, absl::StrCat("Line ", hi + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(hi), ": ignored ",
                                DescribeChars(h.inside_invisible),
                                " inside the header"));
     }
     if (!h.trailing.empty()) {
-      Warn(notes, absl::StrCat("Line ", hi + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(hi), ": ignored ",
                                DescribeChars(h.trailing), " after the header"));
     }
 
@@ -533,7 +541,7 @@ class Scanner {
                      "Block '", ToValidUtf8(h.id), "' starts ",
                      h.quoted ? "in a quotation ('" : "indented ('",
                      ToValidUtf8(h.prefix), "' before its header on line ",
-                     hi + 1, ") but line ", k + 1, " does not: ",
+                     No(hi), ") but line ", No(k), " does not: ",
                      Shown(raw)),
                  h.quoted ? "Quote every line of the block alike, or none; "
                             "the whole block was skipped"
@@ -561,7 +569,7 @@ class Scanner {
       if (t.empty()) {
         if (HasInvisible(s)) {
           Replace(j, "");
-          Warn(notes, absl::StrCat("Line ", j + 1, ": ignored a line of ",
+          Warn(notes, absl::StrCat("Line ", No(j), ": ignored a line of ",
                                    DescribeChars(s)));
         }
         continue;
@@ -573,13 +581,13 @@ class Scanner {
             Replace(j, std::string(t));
             const size_t lead = LeadingBlank(s);
             if (lead > 0) {
-              Warn(notes, absl::StrCat("Line ", j + 1, ": ignored ",
+              Warn(notes, absl::StrCat("Line ", No(j), ": ignored ",
                                        DescribeChars(s.substr(0, lead)),
                                        " before the end marker"));
             }
             if (s.size() - lead > t.size()) {
               Warn(notes, absl::StrCat(
-                              "Line ", j + 1, ": ignored ",
+                              "Line ", No(j), ": ignored ",
                               DescribeChars(s.substr(lead + t.size())),
                               " after the end marker"));
             }
@@ -590,7 +598,7 @@ class Scanner {
         const size_t before_t = CharCount(text_.substr(
             starts_[j], static_cast<size_t>(t.data() - text_.data()) -
                             starts_[j]));
-        refuse(absl::StrCat("Line ", j + 1, ": the end marker ", Shown(t),
+        refuse(absl::StrCat("Line ", No(j), ": the end marker ", Shown(t),
                             " is not ", h.end, ": ",
                             EndMarkerDifference(t, h.end, before_t)),
                absl::StrCat("End the block with the line ", h.end,
@@ -615,19 +623,19 @@ class Scanner {
     if (!closed && first_stray != kNpos) {
       refuse(absl::StrCat("Block '", ToValidUtf8(h.id),
                           "' has no end marker: the text from line ",
-                          first_stray + 1, " (", Shown(Line(first_stray)),
+                          No(first_stray), " (", Shown(Line(first_stray)),
                           ") on was read as part of it"),
              absl::StrCat("Add the line ", h.end, " after line ",
-                          last_good + 1,
+                          No(last_good),
                           "; the whole block was skipped"));
       if (notes.suppress_from == 0)
-        notes.suppress_from = static_cast<int>(first_stray) + 1;
+        notes.suppress_from = No(first_stray);
     }
     const size_t last = closed ? j : j - 1;
     if (!h.prefix.empty() && !nonuniform) {
       std::vector<std::string> head;
       head.push_back(absl::StrCat(
-          "Lines ", hi + 1, "-", last + 1, ": ",
+          "Lines ", No(hi), "-", No(last), ": ",
           h.quoted
               ? absl::StrCat("the block is quoted ('",
                              absl::StripTrailingAsciiWhitespace(h.prefix),
@@ -698,7 +706,7 @@ class Scanner {
     const absl::string_view lead_text = key_part.substr(0, lead);
     const std::string key(TrimBlank(key_part));
     if (lead > 0 && HasNonAsciiBlank(lead_text)) {
-      Warn(notes, absl::StrCat("Line ", j + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(j), ": ignored ",
                                DescribeChars(lead_text), " before the key '",
                                ToValidUtf8(key), "'"));
       rewrite = true;
@@ -707,7 +715,7 @@ class Scanner {
     const absl::string_view key_trail_text =
         key_part.substr(key_part.size() - key_trail);
     if (key_trail < key_part.size() && HasInvisible(key_trail_text)) {
-      Warn(notes, absl::StrCat("Line ", j + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(j), ": ignored ",
                                DescribeChars(key_trail_text),
                                " between the key '", ToValidUtf8(key),
                                "' and '='"));
@@ -716,7 +724,7 @@ class Scanner {
     const size_t value_lead = LeadingBlank(value_part);
     const absl::string_view value_lead_text = value_part.substr(0, value_lead);
     if (HasInvisible(value_lead_text)) {
-      Warn(notes, absl::StrCat("Line ", j + 1, ": ignored ",
+      Warn(notes, absl::StrCat("Line ", No(j), ": ignored ",
                                DescribeChars(value_lead_text),
                                " after '=' of the key '", ToValidUtf8(key),
                                "'"));
@@ -749,7 +757,7 @@ class Scanner {
             h.eot, "; the whole block was skipped");
         const bool quotes_missing = d == h.eot;
         notes.refusals.push_back(
-            {absl::StrCat("Line ", j + 1, ": the heredoc opener ",
+            {absl::StrCat("Line ", No(j), ": the heredoc opener ",
                           Shown(value),
                           quotes_missing
                               ? absl::StrCat(" does not put its delimiter in "
@@ -773,7 +781,7 @@ class Scanner {
           if (absl::StartsWithIgnoreCase(t, "#!end") || IsUnquotedHeader(u))
             break;
           if (near_miss.empty() && absl::StartsWith(t, "EOT"))
-            near_miss = absl::StrCat(" (line ", k + 1, " is ", Shown(t), ")");
+            near_miss = absl::StrCat(" (line ", No(k), " is ", Shown(t), ")");
         }
         return k;
       };
@@ -790,7 +798,7 @@ class Scanner {
         if (k == kNpos) k = block_end();
         if (proper) {
           notes.refusals.push_back(
-              {absl::StrCat("Line ", j + 1, ": the heredoc of '",
+              {absl::StrCat("Line ", No(j), ": the heredoc of '",
                             ToValidUtf8(key),
                             "' is never closed: no line after it is ", h.eot,
                             near_miss),
@@ -798,7 +806,7 @@ class Scanner {
                             h.eot, "; the whole block was skipped")});
         }
         if (notes.suppress_from == 0)
-          notes.suppress_from = static_cast<int>(j) + 1;
+          notes.suppress_from = No(j);
         for (size_t m = j; m < k; ++m) Replace(m, "");
         return k - 1;
       }
@@ -843,7 +851,7 @@ class Scanner {
           new_value = absl::StrCat("\"", inner, "\"");
           Warn(notes,
                absl::StrCat(
-                   "Line ", j + 1, ": read the value of '", ToValidUtf8(key),
+                   "Line ", No(j), ": read the value of '", ToValidUtf8(key),
                    "', written in curly quotes (",
                    absl::StrFormat("U+%04X ... U+%04X",
                                    static_cast<uint32_t>(open),
@@ -863,6 +871,8 @@ class Scanner {
 
   absl::string_view text_;
   bool read_quoted_blocks_ = false;
+  int first_line_ = 1;  // the answer's line text_ starts
+  std::optional<bool> quoted_as_a_whole_;
   std::vector<size_t> starts_;  // of each line
   // Line index -> its new content (without the line terminator).
   absl::flat_hash_map<size_t, std::string> replaced_;
@@ -919,12 +929,13 @@ std::string FirstLookalike(absl::string_view line, size_t from) {
 }
 
 ToleratedText TolerateChatNoise(absl::string_view answer,
-                                bool read_quoted_blocks) {
+                                bool read_quoted_blocks, int first_line,
+                                std::optional<bool> quoted_as_a_whole) {
   // No "#!": no header, nothing to read.
   if (answer.size() > sham_parser::kMaxInputBytes ||
       answer.find("#!") == kNpos)
     return ToleratedText{};
-  return Scanner(answer, read_quoted_blocks).Run();
+  return Scanner(answer, read_quoted_blocks, first_line, quoted_as_a_whole).Run();
 }
 
 }  // namespace clada::sham_action_parser::internal

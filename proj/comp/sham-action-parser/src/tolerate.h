@@ -20,6 +20,7 @@
 #ifndef CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_TOLERATE_H_
 #define CLADA_PROJ_COMP_SHAM_ACTION_PARSER_SRC_TOLERATE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,14 @@ struct ToleratedText {
 // Reads `answer` as described above. Linear in its size; never fails.
 // With `read_quoted_blocks`, a block quoted with '>' is read like one in an
 // answer quoted as a whole (TolerantReading).
+// `first_line`: the text is a piece of an answer that starts at the start of
+// the answer's line `first_line`; the lines in notes and messages are the
+// answer's. `quoted_as_a_whole`: whether that answer is (QuotedAsAWhole of
+// the whole answer); unset, the text's own.
 ToleratedText TolerateChatNoise(absl::string_view answer,
-                                bool read_quoted_blocks = false);
+                                bool read_quoted_blocks = false,
+                                int first_line = 1,
+                                std::optional<bool> quoted_as_a_whole = std::nullopt);
 
 // "U+201C (left double quotation mark)" for the characters this pass and
 // its error fixes name; "U+XXXX" for others.

@@ -7,10 +7,12 @@
 // "blockContentMaxBytes" check a long block's text), "warnings" (exact),
 // "totalBlocks", "actionCount", "errorCount", and "paramBytes"
 // ([[action index, parameter, size in bytes]]).
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-action-parser/test/test_cases.h"
@@ -181,6 +183,91 @@ TEST_P(ParseShamResponseCase, DeferredActionsAreTheSameActions) {
   }
   EXPECT_EQ(deferred.warnings, eager.warnings);
   EXPECT_EQ(deferred.total_blocks, eager.total_blocks);
+}
+
+// Everything a read gives, as JSON.
+CaseJson ResultJson(const ActionParseResult& r) {
+  CaseJson out = {{"actions", CaseJson::array()}, {"errors", CaseJson::array()}};
+  for (const core::Action& a : r.actions) out["actions"].push_back(ActionToJson(a));
+  for (const ActionParseError& e : r.errors) out["errors"].push_back(ActionParseErrorToJson(e));
+  out["warnings"] = r.warnings;
+  out["totalBlocks"] = r.total_blocks;
+  out["leftOut"] = r.left_out.size();
+  return out;
+}
+
+// A piece of an answer read with its base (AnswerPiece: its first line, and
+// whether the answer is quoted as a whole) reads as the piece after as many
+// empty lines as the answer has before it: the same actions, lines, errors,
+// messages and warnings. The pieces: from each line that starts with "#!"
+// (after blanks and quote marks) to the second such line after it, and to
+// the end.
+TEST_P(ParseShamResponseCase, ReadsAPieceWithItsBaseAsPadded) {
+  const std::string input = testing::TextFromSpec(GetParam().at("input"));
+  if (input.size() > 200000) GTEST_SKIP() << "a long input: its pieces would take long to pad";
+  std::vector<size_t> starts;  // of the "#!" lines
+  std::vector<int> numbers;    // their lines
+  int line = 1;
+  for (size_t pos = 0; pos < input.size(); ++line) {
+    const size_t nl = input.find('\n', pos);
+    const size_t mark = input.find_first_not_of(" \t>", pos);
+    if (mark != std::string::npos && input.compare(mark, 2, "#!") == 0 && (nl == std::string::npos || mark < nl)) {
+      starts.push_back(pos);
+      numbers.push_back(line);
+    }
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  AnswerPiece piece;
+  piece.quoted_as_a_whole = QuotedAsAWhole(input);
+  const size_t step = std::max<size_t>(1, starts.size() / 40);
+  for (size_t k = 0; k < starts.size(); k += step) {
+    piece.first_line = numbers[k];
+    for (const size_t end : {k + 2 < starts.size() ? starts[k + 2] : input.size(), input.size()}) {
+      const std::string text = input.substr(starts[k], end - starts[k]);
+      const std::string padded = std::string(numbers[k] - 1, '\n') + text;
+      AnswerPiece unbased;
+      unbased.quoted_as_a_whole = piece.quoted_as_a_whole;
+      EXPECT_EQ(ResultJson(ParseShamResponse(text, sham_parser::kMaxInputBytes, {}, piece)).dump(2),
+                ResultJson(ParseShamResponse(padded, sham_parser::kMaxInputBytes, {}, unbased)).dump(2))
+          << "the piece from line " << numbers[k] << " to byte " << end;
+    }
+  }
+}
+
+// A piece knows whether the answer it comes from is quoted as a whole: a
+// quoted block runs in a quoted answer, and is reported, not run, in an
+// answer that is not (whatever the piece itself holds), at the answer's
+// lines.
+TEST(ParseShamResponsePiece, RunsAQuotedBlockOnlyInAnAnswerQuotedAsAWhole) {
+  const std::string block =
+      "> #!SHAM [@three-char-SHA-256: q01]\n> action = \"file_read\"\n> path = \"a.txt\"\n> #!END_SHAM_q01\n";
+  AnswerPiece piece;
+  piece.first_line = 12;
+  piece.quoted_as_a_whole = true;
+  ActionParseResult r = ParseShamResponse(block, sham_parser::kMaxInputBytes, {}, piece);
+  ASSERT_EQ(r.actions.size(), 1u);
+  EXPECT_EQ(r.actions[0].metadata.start_line, 12);
+  EXPECT_EQ(r.actions[0].metadata.end_line, 15);
+  piece.quoted_as_a_whole = false;
+  r = ParseShamResponse(block, sham_parser::kMaxInputBytes, {}, piece);
+  EXPECT_TRUE(r.actions.empty());
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.warnings[0], "(lines 12-15) is quoted")) << r.warnings[0];
+}
+
+// An unclosed block at the end of a piece ends at the piece's end: the
+// error names the line past the piece's end, in the answer's numbers.
+TEST(ParseShamResponsePiece, AnUnclosedBlockEndsWithThePiece) {
+  AnswerPiece piece;
+  piece.first_line = 40;
+  piece.quoted_as_a_whole = false;
+  const ActionParseResult r = ParseShamResponse(
+      "#!SHAM [@three-char-SHA-256: u01]\naction = \"file_read\"\npath = \"a.txt\"\n", sham_parser::kMaxInputBytes,
+      {}, piece);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].block_start_line, 40);
+  EXPECT_EQ(r.errors[0].message, "Block 'u01' not closed before EOF (line 44, column 1)");
 }
 
 INSTANTIATE_TEST_SUITE_P(
