@@ -175,7 +175,9 @@ size_t FindChar(absl::string_view text, char c, size_t from) {
 // Calls `on_found` with each CML element of `text` in order, as it is
 // found: the elements are not kept (a million one-line tasks made a
 // vector of 64 MB that lived beside their blocks).
-void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lines,
+// `text` starts line `first_line` of the answer: spans give the answer's
+// lines (and `skip_lines` are the answer's), their bytes are `text`'s.
+void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lines, int first_line,
                   absl::FunctionRef<void(const Found&)> on_found) {
   // Every element starts with `<`: an answer without one (a million SHAM
   // blocks, say) has none, and its lines are not tabled.
@@ -189,8 +191,12 @@ void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lin
     for (size_t i = 0; i < text.size(); ++i) {
       if (text[i] == '\n') starts.push_back(i + 1);
     }
-    for (const LineRange& r : skip_lines) {
-      if (r.first < 1 || r.last < r.first || static_cast<size_t>(r.first) > starts.size()) continue;
+    for (LineRange r : skip_lines) {
+      if (r.first < 1 || r.last < r.first) continue;
+      // The part of the range that is in `text`.
+      r.first = std::max(r.first - (first_line - 1), 1);
+      r.last -= first_line - 1;
+      if (r.last < r.first || static_cast<size_t>(r.first) > starts.size()) continue;
       const size_t b = starts[r.first - 1];
       const size_t e = static_cast<size_t>(r.last) < starts.size() ? starts[r.last] : text.size();
       skip.emplace_back(b, e);
@@ -199,7 +205,7 @@ void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lin
   }
   size_t next_skip = 0;
   size_t next_lt = FindChar(text, '<', 0), next_bt = FindChar(text, '`', 0);
-  LineCounter lines(text);
+  LineCounter lines(text, 0, first_line);
   size_t i = 0;
   const size_t n = text.size();
   while (i < n) {
@@ -399,8 +405,9 @@ std::string ElementText(const pugi::xml_node& node, bool* has_child_element) {
 class BlockReader {
  public:
   // `packed`: where ParseOptions::pack_actions puts the tasks (null: in the block).
+  // `first_byte`: where `text` starts in the answer (the block's span is the answer's).
   BlockReader(absl::string_view text, const Found& found, int* next_task, pugi::xml_document& doc,
-              std::string& buffer, CmlParseResult* packed)
+              std::string& buffer, CmlParseResult* packed, size_t first_byte)
       : packed_(packed),
         doc_(doc),
         buffer_(buffer),
@@ -409,7 +416,10 @@ class BlockReader {
         next_task_(next_task),
         lines_(text, found.span.begin, found.span.first_line) {
     block_.set_tasks_block(found.name == "tasks");
-    block_.set_span(found.span);
+    SourceSpan span = found.span;
+    span.begin += first_byte;
+    span.end += first_byte;
+    block_.set_span(span);
     if (packed_ != nullptr) block_.set_packed_begin(static_cast<uint32_t>(packed_->packed.size()));
   }
 
@@ -864,7 +874,7 @@ int CmlParseResult::TaskCount(size_t i) const {
 
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip) {
   std::vector<SourceSpan> out;
-  ForEachFound(text, skip, [&out](const Found& f) { out.push_back(f.span); });
+  ForEachFound(text, skip, 1, [&out](const Found& f) { out.push_back(f.span); });
   return out;
 }
 
@@ -873,8 +883,9 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
   int next_task = 0;
   std::string buffer;  // each block's text, which `doc` parses in place: declared first, freed last
   pugi::xml_document doc;
-  ForEachFound(text, skip, [&](const Found& f) {
-    BlockReader reader(text, f, &next_task, doc, buffer, options.pack_actions ? &result : nullptr);
+  ForEachFound(text, skip, options.first_line, [&](const Found& f) {
+    BlockReader reader(text, f, &next_task, doc, buffer, options.pack_actions ? &result : nullptr,
+                       options.first_byte);
     result.blocks.push_back(reader.Read());
   });
   result.total_tasks = next_task;

@@ -140,6 +140,13 @@ struct ParseOptions {
   // Each task's action is packed as soon as it is read, not kept: an answer
   // of 300,000 one-line tasks then holds about 60 bytes a task, not 1.3 KB.
   bool pack_actions = false;
+  // The text is a piece of an answer that starts at the start of the
+  // answer's line `first_line` (1-based), its byte `first_byte`: every line
+  // ParseCml reports (spans, tasks, errors, the numbers in messages) and
+  // every span's bytes are the answer's, as if the text were read with the
+  // answer before it. `skip` lines are the answer's too.
+  int first_line = 1;
+  size_t first_byte = 0;
 };
 
 // Finds and reads every CML block of `text`. Never fails and never throws:

@@ -135,6 +135,45 @@ TEST_P(CmlCases, ReadsAsExpected) {
   }
 }
 
+// ToJson with each block's bytes, less `shift`.
+Json WithBytes(const CmlParseResult& r, size_t shift) {
+  Json out = ToJson(r);
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    out["blocks"][i]["bytes"] = {r.blocks[i].span().begin - shift, r.blocks[i].span().end - shift};
+  }
+  return out;
+}
+
+// A piece of the answer read with its base (ParseOptions::first_line and
+// first_byte) reads as the piece preceded by as many empty lines as the
+// answer has before it (how the answer layer read a span before): the same
+// tasks, lines, errors and messages, and spans at the answer's bytes. The
+// pieces: each block's lines, and from each block's first line to the end.
+TEST_P(CmlCases, ReadsAPieceWithItsBaseAsTheAnswerWouldRead) {
+  const std::string input = ReadFile(std::string(kDir) + "/" + GetParam() + ".md");
+  const std::vector<SourceSpan> spans = FindCml(input);
+  for (const SourceSpan& s : spans) {
+    const size_t nl = s.begin == 0 ? std::string::npos : input.rfind('\n', s.begin - 1);
+    const size_t line_start = nl == std::string::npos ? 0 : nl + 1;
+    for (const size_t end : {s.end, input.size()}) {
+      const std::string piece = input.substr(line_start, end - line_start);
+      const std::string padded = std::string(s.first_line - 1, '\n') + piece;
+      ParseOptions based;
+      based.first_line = s.first_line;
+      based.first_byte = line_start;
+      const CmlParseResult got = ParseCml(piece, {}, based);
+      SCOPED_TRACE(::testing::Message() << "lines " << s.first_line << "- of bytes [" << line_start << ", " << end << ")");
+      EXPECT_EQ(WithBytes(got, line_start).dump(2), WithBytes(ParseCml(padded), s.first_line - 1).dump(2));
+      if (end == input.size() && !got.blocks.empty()) {
+        EXPECT_EQ(got.blocks.front().span().begin, s.begin);
+        EXPECT_EQ(got.blocks.front().span().end, s.end);
+      }
+      based.pack_actions = true;
+      EXPECT_EQ(WithBytes(Unpacked(ParseCml(piece, {}, based)), line_start).dump(2), WithBytes(got, line_start).dump(2));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, CmlCases, ::testing::ValuesIn(CaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
@@ -196,6 +235,25 @@ TEST(ParseCml, SkipsLinesOfOtherBlocks) {
   EXPECT_EQ(r.blocks[1].tasks()[0].action.params["path"], "c");
   EXPECT_EQ(r.blocks[1].tasks()[0].action.metadata.block_id, "task-2");
   EXPECT_EQ(r.total_tasks, 2);
+}
+
+// With a base, skipped lines are the answer's: a range above the piece
+// skips nothing, one that runs into it skips its lines in the piece.
+TEST(ParseCml, SkipsTheAnswersLinesInAPiece) {
+  const std::string piece =
+      "<write path=\"a\">1</write>\n"
+      "<write path=\"b\">2</write>\n"
+      "<write path=\"c\">3</write>\n";
+  ParseOptions based;
+  based.first_line = 11;
+  based.first_byte = 500;
+  const CmlParseResult r = ParseCml(piece, {{1, 9}, {5, 12}}, based);
+  ASSERT_EQ(r.blocks.size(), 1u);
+  EXPECT_EQ(r.blocks[0].tasks()[0].action.params["path"], "c");
+  EXPECT_EQ(r.blocks[0].tasks()[0].line, 13);
+  EXPECT_EQ(r.blocks[0].span().first_line, 13);
+  EXPECT_EQ(r.blocks[0].span().begin, 500u + 2 * 26);
+  EXPECT_EQ(ParseCml(piece, {{1, 10}}, based).blocks.size(), 3u);
 }
 
 // A block keeps its rare parts behind a pointer: 64 bytes for the block of
