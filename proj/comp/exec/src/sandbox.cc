@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -54,7 +55,8 @@ constexpr uint64_t kRefer = 1ULL << 13;     // ABI 2
 constexpr uint64_t kTruncate = 1ULL << 14;  // ABI 3
 constexpr uint64_t kNetBindTcp = 1ULL << 0;
 constexpr uint64_t kNetConnectTcp = 1ULL << 1;
-constexpr uint64_t kScopeAbstractUnixSocket = 1ULL << 0;
+constexpr uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // ABI 6
+constexpr uint64_t kScopeSignal = 1ULL << 1;              // ABI 6
 
 constexpr uint64_t kRead = kReadFile | kReadDir | kExecute;
 // The rights a rule on a file (not a directory) may carry.
@@ -116,6 +118,61 @@ bool WithinAny(const std::string& path, const std::vector<std::string>& roots) {
 constexpr const char* kSecretDirs[] = {".ssh",  ".aws",  ".config/gh", ".gnupg", ".config/gcloud",
                                        ".kube", ".docker", ".azure",   ".password-store"};
 constexpr const char* kSecretFiles[] = {".netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass"};
+
+// The first line of the file at `path` after `prefix` ("gitdir: "), or the
+// whole first line when `prefix` is empty; "" when unreadable.
+std::string FirstLineOf(const std::string& path, absl::string_view prefix) {
+  char buf[PATH_MAX + 16];
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return "";
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return "";
+  absl::string_view line(buf, static_cast<size_t>(n));
+  line = line.substr(0, line.find('\n'));
+  if (!absl::ConsumePrefix(&line, prefix)) return "";
+  while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return std::string(line);
+}
+
+// `path` canonical, relative to `dir` when not absolute; "" when missing.
+std::string CanonicalFrom(const std::string& dir, const std::string& path) {
+  if (path.empty()) return "";
+  return Canonical(path.front() == '/' ? path : absl::StrCat(dir, "/", path));
+}
+
+}  // namespace
+
+std::vector<std::string> GitDirsOf(const std::string& root) {
+  std::vector<std::string> out;
+  // The repository's `.git` at the root or, for a root inside a repository,
+  // at its nearest ancestor that has one (git finds it there too).
+  std::string dir = root;
+  while (true) {
+    const std::string p = dir == "/" ? "/.git" : dir + "/.git";
+    struct stat st;
+    if (::lstat(p.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
+      out.push_back(p);
+      if (S_ISREG(st.st_mode)) {
+        // A worktree's or submodule's `.git` file: the git dir it names, and
+        // that one's common dir (hooks and config live there).
+        const std::string gitdir = CanonicalFrom(dir, FirstLineOf(p, "gitdir: "));
+        if (!gitdir.empty()) {
+          out.push_back(gitdir);
+          const std::string common = CanonicalFrom(gitdir, FirstLineOf(gitdir + "/commondir", ""));
+          if (!common.empty() && common != gitdir) out.push_back(common);
+        }
+      }
+      break;
+    }
+    if (dir == "/" || dir.empty()) break;
+    const size_t slash = dir.rfind('/');
+    dir = slash == 0 ? "/" : dir.substr(0, slash);
+  }
+  return out;
+}
+
+namespace {
 
 // Namespaces: a forked child enters them as the supervisor will.
 std::string ProbeNamespaces() {
@@ -209,28 +266,14 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
   std::vector<std::string> protected_paths;  // read-only over themselves
   std::vector<std::string> hidden_dirs, hidden_files;
   for (const std::string& root : roots) {
-    for (const char* name : {"/.git", "/.clada"}) {
-      const std::string p = root + name;
-      struct stat st;
-      if (::lstat(p.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
-      protected_paths.push_back(p);
-      if (std::string(name) == "/.git" && S_ISREG(st.st_mode)) {
-        // A worktree's `.git` file: its gitdir too.
-        char buf[PATH_MAX + 16];
-        const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-          const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-          ::close(fd);
-          if (n > 8 && absl::StartsWith(absl::string_view(buf, n), "gitdir: ")) {
-            std::string target(buf + 8, n - 8);
-            while (!target.empty() && (target.back() == '\n' || target.back() == '\r')) target.pop_back();
-            if (!target.empty() && target.front() != '/') target = root + "/" + target;
-            target = Canonical(target);
-            if (!target.empty()) protected_paths.push_back(target);
-          }
-        }
+    for (std::string& p : GitDirsOf(root)) {
+      if (std::find(protected_paths.begin(), protected_paths.end(), p) == protected_paths.end()) {
+        protected_paths.push_back(std::move(p));
       }
     }
+    const std::string state = root + "/.clada";
+    struct stat st;
+    if (::lstat(state.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) protected_paths.push_back(state);
   }
   if (!o.home.empty()) {
     for (const char* name : kSecretDirs) {
@@ -286,8 +329,12 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
       if (!o.network) attr.handled_access_net = kNetBindTcp | kNetConnectTcp;  // no rule: no TCP at all
     }
     if (abi >= 6) {
+      // No signal to a process outside the sandbox (clada, the user's other
+      // programs), no connection to an abstract unix socket bound outside it
+      // (a session bus, X11): neither is network, so exec_network: allow
+      // leaves both scoped.
       attr_size = sizeof attr;
-      if (!o.network) attr.scoped = kScopeAbstractUnixSocket;
+      attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
     }
     const long fd = ::syscall(__NR_landlock_create_ruleset, &attr, attr_size, 0);
     if (fd < 0) return absl::InternalError(absl::StrCat("landlock_create_ruleset failed: ", ::strerror(errno)));

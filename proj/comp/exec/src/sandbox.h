@@ -105,6 +105,12 @@ class Sandbox {
 // can stand in for an interpreter or a command.
 std::string CleanPath(const std::string& path, const std::vector<std::string>& roots);
 
+// The git directories the exec must not change for a root (canonical): its
+// `.git`, or the `.git` of the nearest ancestor that has one (a root inside
+// a repository); for a `.git` file (a worktree, a submodule) also the git
+// dir it names and that one's common dir.
+std::vector<std::string> GitDirsOf(const std::string& root);
+
 // mkdtemp under $TMPDIR (else /tmp): "clada-tmp-XXXXXX", mode 0700.
 absl::StatusOr<std::string> MakePrivateTmpdir();
 // Removes the directory and everything in it; does not follow links.

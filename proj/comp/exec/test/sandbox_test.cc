@@ -9,15 +9,23 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +41,34 @@ namespace clada::exec {
 namespace {
 
 using core::SandboxMode;
+
+// This binary doubles as a helper the snippets run: with
+// CLADA_SANDBOX_TEST_CONNECT=<name> in its environment it connects to the
+// abstract unix socket <name>, prints "connected" and exits 0 (else exits 3)
+// before any test starts.
+const int kHelper = [] {
+  const char* name = ::getenv("CLADA_SANDBOX_TEST_CONNECT");
+  if (name == nullptr) return 0;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  const size_t n = std::min(std::strlen(name), sizeof addr.sun_path - 1);
+  std::memcpy(addr.sun_path + 1, name, n);  // sun_path[0] == 0: abstract
+  const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0) {
+    std::printf("connected\n");
+    std::fflush(stdout);
+    ::_exit(0);
+  }
+  std::perror("connect");
+  ::_exit(3);
+}();
+
+std::string SelfPath() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, n) : "";
+}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -160,6 +196,47 @@ TEST_F(SandboxTest, WritingAGitHookFails) {
   EXPECT_TRUE(Exists(hook));
 }
 
+// A working root inside a repository (not its top), and a worktree whose
+// hooks live in the main repository's git dir: the exec cannot plant a hook
+// there either, even without Landlock (which keeps every write outside the
+// roots out on its own): the repository's git dirs are mounted read-only
+// wherever they are.
+TEST_F(SandboxTest, WritingAGitHookAboveARootInsideTheRepositoryFails) {
+  NEEDS(false, true);
+  Sh("mkdir -p sub && git worktree add -q ../wt");
+  const std::string hook = root_ + "/.git/hooks/pre-commit";
+  const std::string plant = "printf '#!/bin/sh\\necho owned\\n' > \"$(git rev-parse --git-common-dir)/hooks/pre-commit\"";
+  auto run_in = [&](const std::string& root, SandboxMode mode) {
+    core::ExecContext ctx = Context(mode);
+    ctx.paths = *core::MakePathPolicy(root, {});
+    return Run(plant, mode, &ctx);
+  };
+  EXPECT_EQ(internal::GitDirsOf(root_ + "/sub"), std::vector<std::string>{root_ + "/.git"});
+  // Namespaces alone (as on a kernel without Landlock), then the whole sandbox.
+  internal::SandboxSupport only = internal::ProbeSandbox();
+  only.landlock_abi = 0;
+  only.landlock_why_not = "Landlock left out by the test";
+  const internal::SandboxSupport* whole = &internal::ProbeSandbox();
+  const internal::SandboxSupport* partial = &only;
+  for (const internal::SandboxSupport* support : {partial, whole}) {
+    internal::OverrideSandboxSupportForTesting(support);
+    core::ActionOutcome sub = run_in(root_ + "/sub", ContainedMode());
+    core::ActionOutcome wt = run_in(base_ + "/wt", ContainedMode());
+    internal::OverrideSandboxSupportForTesting(nullptr);
+    EXPECT_FALSE(sub.success) << Out(sub);
+    EXPECT_FALSE(wt.success) << Out(wt);
+    EXPECT_FALSE(Exists(hook)) << (support == partial ? "namespaces only" : "whole sandbox");
+    ::unlink(hook.c_str());
+  }
+  core::ActionOutcome off = run_in(root_ + "/sub", SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_TRUE(Exists(hook));
+  ::unlink(hook.c_str());
+  core::ActionOutcome off_wt = run_in(base_ + "/wt", SandboxMode::kOff);
+  EXPECT_TRUE(off_wt.success) << off_wt.error;
+  EXPECT_TRUE(Exists(hook));
+}
+
 TEST_F(SandboxTest, ChangingGitConfigFails) {
   NEEDS(false, true);
   const std::string config = root_ + "/.git/config";
@@ -219,6 +296,96 @@ TEST_F(SandboxTest, SecretsUnderHomeAreUnreadable) {
   core::ActionOutcome off = Run(code, SandboxMode::kOff);
   EXPECT_TRUE(absl::StrContains(Out(off), "PRIVATE-KEY-SECRET")) << Out(off);
   EXPECT_TRUE(absl::StrContains(Out(off), "NETRC-SECRET")) << Out(off);
+}
+
+// Landlock's signal scope (ABI 6): the code cannot signal a process outside
+// the sandbox: not clada (this test process), not another of the user's.
+TEST_F(SandboxTest, NoSignalToProcessesOutside) {
+  NEEDS(true, false);
+  if (internal::ProbeSandbox().landlock_abi < 6) {
+    if (Required()) FAIL() << "Landlock ABI " << internal::ProbeSandbox().landlock_abi << " has no scopes (ABI 6)";
+    GTEST_SKIP() << "Landlock ABI " << internal::ProbeSandbox().landlock_abi << " has no signal scope (ABI 6)";
+  }
+  auto start_victim = [] {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      for (;;) ::pause();
+    }
+    return pid;
+  };
+  auto alive = [](pid_t pid) {
+    int status = 0;
+    return ::waitpid(pid, &status, WNOHANG) == 0;
+  };
+  auto end_victim = [](pid_t pid) {
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  };
+  const pid_t victim = start_victim();
+  ASSERT_GT(victim, 0);
+  // kill -0 only asks whether a signal would be allowed: safe on clada itself.
+  const std::string code = absl::StrCat("kill -0 ", ::getpid(), "; a=$?; kill -TERM ", victim, "; b=$?; ",
+                                        "echo \"clada=$a other=$b\"; [ $a = 0 ] || [ $b = 0 ]");
+  core::ActionOutcome on = Run(code, ContainedMode());
+  EXPECT_FALSE(on.success) << Out(on);
+  EXPECT_TRUE(absl::StrContains(Out(on), "clada=1 other=1")) << Out(on);
+  EXPECT_TRUE(alive(victim));
+  end_victim(victim);
+  // Network allowed: still scoped.
+  const pid_t victim2 = start_victim();
+  ASSERT_GT(victim2, 0);
+  core::ExecContext allowed = Context(ContainedMode());
+  allowed.exec_network = true;
+  const std::string code2 = absl::StrCat("kill -TERM ", victim2);
+  core::ActionOutcome net = Run(code2, ContainedMode(), &allowed);
+  EXPECT_FALSE(net.success) << Out(net);
+  EXPECT_TRUE(alive(victim2));
+  end_victim(victim2);
+  // Unconfined, the same signals land.
+  const pid_t victim3 = start_victim();
+  ASSERT_GT(victim3, 0);
+  core::ActionOutcome off = Run(absl::StrCat("kill -0 ", ::getpid(), " && kill -TERM ", victim3), SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  int status = 0;
+  ASSERT_EQ(::waitpid(victim3, &status, 0), victim3);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+}
+
+// Landlock's abstract unix socket scope (ABI 6): the code cannot connect to
+// an abstract socket bound outside the sandbox (a session bus, X11), even
+// with exec_network: allow (no network namespace of its own then).
+TEST_F(SandboxTest, NoConnectionToAbstractUnixSocketsOutside) {
+  NEEDS(true, false);
+  if (internal::ProbeSandbox().landlock_abi < 6) {
+    if (Required()) FAIL() << "Landlock ABI " << internal::ProbeSandbox().landlock_abi << " has no scopes (ABI 6)";
+    GTEST_SKIP() << "Landlock ABI " << internal::ProbeSandbox().landlock_abi << " has no abstract socket scope (ABI 6)";
+  }
+  const std::string name = absl::StrCat("clada-sandbox-test-", ::getpid());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), len), 0) << std::strerror(errno);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  const std::string self = SelfPath();
+  ASSERT_FALSE(self.empty());
+  const std::string code = absl::StrCat("CLADA_SANDBOX_TEST_CONNECT='", name, "' '", self, "'");
+  core::ActionOutcome on = Run(code, ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(absl::StrContains(Out(on), "connected")) << Out(on);
+  core::ExecContext allowed = Context(ContainedMode());
+  allowed.exec_network = true;
+  core::ActionOutcome net = Run(code, ContainedMode(), &allowed);
+  EXPECT_FALSE(net.success);
+  EXPECT_FALSE(absl::StrContains(Out(net), "connected")) << Out(net);
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_TRUE(absl::StrContains(Out(off), "connected")) << Out(off);
+  ::close(fd);
 }
 
 // A listener on 127.0.0.1 in this process; the port it got.
