@@ -16,15 +16,16 @@ class ApplyPatchSpanReader : public answer::SpanReader {
   explicit ApplyPatchSpanReader(absl::string_view text) : text_(text) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    const PaddedSpan padded(text_, span);
-    for (apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(padded.text())) {
+    const SpanPiece piece = PieceOf(text_, span);
+    for (apply_patch_reader::Patch& p :
+         apply_patch_reader::ReadPatches(piece.text, {piece.first_line, piece.first_byte})) {
       bool first = true;
       for (const apply_patch_reader::FileOp& op : p.ops) {
         // Each operation a group: an update with a move is its hunks, then
         // the move, and the move waits for the hunks.
         const std::string label = absl::StrCat("patch-", ++number_);
         const size_t begin = out.actions.size();
-        PatchOpActions(op, padded.text(), [&](core::Action&& a) {
+        PatchOpActions(op, text_, [&](core::Action&& a) {
           a.metadata.block_id = label;
           a.metadata.start_line = op.span.first_line;
           a.metadata.end_line = op.span.last_line;

@@ -17,9 +17,9 @@ class ReplacerSpanReader : public answer::SpanReader {
   explicit ReplacerSpanReader(absl::string_view text) : text_(text) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    const PaddedSpan padded(text_, span);
+    const SpanPiece piece = PieceOf(text_, span);
     replacer_reader::ReadBlocks(
-        padded.text(),
+        piece.text, {piece.first_line, piece.first_byte},
         [&](replacer_reader::Edit&& e) {
           e.number = ++number_;
           out.actions.push_back(replacer_reader::ToAction(e));

@@ -17,11 +17,11 @@ class SearchReplaceSpanReader : public answer::SpanReader {
   explicit SearchReplaceSpanReader(absl::string_view text) : text_(text) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    // A block that names no path reuses the block before's: that path
-    // stands just above the span.
-    const PaddedSpan padded(text_, span, last_path_);
+    // A block that names no path reuses the block before's.
+    const SpanPiece piece = PieceOf(text_, span);
     const int before = number_;
-    const aider_reader::Blocks blocks = aider_reader::ReadBlocks(padded.text(), [&](aider_reader::Edit&& e) {
+    const aider_reader::Blocks blocks =
+        aider_reader::ReadBlocks(piece.text, {piece.first_line, piece.first_byte, last_path_}, [&](aider_reader::Edit&& e) {
       number_ = std::max(number_, before + e.number);
       e.number += before;
       last_path_ = e.path;

@@ -29,12 +29,13 @@ class UdiffSpanReader : public answer::SpanReader {
   explicit UdiffSpanReader(absl::string_view text) : text_(text) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    const PaddedSpan padded(text_, span);
-    const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(padded.text(), [&](udiff_reader::FilePatch&& f) {
+    const SpanPiece piece = PieceOf(text_, span);
+    const udiff_reader::Diffs diffs =
+        udiff_reader::ReadDiffs(piece.text, {piece.first_line, piece.first_byte}, [&](udiff_reader::FilePatch&& f) {
       // Each file a group: a rename with hunks is the move, then the hunks.
       const std::string label = absl::StrCat("diff-", ++number_);
       const size_t begin = out.actions.size();
-      DiffFileActions(f, padded.text(), [&](core::Action&& a) {
+      DiffFileActions(f, text_, [&](core::Action&& a) {
         a.metadata.block_id = label;
         a.metadata.start_line = f.span.first_line;
         a.metadata.end_line = f.span.last_line;

@@ -36,8 +36,9 @@ std::unique_ptr<answer::Reader> MakeUdiffReader();
 
 // The actions of one apply_patch file operation, in the order they run:
 // file_write (Add), file_delete (Delete), or file_apply_patch (the
-// operation's lines from `text` without its `*** Move to:`) followed, for a
+// operation's lines without its `*** Move to:`) followed, for a
 // move, by file_move. Metadata and the envelope's warnings are the caller's.
+// `text` is the answer whose bytes the operation's span counts.
 void PatchOpActions(const apply_patch_reader::FileOp& op, absl::string_view text,
                     absl::FunctionRef<void(core::Action&&)> add);
 
@@ -45,8 +46,19 @@ void PatchOpActions(const apply_patch_reader::FileOp& op, absl::string_view text
 // git apply, a created or deleted file is file_apply_diff of the section; a
 // rename is file_move, then file_apply_diff of the hunks on the new path.
 // Each carries the section's warnings (the move only when it has no hunks).
+// `text` is the answer whose bytes the section's span counts.
 void DiffFileActions(const udiff_reader::FilePatch& f, absl::string_view text,
                      absl::FunctionRef<void(core::Action&&)> add);
+
+// What a reader component reads for one span: the span's lines, from the
+// start of its first line, and where they stand in the answer (the reader
+// is given both, so every line and byte it reports is the answer's).
+struct SpanPiece {
+  absl::string_view text;
+  int first_line = 1;
+  size_t first_byte = 0;
+};
+SpanPiece PieceOf(absl::string_view text, const answer::Span& span);
 
 // What a reader component reads for one span: the span's lines from the
 // start of its first line, after as many empty lines as come before it, so

@@ -86,6 +86,13 @@ void DiffFileActions(const udiff_reader::FilePatch& f, absl::string_view text,
   }
 }
 
+SpanPiece PieceOf(absl::string_view text, const answer::Span& span) {
+  size_t begin = std::min(span.at.begin, text.size());
+  while (begin > 0 && text[begin - 1] != '\n') --begin;
+  const size_t end = std::min(std::max(span.at.end, begin), text.size());
+  return {text.substr(begin, end - begin), std::max(span.at.first_line, 1), begin};
+}
+
 PaddedSpan::PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried,
                        absl::string_view trailer) {
   size_t begin = std::min(span.at.begin, text.size());
