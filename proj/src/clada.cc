@@ -32,6 +32,7 @@
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
+#include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/utf8.h"
@@ -1260,6 +1261,10 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   if (tx != nullptr && tx->active()) records.reserve(items.size());
   // A dry run's view of the files: earlier actions' changes, in memory.
   fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
+  // The lines each edit of the batch changed: a line-addressed edit numbers
+  // the lines of the file as the model read it (core::AnswerLines), in a
+  // run and a dry run alike.
+  core::AnswerLines answer_lines;
   int seq = 0;
   std::map<int, std::string> failed_group;  // fail_fast group key -> the task that failed ("task 3", "task-2.1")
   for (AnswerItem& item : items) {
@@ -1326,6 +1331,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     }
     if (options.dry_run) {
       core::ExecContext dry_ctx = ctx;
+      dry_ctx.answer_lines = &answer_lines;
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
       if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
@@ -1337,6 +1343,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       continue;
     }
     core::ExecContext action_ctx = ctx;
+    action_ctx.answer_lines = &answer_lines;
     double elapsed = MillisSince(start);
     if (settings.total_timeout_ms > 0) {
       int64_t left = settings.total_timeout_ms - static_cast<int64_t>(elapsed);

@@ -90,6 +90,8 @@ struct ApprovedCode {
 };
 
 // Everything an executor needs besides the action itself.
+class AnswerLines;
+
 struct ExecContext {
   PathPolicy paths;  // working root, allowed roots, deny list
   Limits limits;
@@ -118,6 +120,10 @@ struct ExecContext {
   // grace) and the action fails `cancelled: ...`; `clada mcp` sets it on
   // notifications/cancelled. Null: never. Not owned.
   const std::atomic<bool>* cancel = nullptr;
+  // The batch's record of the lines its edits changed in each file
+  // (answer_lines.h): fs-ops moves a line-addressed edit's lines by it and
+  // adds each edit to it. Null: lines are the file's as it is now. Not owned.
+  AnswerLines* answer_lines = nullptr;
 };
 
 // What running one action produced. Executors never throw: every failure is

@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+#include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
@@ -58,6 +59,8 @@ class Call {
   const core::ExecContext& ctx() const { return ctx_; }
   FileStore& store() const { return store_; }
   const std::string& name() const { return action_.name; }
+  // The action's block label (task-3, csl-2, s01, ...).
+  const std::string& label() const { return action_.metadata.block_id; }
   bool IsLineParam(const char* key) const { return action_.IsLineParam(key); }
   // Written as an Aider SEARCH/REPLACE block (core::Action::search_replace).
   bool search_replace() const { return action_.search_replace; }
@@ -546,6 +549,21 @@ ActionOutcome Touched(ActionOutcome out, std::vector<std::string> paths) {
   return out;
 }
 
+// The batch's line record (core::AnswerLines, when the engine keeps one):
+// each change of a file's text, a file created, deleted or moved.
+void NoteEdit(const Call& call, const std::string& path, absl::string_view before, absl::string_view after) {
+  if (call.ctx().answer_lines != nullptr) call.ctx().answer_lines->Record(path, before, after, call.label());
+}
+void NoteCreated(const Call& call, const std::string& path) {
+  if (call.ctx().answer_lines != nullptr) call.ctx().answer_lines->Created(path, call.label());
+}
+void NoteGone(const Call& call, const std::string& path) {
+  if (call.ctx().answer_lines != nullptr) call.ctx().answer_lines->Forget(path);
+}
+void NoteMoved(const Call& call, const std::string& from, const std::string& to) {
+  if (call.ctx().answer_lines != nullptr) call.ctx().answer_lines->Move(from, to);
+}
+
 // The file a write through `param` (resolved to `path`) goes to.
 // ResolvePath follows a symlink whose target exists; a dangling one (its
 // target does not exist yet) it names as itself, and writing there would
@@ -712,6 +730,11 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
   }
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, content));
+  if (old_text.has_value()) {
+    NoteEdit(call, path, *old_text, content);
+  } else {
+    NoteCreated(call, path);
+  }
   int64_t lines = CountLines(content);
   Json data = {{"path", call.Display(path)},
                {"bytesWritten", static_cast<int64_t>(content.size())},
@@ -749,6 +772,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   if (!Exists(call, path)) {
     RETURN_IF_ERROR(MakeParents(call, path));
     RETURN_IF_ERROR(WriteText(call, path, false, content));
+    NoteCreated(call, path);
     Json data = {
         {"path", call.Display(path)}, {"bytesAppended", static_cast<int64_t>(content.size())}, {"created", true}};
     DescribeNewFile(content, data);
@@ -770,6 +794,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
   }
   EditResult r = internal::AppendText(f.body, content, call.IsLineParam("content"));
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
+  NoteEdit(call, path, f.body, r.content);
   Json data = {{"path", call.Display(path)},
                {"bytesAppended", static_cast<int64_t>(r.content.size() - f.body.size())},
                {"created", false}};
@@ -812,6 +837,7 @@ absl::StatusOr<ActionOutcome> EditFileAt(const Call& call, const std::string& pa
                               "replace needs only the lines that change");
   }
   RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
+  NoteEdit(call, path, f.body, r.content);
   DescribeChange(call.Display(path), f.body, r.content, data);
   ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
   out.warnings = std::move(warnings);
@@ -884,19 +910,49 @@ absl::StatusOr<ActionOutcome> FileReplaceTextRange(const Call& call) {
   });
 }
 
+std::string LinesText(int64_t first, int64_t last) {
+  return first == last ? absl::StrCat(first) : absl::StrCat(first, "-", last);
+}
+
+// Lines `range` of `path` as the model read it, before this answer: where
+// they are now after the answer's earlier edits (ExecContext::answer_lines),
+// or lines_changed_by_earlier_edit when one of those edits changed them.
+absl::StatusOr<internal::LineRange> LinesNow(const Call& call, const std::string& path, internal::LineRange range) {
+  if (call.ctx().answer_lines == nullptr) return range;
+  const core::AnswerLines::Mapped m = call.ctx().answer_lines->Map(path, range.first, range.last);
+  if (m.ok) return internal::LineRange{m.first, m.last};
+  const std::string what =
+      m.created ? absl::StrCat("'", call.Display(path), "' was created by ", m.by, " of this answer")
+      : m.changed_last < m.changed_first
+          ? absl::StrCat(m.by, " of this answer inserted lines before line ", m.changed_first, " of '",
+                         call.Display(path), "'")
+          : absl::StrCat(m.by, " of this answer changed line", m.changed_first == m.changed_last ? " " : "s ",
+                         LinesText(m.changed_first, m.changed_last), " of '", call.Display(path), "'");
+  return absl::FailedPreconditionError(absl::StrCat(
+          "lines_changed_by_earlier_edit: line numbers refer to the file as you read it, before this answer, and ",
+          what, ", so lines ", LinesText(range.first, range.last),
+          " no longer name the lines you saw there; nothing was changed. Make this edit with a text edit (the old "
+          "text and its replacement), or read the file again and send it in the next answer"));
+}
+
 absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string lines, call.Str("lines"));
   ASSIGN_OR_RETURN(std::string new_content, call.Str("new_content"));
   ASSIGN_OR_RETURN(internal::LineRange range, internal::ParseLineRange(lines));
-  ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-                     return internal::ReplaceLines(body, range, new_content, label);
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  ASSIGN_OR_RETURN(internal::LineRange now, LinesNow(call, path, range));
+  ASSIGN_OR_RETURN(ActionOutcome out, EditFileAt(call, path, [&](absl::string_view body, absl::string_view label) {
+                     return internal::ReplaceLines(body, now, new_content, label);
                    }));
   out.data.erase("replacements_made");
   out.data.erase("line");
   out.data["lines_replaced"] = range.last - range.first + 1;
-  out.data["lines"] =
-      range.first == range.last ? absl::StrCat(range.first) : absl::StrCat(range.first, "-", range.last);
+  out.data["lines"] = LinesText(range.first, range.last);
+  if (now.first != range.first) {
+    // Where they were in the file as it is now, after the answer's earlier edits.
+    out.data["lines_now"] = LinesText(now.first, now.last);
+  }
   return out;
 }
 
@@ -916,6 +972,7 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
   ASSIGN_OR_RETURN(udiff_reader::Applied applied, udiff_reader::ApplyFilePatch("", patch));
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, applied.content));
+  NoteCreated(call, path);
   if (patch.executable) {
     // `new file mode 100755`: executable by whoever may read it, as git
     // apply makes it (0644 as created: 0755).
@@ -1392,6 +1449,7 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
       return core::ErrnoStatus(err, absl::StrCat("cannot move '", call.Display(from), "' to"), call.Display(to));
     }
   }
+  NoteMoved(call, from, to);
   Json data = {{"old_path", call.Display(from)}, {"new_path", call.Display(to)}, {"overwrote", overwrote}};
   data["summary"] = absl::StrCat("moved to ", call.Display(to), overwrote ? " (replacing the file there)" : "");
   return Touched(ActionOutcome::Ok(std::move(data)), {from, to});
@@ -1788,6 +1846,13 @@ ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx, File
   }
   Call call(action, ctx, store);
   absl::StatusOr<ActionOutcome> out = handler(call);
+  if (out.ok() && out->success) {
+    // A file or directory the action removed takes its line record along.
+    for (const std::string& path : out->touched_paths) {
+      struct stat st;
+      if (store.Lstat(path, &st) != 0) NoteGone(call, path);
+    }
+  }
   if (!out.ok()) return ActionOutcome::Fail(absl::StrCat(action.name, ": ", out.status().message()));
   if (!out->success && !absl::StartsWith(out->error, action.name + ": ")) {
     out->error = absl::StrCat(action.name, ": ", out->error);

@@ -1,0 +1,127 @@
+#include "proj/comp/core/src/answer_lines.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+
+namespace clada::core {
+namespace {
+
+TEST(ChangedLines, NamesTheOneRunThatDiffers) {
+  EXPECT_FALSE(ChangedLines("a\nb\n", "a\nb\n").has_value());
+  std::optional<LineChange> c = ChangedLines("a\nb\nc\n", "a\nx\ny\nb\nc\n");  // two inserted before line 2
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->first, 2);
+  EXPECT_EQ(c->old_count, 0);
+  EXPECT_EQ(c->new_count, 2);
+  c = ChangedLines("a\nb\nc\nd\n", "a\nB\nC\nd\n");  // lines 2-3 replaced
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->first, 2);
+  EXPECT_EQ(c->old_count, 2);
+  EXPECT_EQ(c->new_count, 2);
+  c = ChangedLines("a\nb\nc\n", "a\nc\n");  // line 2 deleted
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->first, 2);
+  EXPECT_EQ(c->old_count, 1);
+  EXPECT_EQ(c->new_count, 0);
+  c = ChangedLines("a\nbXc\nd\n", "a\nbYc\nd\n");  // inside a line
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->first, 2);
+  EXPECT_EQ(c->old_count, 1);
+  EXPECT_EQ(c->new_count, 1);
+  c = ChangedLines("a\n", "a\nb\n");  // appended
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->first, 2);
+  EXPECT_EQ(c->old_count, 0);
+  EXPECT_EQ(c->new_count, 1);
+}
+
+TEST(AnswerLines, LinesBelowAnEarlierEditMoveAndLinesItChangedAreRefused) {
+  AnswerLines lines;
+  // task-1 replaced line 2 of five with three lines.
+  lines.Record("/r/f", "1\n2\n3\n4\n5\n", "1\nA\nB\nC\n3\n4\n5\n", "task-1");
+  AnswerLines::Mapped m = lines.Map("/r/f", 4, 5);
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.first, 6);
+  EXPECT_EQ(m.last, 7);
+  m = lines.Map("/r/f", 1, 1);
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.first, 1);
+  m = lines.Map("/r/f", 1, 3);
+  EXPECT_FALSE(m.ok);
+  EXPECT_EQ(m.by, "task-1");
+  EXPECT_EQ(m.changed_first, 2);
+  EXPECT_EQ(m.changed_last, 2);
+  m = lines.Map("/r/other", 4, 5);  // a file no edit touched
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.first, 4);
+}
+
+TEST(AnswerLines, CreatedFilesAndMovesAndDeletes) {
+  AnswerLines lines;
+  lines.Created("/r/new", "csl-1");
+  AnswerLines::Mapped m = lines.Map("/r/new", 1, 1);
+  EXPECT_FALSE(m.ok);
+  EXPECT_TRUE(m.created);
+  EXPECT_EQ(m.by, "csl-1");
+  lines.Record("/r/d/f", "1\n2\n", "0\n1\n2\n", "task-2");
+  lines.Move("/r/d", "/r/e");
+  m = lines.Map("/r/e/f", 2, 2);
+  ASSERT_TRUE(m.ok);
+  EXPECT_EQ(m.first, 3);
+  EXPECT_TRUE(lines.Map("/r/d/f", 2, 2).ok && lines.Map("/r/d/f", 2, 2).first == 2);
+  lines.Forget("/r/e");
+  EXPECT_EQ(lines.Map("/r/e/f", 2, 2).first, 2);
+}
+
+// Random edits of a file whose lines are all different, against an oracle
+// that tracks where each original line is: a range maps when its lines are
+// all still there, in one piece, and then to where they are.
+TEST(AnswerLines, AgreesWithWhereEachOriginalLineIs) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 400; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 12);
+    std::vector<std::string> now;  // each line's text: "o<k>" original line k, "n<..>" new
+    for (int k = 1; k <= n; ++k) now.push_back(absl::StrCat("o", k));
+    AnswerLines lines;
+    int fresh = 0;
+    const int edits = 1 + static_cast<int>(rng() % 5);
+    for (int e = 0; e < edits; ++e) {
+      const std::string before = now.empty() ? "" : absl::StrCat(absl::StrJoin(now, "\n"), "\n");
+      const size_t at = rng() % (now.size() + 1);
+      const size_t remove = std::min<size_t>(rng() % 3, now.size() - at);
+      const size_t add = rng() % 3;
+      now.erase(now.begin() + static_cast<ptrdiff_t>(at), now.begin() + static_cast<ptrdiff_t>(at + remove));
+      for (size_t k = 0; k < add; ++k) now.insert(now.begin() + static_cast<ptrdiff_t>(at + k), absl::StrCat("n", ++fresh));
+      const std::string after = now.empty() ? "" : absl::StrCat(absl::StrJoin(now, "\n"), "\n");
+      lines.Record("/f", before, after, absl::StrCat("e", e));
+    }
+    for (int first = 1; first <= n; ++first) {
+      for (int last = first; last <= n; ++last) {
+        // Oracle: where original line `first` is, and whether first..last follow it.
+        int pos = -1;
+        for (size_t k = 0; k < now.size(); ++k) {
+          if (now[k] == absl::StrCat("o", first)) pos = static_cast<int>(k);
+        }
+        bool whole = pos >= 0;
+        for (int k = first; whole && k <= last; ++k) {
+          whole = pos + (k - first) < static_cast<int>(now.size()) && now[pos + (k - first)] == absl::StrCat("o", k);
+        }
+        const AnswerLines::Mapped m = lines.Map("/f", first, last);
+        ASSERT_EQ(m.ok, whole) << "round " << round << " lines " << first << "-" << last << " now "
+                               << absl::StrJoin(now, ",");
+        if (whole) {
+          EXPECT_EQ(m.first, pos + 1);
+          EXPECT_EQ(m.last, pos + 1 + (last - first));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clada::core
