@@ -38,6 +38,10 @@ struct ActionResult {
   core::Json params = core::Json::object();
   bool success = false;
   std::string error;
+  // The error's code (core::ActionOutcome::code: not_found,
+  // search_not_found, path_escape, exec_timeout, not_run, ...); "" on
+  // success. --json shows it as `code`.
+  std::string code;
   core::Json data = core::Json::object();
   std::vector<std::string> warnings;
   // The reason the answer gives for the action (a replacer block's
@@ -54,8 +58,8 @@ struct ActionResult {
   // rest ("not run: task-N.M failed"). Groups are numbered from 0 in
   // document order.
   // CML: the seeds' error type of a failed task (search_not_found,
-  // match_count_mismatch, file_not_found, ...; cml_parser::ErrorType), also
-  // the leading word of `error`. Empty otherwise.
+  // match_count_mismatch, file_not_found, ...; cml_parser::ErrorType maps
+  // `code` to it), also the leading word of `error`. Empty otherwise.
   std::string error_type;
   std::string dialect = "sham";
   int group = 0;

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proj/comp/context/src/context.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/terminal_text.h"
 #include "proj/comp/exec/src/exec.h"
@@ -444,9 +445,10 @@ absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& 
                                                    absl::StrJoin(inv.positional, "', '"), "'"));
   }
   auto too_large = [&](int64_t size) {
-    return absl::InvalidArgumentError(absl::StrCat("input_too_large: the input is ", size,
-                                                   " bytes or more, over the limit of ", limit,
-                                                   " bytes; split it into smaller batches"));
+    return core::WithCode(absl::InvalidArgumentError(absl::StrCat("input_too_large: the input is ", size,
+                                                                  " bytes or more, over the limit of ", limit,
+                                                                  " bytes; split it into smaller batches")),
+                          "input_too_large");
   };
   if (inv.positional.empty() || inv.positional[0] == "-") {
     if (&in == &std::cin && ::isatty(STDIN_FILENO) == 1) {
@@ -461,7 +463,7 @@ absl::StatusOr<std::string> ReadInput(const Invocation& inv, const std::string& 
     return text;
   }
   absl::StatusOr<std::string> text = core::ReadFileToString(Absolute(base, inv.positional[0]), limit);
-  if (!text.ok() && absl::StrContains(text.status().message(), "over the limit")) {
+  if (!text.ok() && core::ErrorCode(text.status()) == "too_large") {
     return too_large(limit + 1);
   }
   return text;
@@ -972,7 +974,7 @@ int internal::RunCliUnescaped(const std::vector<std::string>& args, std::istream
       // An oversized answer still gets output in the command's own shape:
       // parse reports it as the parser does (an input_too_large error, exit
       // 1); validate --json as run --json does (a fatalError, exit 2).
-      if (absl::StartsWith(message, "input_too_large")) {
+      if (core::ErrorCode(input.status()) == "input_too_large") {
         if (inv.command == "parse") {
           sham_parser::ParseError e;
           e.code = "input_too_large";

@@ -191,7 +191,7 @@ std::vector<Entry> MakeEntries(const ExecutionResult& result) {
       e.text = absl::StrCat("[", OneLine(e.label), "] Skipped: ", OneLine(r.error), "\n");
     } else {
       e.status = "error";
-      e.type = !r.error_type.empty() ? r.error_type : std::string(r.error.substr(0, r.error.find(':')));
+      e.type = !r.error_type.empty() ? r.error_type : !r.code.empty() ? r.code : "operation_failed";
       e.detail = Detail(r.error, e.type, r.action);
       const std::string primary = PrimaryParamValue(r.action, r.params);
       e.text = absl::StrCat("[", OneLine(e.label), "] Error: ", OneLine(e.type), primary.empty() ? "" : " in ",

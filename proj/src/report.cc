@@ -805,6 +805,7 @@ core::Json ActionResultToJson(const ActionResult& r) {
   a["params"] = r.params;
   a["success"] = r.success;
   if (!r.success) a["error"] = r.error;
+  if (!r.success && !r.code.empty()) a["code"] = r.code;
   if (!r.error_type.empty()) a["errorType"] = r.error_type;
   if (!r.data.empty()) a["data"] = r.data;
   if (!r.warnings.empty()) a["warnings"] = r.warnings;

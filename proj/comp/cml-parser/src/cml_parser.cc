@@ -831,29 +831,18 @@ class BlockReader {
 
 }  // namespace
 
-std::string ErrorType(absl::string_view action, absl::string_view error, const core::Json& data) {
-  // Codes an executor or the path policy already put in the message.
-  for (absl::string_view code : {"path_escape", "path_denied", "command_not_allowed", "total_timeout"}) {
-    if (absl::StrContains(error, absl::StrCat(code, ":"))) return std::string(code);
+std::string ErrorType(absl::string_view action, absl::string_view code, const core::Json& data) {
+  // Codes the seeds name as they are.
+  for (absl::string_view same : {"path_escape", "path_denied", "command_not_allowed", "total_timeout",
+                                 "search_not_found", "match_count_mismatch", "permission_denied",
+                                 "symlink_not_allowed"}) {
+    if (code == same) return std::string(code);
   }
   if (action == "exec") {
-    if (data.is_object() && data.value("timed_out", false)) return "exec_timeout";
-    if (absl::StrContains(error, "timed out") || absl::StrContains(error, "exec_timeout")) return "exec_timeout";
+    if (code == "exec_timeout" || (data.is_object() && data.value("timed_out", false))) return "exec_timeout";
     return "exec_failed";
   }
-  const bool edit = absl::StrContains(action, "replace");
-  if (absl::StrContains(error, "does not exist") || absl::StrContains(error, "No such file")) {
-    return "file_not_found";
-  }
-  if (edit && absl::StrContains(error, "was not found")) return "search_not_found";
-  if (edit && (absl::StrContains(error, "count mismatch") || absl::StrContains(error, " times"))) {
-    return "match_count_mismatch";
-  }
-  if (absl::StrContains(error, "Permission denied") || absl::StrContains(error, "EACCES") ||
-      absl::StrContains(error, "EPERM") || absl::StrContains(error, "permission denied")) {
-    return "permission_denied";
-  }
-  if (absl::StrContains(error, "symlink")) return "symlink_not_allowed";
+  if (code == "not_found") return "file_not_found";
   return "operation_failed";
 }
 

@@ -158,11 +158,14 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip = {});
 
 // The seeds' error type of a failed task, from the executor's outcome
-// (`action`: the action that ran; `error`: its message; `data`: its data):
-// search_not_found, match_count_mismatch, file_not_found, permission_denied,
-// path_escape, path_denied, command_not_allowed, exec_timeout, exec_failed,
-// total_timeout; "operation_failed" for anything else.
-std::string ErrorType(absl::string_view action, absl::string_view error, const core::Json& data);
+// (`action`: the action that ran; `code`: its error code,
+// core::ActionOutcome::code; `data`: its data): search_not_found,
+// match_count_mismatch, file_not_found, permission_denied, path_escape,
+// path_denied, command_not_allowed, exec_timeout, exec_failed,
+// total_timeout; "operation_failed" for anything else. The message is not
+// read: a message that happens to hold "timed out" or "does not exist"
+// types nothing.
+std::string ErrorType(absl::string_view action, absl::string_view code, const core::Json& data);
 
 // The system prompt that teaches an LLM CML: every element, the block and
 // numbering rules, the errors and a worked example (`clada instructions

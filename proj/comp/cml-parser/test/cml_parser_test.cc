@@ -185,16 +185,16 @@ INSTANTIATE_TEST_SUITE_P(Cases, CmlCases, ::testing::ValuesIn(CaseNames()),
 
 TEST(CmlCasesDir, HasCases) { EXPECT_GE(CaseNames().size(), 10u); }
 
-// test-data/error_types.json: executor messages (as clada prints them) and
-// the seeds' error type each one is reported with.
-TEST(ErrorType, ClassifiesExecutorMessages) {
+// test-data/error_types.json: executor outcomes (action, error code, data)
+// and the seeds' error type each one is reported with.
+TEST(ErrorType, MapsExecutorCodes) {
   const Json cases = Json::parse(ReadFile("proj/comp/cml-parser/test-data/error_types.json"))["cases"];
   ASSERT_GE(cases.size(), 10u);
   for (const Json& c : cases) {
     const Json data = c.contains("data") ? c["data"] : Json::object();
-    EXPECT_EQ(ErrorType(c["action"].get<std::string>(), c["error"].get<std::string>(), data),
+    EXPECT_EQ(ErrorType(c["action"].get<std::string>(), c["code"].get<std::string>(), data),
               c["expect"].get<std::string>())
-        << c["error"];
+        << c.dump();
   }
 }
 

@@ -16,6 +16,7 @@
 #include "proj/comp/context/src/expand.h"
 #include "proj/comp/context/src/render.h"
 #include "proj/comp/context/src/store.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
@@ -545,16 +546,18 @@ ActionOutcome ExecuteContextAction(const core::Action& action,
   try {
     absl::StatusOr<Result> result = Dispatch(action, ctx);
     if (!result.ok()) {
-      return ActionOutcome::Fail(ReportableText(
-          absl::StrCat(action.name, ": ", result.status().message())));
+      return ActionOutcome::Failure(
+          core::ErrorCode(result.status()),
+          ReportableText(
+              absl::StrCat(action.name, ": ", result.status().message())));
     }
     ActionOutcome outcome = ActionOutcome::Ok(std::move(result->data));
     for (const std::string& warning : result->warnings)
       outcome.warnings.push_back(ReportableText(warning));
     return outcome;
   } catch (const std::exception& e) {
-    return ActionOutcome::Fail(
-        absl::StrCat(action.name, ": internal_error: ", e.what()));
+    return ActionOutcome::Failure(
+        "internal", absl::StrCat(action.name, ": internal_error: ", e.what()));
   }
 }
 

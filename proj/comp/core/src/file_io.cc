@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/status_macros.h"
 
 namespace clada::core {
@@ -86,7 +87,8 @@ absl::StatusOr<std::string> ReadFileHead(const std::string& path, int64_t max_by
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     if (errno == ELOOP) {
-      return absl::FailedPreconditionError(absl::StrCat("'", path, "' is a symlink, not a file"));
+      return WithCode(absl::FailedPreconditionError(absl::StrCat("'", path, "' is a symlink, not a file")),
+                      "symlink_not_allowed");
     }
     return ErrnoStatus(errno, "cannot open", path);
   }
@@ -121,8 +123,9 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t ma
     return absl::FailedPreconditionError(absl::StrCat("'", path, "' is a directory, not a file"));
   }
   if (max_bytes >= 0 && st.st_size > max_bytes) {
-    return absl::FailedPreconditionError(absl::StrCat("'", path, "' is ", st.st_size,
-                                                      " bytes, over the limit of ", max_bytes, " bytes"));
+    return WithCode(absl::FailedPreconditionError(absl::StrCat("'", path, "' is ", st.st_size,
+                                                               " bytes, over the limit of ", max_bytes, " bytes")),
+                    "too_large");
   }
   std::string out;
   if (S_ISREG(st.st_mode)) out.reserve(static_cast<size_t>(st.st_size));
@@ -136,8 +139,9 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, int64_t ma
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
     if (max_bytes >= 0 && static_cast<int64_t>(out.size()) > max_bytes) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("'", path, "' is over the limit of ", max_bytes, " bytes"));
+      return WithCode(
+          absl::FailedPreconditionError(absl::StrCat("'", path, "' is over the limit of ", max_bytes, " bytes")),
+          "too_large");
     }
   }
   return out;

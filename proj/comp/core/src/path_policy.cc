@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/state_dir.h"
 
@@ -43,9 +44,11 @@ std::string RealPath(const std::string& path, int& err) {
 bool MeansMissing(int err) { return err == ENOENT || err == ENOTDIR; }
 
 absl::Status Unresolvable(absl::string_view input, const std::string& prefix, int err) {
-  return absl::PermissionDeniedError(absl::StrCat(
-      "path_denied: '", input, "' cannot be checked: resolving '", prefix, "' failed: ", std::strerror(err), " (",
-      ErrnoName(err), "); a path clada cannot resolve is refused. Use a shorter path without symlink loops"));
+  return WithCode(absl::PermissionDeniedError(absl::StrCat(
+                      "path_denied: '", input, "' cannot be checked: resolving '", prefix,
+                      "' failed: ", std::strerror(err), " (", ErrnoName(err),
+                      "); a path clada cannot resolve is refused. Use a shorter path without symlink loops")),
+                  "path_denied");
 }
 
 // What one openat2(2) with RESOLVE_NO_SYMLINKS says of `normalized`
@@ -343,13 +346,14 @@ constexpr int kMaxPathComponents = 99;
 }  // namespace
 
 absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_view path) {
-  if (path.empty()) return absl::InvalidArgumentError("invalid_path: the path is empty");
+  if (path.empty()) return WithCode(absl::InvalidArgumentError("invalid_path: the path is empty"), "invalid_path");
   if (path.find('\0') != absl::string_view::npos) {
-    return absl::InvalidArgumentError("invalid_path: the path contains a NUL byte");
+    return WithCode(absl::InvalidArgumentError("invalid_path: the path contains a NUL byte"), "invalid_path");
   }
   if (path.size() >= PATH_MAX) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid_path: the path is ", path.size(), " bytes long (limit ", PATH_MAX - 1, ")"));
+    return WithCode(absl::InvalidArgumentError(absl::StrCat("invalid_path: the path is ", path.size(),
+                                                            " bytes long (limit ", PATH_MAX - 1, ")")),
+                    "invalid_path");
   }
   std::string absolute = path[0] == '/' ? std::string(path) : absl::StrCat(policy.working_root, "/", path);
   mode_t existing_mode = 0;
@@ -362,10 +366,12 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
   // commit and undo fails until it is removed by hand. Counted from `/`,
   // which no work tree is above: 99 components at most.
   if (std::count(canonical.begin(), canonical.end(), '/') > kMaxPathComponents) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "path_too_deep: '", path, "' is ", std::count(canonical.begin(), canonical.end(), '/'),
-        " folders deep from /; clada keeps paths to ", kMaxPathComponents,
-        " (git cannot track a folder nested 100 deep in a repository, and every later commit and undo would fail)"));
+    return WithCode(absl::InvalidArgumentError(absl::StrCat(
+                        "path_too_deep: '", path, "' is ", std::count(canonical.begin(), canonical.end(), '/'),
+                        " folders deep from /; clada keeps paths to ", kMaxPathComponents,
+                        " (git cannot track a folder nested 100 deep in a repository, and every later commit and "
+                        "undo would fail)")),
+                    "path_too_deep");
   }
 
   const std::string* root_of_path = nullptr;
@@ -375,10 +381,11 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
     }
   }
   if (root_of_path == nullptr) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "path_escape: '", path, "' resolves to '", canonical, "', which is outside the allowed roots (",
-        absl::StrJoin(policy.allowed_roots, ", "),
-        "). Use a path inside the working root, or let the user add a root with --allow DIR"));
+    return WithCode(absl::PermissionDeniedError(absl::StrCat(
+                        "path_escape: '", path, "' resolves to '", canonical, "', which is outside the allowed roots (",
+                        absl::StrJoin(policy.allowed_roots, ", "),
+                        "). Use a path inside the working root, or let the user add a root with --allow DIR")),
+                    "path_escape");
   }
   std::string reason = DeniedReason(canonical);
   if (reason.empty()) reason = PlantedRepositoryReason(canonical, *root_of_path, existing_mode);
@@ -399,8 +406,9 @@ absl::StatusOr<std::string> ResolvePath(const PathPolicy& policy, absl::string_v
     }
   }
   if (!reason.empty()) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("path_denied: '", path, "' resolves to '", canonical, "', which is refused because ", reason));
+    return WithCode(absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", canonical,
+                                                             "', which is refused because ", reason)),
+                    "path_denied");
   }
   return canonical;
 }

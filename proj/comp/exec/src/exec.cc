@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
@@ -75,9 +76,10 @@ std::string LanguageList() {
 }
 
 // The error may quote the code, a path or output: keep it valid UTF-8 so
-// the report always serialises.
-ActionOutcome Fail(absl::string_view message, Json data = Json::object()) {
-  return ActionOutcome::Fail(core::ToValidUtf8(absl::StrCat("exec: ", message)), std::move(data));
+// the report always serialises. `code`: the error's (ActionOutcome::code).
+ActionOutcome Fail(absl::string_view code, absl::string_view message, Json data = Json::object()) {
+  return ActionOutcome::Failure(std::string(code), core::ToValidUtf8(absl::StrCat("exec: ", message)),
+                                std::move(data));
 }
 
 // The absolute path of an executable `binary` in `path_list` (PATH syntax;
@@ -414,54 +416,55 @@ absl::StatusOr<RunContainment> Contain(const core::ExecContext& ctx, bool read_o
 }
 
 ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecContext& ctx) {
-  if (action.name != "exec") return Fail(absl::StrCat("cannot run action '", action.name, "'"));
+  if (action.name != "exec") return Fail("unknown_action", absl::StrCat("cannot run action '", action.name, "'"));
   const Json& params = action.params;
-  if (!params.is_object()) return Fail("invalid_params: params must be an object");
+  if (!params.is_object()) return Fail("invalid_params", "invalid_params: params must be an object");
   if (!params.contains("code") || !params["code"].is_string()) {
-    return Fail("invalid_params: `code` (a string) is required");
+    return Fail("invalid_params", "invalid_params: `code` (a string) is required");
   }
   if (!params.contains("lang") || !params["lang"].is_string()) {
-    return Fail(absl::StrCat("invalid_params: `lang` is required: one of ", LanguageList()));
+    return Fail("invalid_params", absl::StrCat("invalid_params: `lang` is required: one of ", LanguageList()));
   }
   const std::string code = params["code"].get<std::string>();
   const std::string lang_name = params["lang"].get<std::string>();
   const Language* lang = FindLanguage(lang_name);
   if (lang == nullptr) {
-    return Fail(absl::StrCat("invalid_params: unsupported lang '", lang_name, "'; use one of ", LanguageList()));
+    return Fail("invalid_params", absl::StrCat("invalid_params: unsupported lang '", lang_name, "'; use one of ", LanguageList()));
   }
   absl::StatusOr<std::optional<int64_t>> timeout_s = TimeoutSecondsParam(params);
-  if (!timeout_s.ok()) return Fail(timeout_s.status().message());
+  if (!timeout_s.ok()) return Fail(core::ErrorCode(timeout_s.status()), timeout_s.status().message());
   absl::StatusOr<bool> return_output = ReturnOutputParam(params);
-  if (!return_output.ok()) return Fail(return_output.status().message());
+  if (!return_output.ok()) return Fail(core::ErrorCode(return_output.status()), return_output.status().message());
   if (params.contains("cwd") && !params["cwd"].is_string() && !params["cwd"].is_null()) {
-    return Fail("invalid_params: `cwd` must be a string path");
+    return Fail("invalid_params", "invalid_params: `cwd` must be a string path");
   }
 
   bool read_only_tier = false;
   if (std::optional<std::string> refusal =
           PolicyRefusal(ctx, lang_name, code, RequestedCwd(ctx, params), &read_only_tier)) {
-    return Fail(*refusal);
+    return Fail("command_not_allowed", *refusal);
   }
 
   const std::string& root = ctx.paths.working_root;
-  if (root.empty()) return Fail("no working root is set");
+  if (root.empty()) return Fail("no_working_root", "no working root is set");
   std::string cwd = root;
   if (params.contains("cwd") && params["cwd"].is_string()) {
     const std::string requested = params["cwd"].get<std::string>();
     absl::StatusOr<std::string> resolved = core::ResolvePath(ctx.paths, requested);
-    if (!resolved.ok()) return Fail(resolved.status().message());
+    if (!resolved.ok()) return Fail(core::ErrorCode(resolved.status()), resolved.status().message());
     struct stat st;
     if (::stat(resolved->c_str(), &st) != 0) {
-      return Fail(absl::StrCat("cwd '", requested, "' does not exist (", core::ErrnoName(errno), ")"));
+      return Fail(errno == ENOENT ? "not_found" : "failed_precondition",
+                  absl::StrCat("cwd '", requested, "' does not exist (", core::ErrnoName(errno), ")"));
     }
-    if (!S_ISDIR(st.st_mode)) return Fail(absl::StrCat("cwd '", requested, "' is not a directory"));
+    if (!S_ISDIR(st.st_mode)) return Fail("not_a_directory", absl::StrCat("cwd '", requested, "' is not a directory"));
     cwd = *resolved;
   }
 
   const char* path_env = ::getenv("PATH");
   std::string path_list = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
   absl::StatusOr<RunContainment> contained = Contain(ctx, read_only_tier);
-  if (!contained.ok()) return Fail(contained.status().message());
+  if (!contained.ok()) return Fail(core::ErrorCode(contained.status()), contained.status().message());
   RunContainment& containment = *contained;
   std::string path_note;
   if (containment.box) {
@@ -476,14 +479,14 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   if (!interpreter) {
     std::string why =
         lang->binary == lang->lang ? "" : absl::StrCat(" (lang \"", lang->lang, "\" runs ", lang->binary, ")");
-    return Fail(absl::StrCat(lang->binary, " not found in PATH", why, path_note));
+    return Fail("interpreter_not_found", absl::StrCat(lang->binary, " not found in PATH", why, path_note));
   }
 
   internal::RunSpec spec;
   TempCodeFile code_file;
   if (code.size() > kMaxInlineCode || code.find('\0') != std::string::npos) {
     absl::Status made = code_file.Create(code, lang->extension);
-    if (!made.ok()) return Fail(made.message());
+    if (!made.ok()) return Fail(core::ErrorCode(made), made.message());
     spec.argv = {*interpreter, code_file.path()};
   } else {
     spec.argv = {*interpreter, std::string(lang->inline_flag), code};
@@ -508,6 +511,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     const int64_t left_ms = absl::ToInt64Milliseconds(ctx.limits.deadline - absl::Now());
     if (left_ms <= 0) {
       return Fail(
+          "total_timeout",
           "total_timeout: not run; the batch passed its total timeout (set by the user) before this action. "
           "Send it again in the next answer");
     }
@@ -552,7 +556,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
   if (echo_err) echo_err->Flush();
   if (stderr_echo && !buffered.empty()) stderr_echo->Write(buffered);
   stderr_echo.reset();
-  if (!run.ok()) return Fail(run.status().message());
+  if (!run.ok()) return Fail(core::ErrorCode(run.status()), run.status().message());
   const internal::RunResult& r = *run;
 
   Json data = Json::object();
@@ -596,21 +600,21 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
       how = "left the process that supervised it (its $PPID) unable to answer, and clada killed it";
     }
     outcome =
-        Fail(absl::StrCat("exec_failed: ", lang->binary, " ", how,
+        Fail("exec_failed", absl::StrCat("exec_failed: ", lang->binary, " ", how,
                           ", so how it ended is unknown; every process it had started was killed (", r.leftovers_killed,
                           "). Never signal $PPID: it is clada's supervisor, not a process of the code", OutputTail(r)),
              std::move(data));
   } else if (r.interrupted_by != 0) {
-    outcome = Fail(absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by), " while ",
+    outcome = Fail("interrupted", absl::StrCat("interrupted: clada received ", internal::SignalName(r.interrupted_by), " while ",
                                 lang->binary, " was running; ", stopped, OutputTail(r)),
                    std::move(data));
   } else if (r.cancelled) {
-    outcome = Fail(absl::StrCat("cancelled: the client cancelled the call while ", lang->binary, " was running; ",
+    outcome = Fail("cancelled", absl::StrCat("cancelled: the client cancelled the call while ", lang->binary, " was running; ",
                                 stopped, OutputTail(r)),
                    std::move(data));
   } else if (r.timed_out) {
     const bool own_limit = limit_source == "its `timeout`";
-    outcome = Fail(absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
+    outcome = Fail("exec_timeout", absl::StrCat("exec_timeout: ", lang->binary, " was still running after ", FormatDuration(timeout_ms),
                                 " (", limit_source, "); ", stopped, ". ",
                                 own_limit ? absl::StrCat("Raise `timeout` (seconds, up to ", user_ms / 1000,
                                                          ") or make the code finish sooner")
@@ -618,7 +622,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
                                 OutputTail(r)),
                    std::move(data));
   } else if (!r.exited) {
-    outcome = Fail(absl::StrCat("exec_failed: ", lang->binary, " was killed by ", internal::SignalName(r.term_signal),
+    outcome = Fail("exec_failed", absl::StrCat("exec_failed: ", lang->binary, " was killed by ", internal::SignalName(r.term_signal),
                                 " (signal ", r.term_signal, ")", OutputTail(r)),
                    std::move(data));
   } else if (r.exit_code != 0) {
@@ -627,7 +631,7 @@ ActionOutcome ExecuteCodeOrFail(const core::Action& action, const core::ExecCont
     const std::string hint =
         containment.box ? absl::StrCat("\n  hint: ", containment.box->limits()) : std::string();
     outcome = Fail(
-        absl::StrCat("exec_failed: ", lang->binary, " exited with code ", r.exit_code, OutputTail(r), hint),
+        "exec_failed", absl::StrCat("exec_failed: ", lang->binary, " exited with code ", r.exit_code, OutputTail(r), hint),
         std::move(data));
   } else {
     outcome = ActionOutcome::Ok(std::move(data));
@@ -642,7 +646,7 @@ ActionOutcome ExecuteCode(const core::Action& action, const core::ExecContext& c
   try {
     return ExecuteCodeOrFail(action, ctx);
   } catch (const std::exception& e) {
-    return Fail(absl::StrCat("internal error: ", e.what()));
+    return Fail("internal", absl::StrCat("internal error: ", e.what()));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
 
 namespace clada::fs_ops::internal {
@@ -200,7 +201,7 @@ std::optional<absl::StatusOr<EditResult>> TryIndentation(const BreakNormalizedTe
     for (const IndentedMatch& m : found) at.push_back(static_cast<int64_t>(m.first) + 1);
     std::string more = found.size() > kMaxListed ? "more than 20 places" : absl::StrCat(found.size(), " places");
     if (found.size() > kMaxListed) at.resize(kMaxListed);
-    return absl::StatusOr<EditResult>(absl::FailedPreconditionError(absl::StrCat(
+    return absl::StatusOr<EditResult>(core::WithCode(absl::FailedPreconditionError(absl::StrCat(
         "the SEARCH is not in '", label, "' as written, and with its indentation changed it matches ", more,
         " (at lines ", LineList(at),
         "); it must match one place only, so nothing was changed. Add lines around it, as they are in the file, so "
@@ -325,18 +326,21 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
     const std::string where = absl::StrCat("its part at SEARCH ", LineSpan(s[j].first_line, s[j].last_line));
     if (at.empty()) {
       MissDiagnosis d = DiagnoseMiss(t.original(), s[j].text, "that part");
-      return fail(absl::NotFoundError(absl::StrCat("the SEARCH is not in '", label,
-                                                   "' as written, nor with its `...` lines standing for unchanged "
-                                                   "code: ",
-                                                   where, " is not in the file; nothing was changed. ", d.message)));
+      return fail(core::WithCode(absl::NotFoundError(absl::StrCat(
+                                     "the SEARCH is not in '", label,
+                                     "' as written, nor with its `...` lines standing for unchanged code: ", where,
+                                     " is not in the file; nothing was changed. ", d.message)),
+                                 "search_not_found"));
     }
     std::vector<int64_t> lines = LineNumbersOf(norm, at);
     if (at.size() > 1) {
-      return fail(absl::FailedPreconditionError(absl::StrCat(
-          "the SEARCH is not in '", label, "' as written; with its `...` lines standing for unchanged code, ", where,
-          " occurs ", at.size(), " times (at lines ", LineList(lines),
-          "); each part between `...` lines must occur once, so nothing was changed. Add lines to that part, as "
-          "they are in the file, so that it matches one place only")));
+      return fail(core::WithCode(
+          absl::FailedPreconditionError(absl::StrCat(
+              "the SEARCH is not in '", label, "' as written; with its `...` lines standing for unchanged code, ",
+              where, " occurs ", at.size(), " times (at lines ", LineList(lines),
+              "); each part between `...` lines must occur once, so nothing was changed. Add lines to that part, as "
+              "they are in the file, so that it matches one place only")),
+          "match_count_mismatch"));
     }
     if (at[0] < prev_end) {
       return fail(absl::FailedPreconditionError(absl::StrCat(

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
@@ -51,7 +52,9 @@ std::string LineList(const std::vector<int64_t>& lines) {
 absl::Status MissError(absl::string_view what, absl::string_view label, absl::string_view text,
                        absl::string_view needle) {
   MissDiagnosis d = DiagnoseMiss(text, needle, what);
-  return absl::NotFoundError(absl::StrCat(what, " was not found in '", label, "'; nothing was changed. ", d.message));
+  return core::WithCode(
+      absl::NotFoundError(absl::StrCat(what, " was not found in '", label, "'; nothing was changed. ", d.message)),
+      "search_not_found");
 }
 
 // Builds the result of replacing `spans` (normalised coordinates).
@@ -345,11 +348,12 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
     return Replace(t, spans, new_text);
   }
   std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
-  return absl::FailedPreconditionError(absl::StrCat(
-      "old_text was found ", hits.size(), " times in '", label, "' (at lines ", LineList(lines),
-      "); it must occur exactly once, so nothing was changed. Add surrounding lines to old_text so that it "
-      "matches one place only, or use file_replace_all_text with count = ",
-      hits.size(), " to replace every occurrence"));
+  return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
+                            "old_text was found ", hits.size(), " times in '", label, "' (at lines ", LineList(lines),
+                            "); it must occur exactly once, so nothing was changed. Add surrounding lines to "
+                            "old_text so that it matches one place only, or use file_replace_all_text with count = ",
+                            hits.size(), " to replace every occurrence")),
+                        "match_count_mismatch");
 }
 
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
@@ -379,8 +383,10 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
     }
     if (!count.has_value()) return MissError("old_text", label, content, old_text);
     MissDiagnosis d = DiagnoseMiss(content, old_text, "old_text");
-    return absl::NotFoundError(absl::StrCat("old_text was not found in '", label, "' (count mismatch: expected ",
-                                            *count, ", found 0); nothing was changed. ", d.message));
+    return core::WithCode(
+        absl::NotFoundError(absl::StrCat("old_text was not found in '", label, "' (count mismatch: expected ", *count,
+                                         ", found 0); nothing was changed. ", d.message)),
+        "search_not_found");
   }
   std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
   // Every occurrence lies inside a copy of new_text: the edit is already
@@ -395,11 +401,13 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
       return AlreadyApplied(content);
     }
     std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
-    return absl::FailedPreconditionError(
-        absl::StrCat("count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
-                     hits.size() == 1 ? "" : "s", " of old_text (at line", lines.size() == 1 ? " " : "s ",
-                     LineList(lines), "); nothing was changed. Set count = ", hits.size(),
-                     " if every one should change, or make old_text more specific"));
+    return core::WithCode(
+        absl::FailedPreconditionError(absl::StrCat(
+            "count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
+            hits.size() == 1 ? "" : "s", " of old_text (at line", lines.size() == 1 ? " " : "s ", LineList(lines),
+            "); nothing was changed. Set count = ", hits.size(),
+            " if every one should change, or make old_text more specific")),
+        "match_count_mismatch");
   }
   if (inside) return AlreadyApplied(content);
   return Replace(t, spans, new_text, max_bytes, label, "occurrence");
@@ -464,38 +472,44 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
     int64_t start_line = LineNumbersOf(norm, {dangling})[0];
     size_t end_before = FindText(norm, end_n);
     if (end_before != kNpos && end_before < dangling) {
-      return absl::NotFoundError(absl::StrCat(
-          "old_text_end occurs in '", label, "' only before old_text_start (old_text_end at line ",
-          LineNumbersOf(norm, {end_before})[0], ", old_text_start at line ", start_line,
-          "); nothing was changed. The range runs from old_text_start forward to the first old_text_end after "
-          "it: check that the two are not swapped"));
+      return core::WithCode(
+          absl::NotFoundError(absl::StrCat(
+              "old_text_end occurs in '", label, "' only before old_text_start (old_text_end at line ",
+              LineNumbersOf(norm, {end_before})[0], ", old_text_start at line ", start_line,
+              "); nothing was changed. The range runs from old_text_start forward to the first old_text_end after "
+              "it: check that the two are not swapped")),
+          "search_not_found");
     }
     MissDiagnosis d = DiagnoseMiss(content, end, "old_text_end");
-    return absl::NotFoundError(absl::StrCat("old_text_start was found at line ", start_line, " of '", label,
-                                            "', but old_text_end was not found after it; nothing was changed. ",
-                                            d.message));
+    return core::WithCode(
+        absl::NotFoundError(absl::StrCat("old_text_start was found at line ", start_line, " of '", label,
+                                         "', but old_text_end was not found after it; nothing was changed. ",
+                                         d.message)),
+        "search_not_found");
   }
   // As in ReplaceEvery: the count is checked before "already applied".
   bool inside =
       absl::StrContains(new_n, start_n) && absl::StrContains(new_n, end_n) && AllInsideCopies(norm, ranges, new_n);
   if (count.has_value() && ranges.size() != static_cast<size_t>(*count)) {
     if (inside && FindAllText(norm, new_n).size() == static_cast<size_t>(*count)) return AlreadyApplied(content);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "count mismatch in '", label, "': expected ", *count, ", found ", ranges.size(), " range",
-        ranges.size() == 1 ? "" : "s", " from old_text_start to old_text_end (", range_lines(),
-        "); nothing was changed. Set count = ", ranges.size(),
-        " to replace them all, or make old_text_start more specific"));
+    return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
+                              "count mismatch in '", label, "': expected ", *count, ", found ", ranges.size(),
+                              " range", ranges.size() == 1 ? "" : "s", " from old_text_start to old_text_end (",
+                              range_lines(), "); nothing was changed. Set count = ", ranges.size(),
+                              " to replace them all, or make old_text_start more specific")),
+                          "match_count_mismatch");
   }
   if (inside) return AlreadyApplied(content);
   if (!count.has_value() && dangling != kNpos) {
     // Every range is asked for, and this start begins none: the ranges are
     // not what the edit assumes, so replacing the others would be a guess.
-    return absl::NotFoundError(absl::StrCat(
+    return core::WithCode(absl::NotFoundError(absl::StrCat(
         "old_text_start was found at line ", LineNumbersOf(norm, {dangling})[0], " of '", label, "' after ",
         ranges.size(), ranges.size() == 1 ? " complete range" : " complete ranges", " (", range_lines(),
         "), but old_text_end was not found after it; nothing was changed. Every range is replaced, so each "
         "old_text_start needs an old_text_end after it: give count = ",
-        ranges.size(), " to replace only the complete ones, or make old_text_start more specific"));
+        ranges.size(), " to replace only the complete ones, or make old_text_start more specific")),
+        "search_not_found");
   }
   return Replace(t, ranges, new_text, max_bytes, label, "range");
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/git-tx/src/internal/commands.h"
@@ -383,8 +384,9 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action,
   const std::string& root = ctx.paths.working_root;
   auto fail = [&](const absl::Status& s,
                   core::Json data = core::Json::object()) {
-    return core::ActionOutcome::Fail(
-        absl::StrCat(action.name, ": ", s.message()), std::move(data));
+    return core::ActionOutcome::Failure(
+        core::ErrorCode(s), absl::StrCat(action.name, ": ", s.message()),
+        std::move(data));
   };
   const GitOptions options;
   if (action.name == "undo") {
@@ -403,8 +405,9 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action,
                                                             false);
     if (!r.ok()) return fail(r.status());
     if (!r->conflicts.empty()) {
-      return core::ActionOutcome::Fail(
-          absl::StrCat(action.name, ": ", ConflictMessage(*r)), StepData(*r));
+      return core::ActionOutcome::Failure(
+          "merge_conflict", absl::StrCat(action.name, ": ", ConflictMessage(*r)),
+          StepData(*r));
     }
     return core::ActionOutcome::Ok(StepData(*r));
   }
@@ -419,7 +422,8 @@ core::ActionOutcome ExecuteGitAction(const core::Action& action,
                                     {"squashed", r->squashed},
                                     {"replayed", r->replayed}});
   }
-  return core::ActionOutcome::Fail(
+  return core::ActionOutcome::Failure(
+      "unknown_action",
       absl::StrCat("unknown git action '", action.name, "': use one of ",
                    absl::StrJoin(GitActionNames(), ", ")));
 }
