@@ -223,9 +223,17 @@ std::string Numbered(absl::string_view prefix, int n) {
 
 class Reader {
  public:
+  // `first_line`, `first_byte`: where `text` starts in the answer
+  // (ParseOptions).
   Reader(absl::string_view text, const Delimiters& d, const std::vector<LineRange>& skip, bool build,
-         bool pack = false, size_t expected_blocks = 0)
-      : text_(text), d_(d), build_(build), pack_(build && pack), expected_blocks_(expected_blocks) {
+         bool pack = false, size_t expected_blocks = 0, int first_line = 1, size_t first_byte = 0)
+      : text_(text),
+        d_(d),
+        build_(build),
+        pack_(build && pack),
+        expected_blocks_(expected_blocks),
+        line_(first_line),
+        first_byte_(first_byte) {
     for (const LineRange& r : skip) skip_.emplace_back(r.first, std::max(r.first, r.last));
     std::sort(skip_.begin(), skip_.end());
     for (const auto& [first, last] : skip_) furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
@@ -261,11 +269,25 @@ class Reader {
         spaced_warnings_.clear();
       }
     }
+    // Spans are the text's bytes while it is read; the answer's after.
+    if (first_byte_ != 0) {
+      for (CslBlock& b : out.blocks) {
+        Shift(b.span);
+        if (b.operations().empty() && b.errors().empty()) continue;
+        for (Operation& op : b.details().operations) Shift(op.span);
+        for (CslError& e : b.details().errors) Shift(e.span);
+      }
+    }
     return out;
   }
 
  private:
   std::string M(absl::string_view name) const { return absl::StrCat(d_.start, name, d_.end); }
+
+  void Shift(SourceSpan& s) const {
+    s.begin += first_byte_;
+    s.end += first_byte_;
+  }
 
   // The 1-based line of byte `pos`: counted from the last position asked
   // for, forward or back, so reading the answer counts each byte about once.
@@ -778,7 +800,8 @@ class Reader {
   std::vector<std::pair<int, int>> skip_;
   std::vector<int> furthest_;
   size_t line_pos_ = 0;
-  int line_ = 1;
+  int line_ = 1;  // of line_pos_, the answer's
+  size_t first_byte_ = 0;  // where text_ starts in the answer
   // Markers read with blanks inside their delimiters: the warnings not yet
   // given to a block, and the last line warned about (a marker read twice,
   // as the end of an unclosed operation and then as an opener, warns once).
@@ -791,7 +814,9 @@ class Reader {
 
 CslParseResult ParseCsl(absl::string_view text, const Delimiters& delimiters, const std::vector<LineRange>& skip,
                         const ParseOptions& options) {
-  return Reader(text, delimiters, skip, true, options.pack_actions, options.expected_blocks).Read();
+  return Reader(text, delimiters, skip, true, options.pack_actions, options.expected_blocks, options.first_line,
+                options.first_byte)
+      .Read();
 }
 
 std::vector<SourceSpan> FindCsl(absl::string_view text, const Delimiters& delimiters,

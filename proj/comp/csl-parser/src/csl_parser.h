@@ -139,6 +139,14 @@ struct ParseOptions {
   // move. (A deque instead made a dense answer's parse twice as slow:
   // glibc's malloc consolidating its 512-byte nodes.)
   size_t expected_blocks = 0;
+  // The text is a piece of an answer that starts at the start of the
+  // answer's line `first_line` (1-based), its byte `first_byte`: every line
+  // ParseCsl reports (spans, actions' lines, errors, the lines named in
+  // messages and warnings) and every span's bytes are the answer's, as if
+  // the text were read after first_line - 1 empty lines. `skip` lines are
+  // the answer's too. Labels (csl-N) count the piece's blocks from 1.
+  int first_line = 1;
+  size_t first_byte = 0;
 };
 
 // Every CSL block of `text`. Never fails and never throws: a broken operation

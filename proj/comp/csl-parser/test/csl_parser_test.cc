@@ -148,6 +148,54 @@ TEST_P(CslCases, ReadsAsExpected) {
   }
 }
 
+// ToJson with the bytes of each block, operation and error, less `shift`.
+Json WithBytes(const CslParseResult& r, size_t shift) {
+  Json out = ToJson(r);
+  for (size_t i = 0; i < r.blocks.size(); ++i) {
+    const CslBlock& b = r.blocks[i];
+    Json& jb = out["blocks"][i];
+    jb["bytes"] = {b.span.begin - shift, b.span.end - shift};
+    for (size_t k = 0; k < b.operations().size(); ++k) {
+      jb["operations"][k]["bytes"] = {b.operations()[k].span.begin - shift, b.operations()[k].span.end - shift};
+    }
+    for (size_t k = 0; k < b.errors().size(); ++k) {
+      jb["errors"][k]["bytes"] = {b.errors()[k].span.begin - shift, b.errors()[k].span.end - shift};
+    }
+  }
+  return out;
+}
+
+// A piece of the answer read with its base (ParseOptions::first_line and
+// first_byte) reads as the piece preceded by as many empty lines as the
+// answer has before it (how the answer layer read a span before): the same
+// blocks, operations, lines, errors, messages and warnings, with spans at
+// the answer's bytes. The pieces: each block's lines, and from each
+// block's first line to the end.
+TEST_P(CslCases, ReadsAPieceWithItsBaseAsPadded) {
+  const std::string input = ReadFile(std::string(kDir) + "/" + GetParam() + ".md");
+  const Delimiters delimiters = DelimitersFor(GetParam());
+  for (const SourceSpan& s : FindCsl(input, delimiters)) {
+    const size_t nl = s.begin == 0 ? std::string::npos : input.rfind('\n', s.begin - 1);
+    const size_t line_start = nl == std::string::npos ? 0 : nl + 1;
+    for (const size_t end : {s.end, input.size()}) {
+      const std::string piece = input.substr(line_start, end - line_start);
+      const std::string padded = std::string(s.first_line - 1, '\n') + piece;
+      ParseOptions based;
+      based.first_line = s.first_line;
+      based.first_byte = line_start;
+      const CslParseResult got = ParseCsl(piece, delimiters, {}, based);
+      SCOPED_TRACE(::testing::Message() << "lines " << s.first_line << "- of bytes [" << line_start << ", " << end << ")");
+      EXPECT_EQ(WithBytes(got, line_start).dump(2), WithBytes(ParseCsl(padded, delimiters), s.first_line - 1).dump(2));
+      ASSERT_FALSE(got.blocks.empty());
+      EXPECT_EQ(got.blocks.front().span.begin, s.begin);
+      if (end == s.end) EXPECT_EQ(got.blocks.front().span.end, s.end);
+      based.pack_actions = true;
+      EXPECT_EQ(WithoutLastLines(ToJson(Unpacked(ParseCsl(piece, delimiters, {}, based)))).dump(2),
+                WithoutLastLines(ToJson(got)).dump(2));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, CslCases, ::testing::ValuesIn(CaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
@@ -208,6 +256,21 @@ TEST(ParseCsl, SkipsLinesOfOtherBlocks) {
 }
 
 // Empty delimiters would make every line a marker: nothing is read.
+// With a base, skipped lines are the answer's.
+TEST(ParseCsl, SkipsTheAnswersLinesInAPiece) {
+  const std::string piece = "<---RUN--->\nls\n<---END--->\n<---RUN--->\npwd\n<---END--->\n";
+  ParseOptions based;
+  based.first_line = 21;
+  based.first_byte = 300;
+  const CslParseResult r = ParseCsl(piece, {}, {{1, 20}, {21, 23}}, based);
+  ASSERT_EQ(r.blocks.size(), 1u);
+  EXPECT_EQ(r.blocks[0].operations()[0].action.params["code"], "pwd");
+  EXPECT_EQ(r.blocks[0].span.first_line, 24);
+  EXPECT_EQ(r.blocks[0].span.last_line, 26);
+  EXPECT_EQ(r.blocks[0].span.begin, 300u + 27);
+  EXPECT_EQ(r.blocks[0].operations()[0].action.metadata.start_line, 24);
+}
+
 TEST(ParseCsl, EmptyDelimitersReadNothing) {
   EXPECT_TRUE(ParseCsl("<---RUN--->\nls\n<---END--->\n", {"", "--->"}).blocks.empty());
   EXPECT_TRUE(ParseCsl("<---RUN--->\nls\n<---END--->\n", {"<---", ""}).blocks.empty());
