@@ -16,8 +16,11 @@ class CmlSpanReader : public answer::SpanReader {
   explicit CmlSpanReader(absl::string_view text) : text_(text) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    const PaddedSpan padded(text_, span);
-    const cml_parser::CmlParseResult r = cml_parser::ParseCml(padded.text());
+    const SpanPiece piece = PieceOf(text_, span);
+    cml_parser::ParseOptions where;
+    where.first_line = piece.first_line;
+    where.first_byte = piece.first_byte;
+    const cml_parser::CmlParseResult r = cml_parser::ParseCml(piece.text, {}, where);
     int tasks = 0;
     for (size_t i = 0; i < r.blocks.size(); ++i) {
       const cml_parser::CmlBlock& b = r.blocks[i];

@@ -17,8 +17,11 @@ class CslSpanReader : public answer::SpanReader {
       : text_(text), delimiters_(std::move(delimiters)) {}
   answer::ReadResult Read(const answer::Span& span) override {
     answer::ReadResult out;
-    const PaddedSpan padded(text_, span);
-    const csl_parser::CslParseResult r = csl_parser::ParseCsl(padded.text(), delimiters_);
+    const SpanPiece piece = PieceOf(text_, span);
+    csl_parser::ParseOptions where;
+    where.first_line = piece.first_line;
+    where.first_byte = piece.first_byte;
+    const csl_parser::CslParseResult r = csl_parser::ParseCsl(piece.text, delimiters_, {}, where);
     for (const csl_parser::CslBlock& b : r.blocks) {
       const size_t first = out.actions.size();
       for (const csl_parser::Operation& op : b.operations()) out.actions.push_back(op.action);

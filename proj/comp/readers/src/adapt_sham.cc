@@ -21,8 +21,11 @@ class ShamSpanReader : public answer::SpanReader {
     if (!quoted_whole_.has_value()) quoted_whole_ = sham_action_parser::QuotedAsAWhole(text_);
     // Read as the whole answer would read it: a quoted block of an answer
     // not quoted as a whole is not run.
-    const PaddedSpan padded(text_, span, "", *quoted_whole_ ? "" : kNotQuoted);
-    sham_action_parser::ActionParseResult r = sham_action_parser::ParseShamResponse(padded.text(), max_input_);
+    const SpanPiece piece = PieceOf(text_, span);
+    sham_action_parser::AnswerPiece where;
+    where.first_line = piece.first_line;
+    where.quoted_as_a_whole = *quoted_whole_;
+    sham_action_parser::ActionParseResult r = sham_action_parser::ParseShamResponse(piece.text, max_input_, {}, where);
     out.actions = std::move(r.actions);
     EachItsOwnGroup(out, 0);
     for (sham_action_parser::ActionParseError& e : r.errors) {
@@ -34,7 +37,6 @@ class ShamSpanReader : public answer::SpanReader {
   }
 
  private:
-  static constexpr char kNotQuoted[] = "(the answer is not quoted as a whole)";
   absl::string_view text_;
   size_t max_input_;
   std::optional<bool> quoted_whole_;
