@@ -25,6 +25,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/file_io.h"
@@ -867,10 +869,16 @@ absl::StatusOr<ActionOutcome> FileReplaceText(const Call& call) {
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(std::string path, BlockPath(call, param, &warnings));
   const bool tolerant = call.search_replace();
+  // The tolerance tiers stop at the action's deadline: its own timeout from
+  // now, or the batch's total timeout when that comes first.
+  absl::Time deadline = call.ctx().limits.deadline;
+  if (call.ctx().limits.timeout_ms > 0) {
+    deadline = std::min(deadline, absl::Now() + absl::Milliseconds(call.ctx().limits.timeout_ms));
+  }
   return EditFileAt(
       call, path,
       [&](absl::string_view body, absl::string_view label) {
-        return tolerant ? internal::ReplaceSearchBlock(body, old_text, new_text, label)
+        return tolerant ? internal::ReplaceSearchBlock(body, old_text, new_text, label, deadline)
                         : internal::ReplaceUnique(body, old_text, new_text, label);
       },
       std::move(warnings));

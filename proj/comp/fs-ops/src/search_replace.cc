@@ -12,6 +12,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "proj/comp/core/src/error_code.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
 
@@ -19,6 +21,45 @@ namespace clada::fs_ops::internal {
 namespace {
 
 constexpr size_t kNpos = absl::string_view::npos;
+
+// The action's deadline, read from the clock once per kEvery units of work
+// (a file line keyed, a line compared), so that checking costs nothing a
+// benchmark sees. Once passed, it stays passed.
+class WorkClock {
+ public:
+  explicit WorkClock(absl::Time deadline) : deadline_(deadline) {}
+  // Counts `units` of work; true once the deadline has passed.
+  bool Spend(size_t units) {
+    if (passed_) return true;
+    if (deadline_ == absl::InfiniteFuture()) return false;
+    spent_ += units;
+    if (spent_ < kEvery) return false;
+    return Passed();
+  }
+  // Reads the clock now.
+  bool Passed() {
+    if (!passed_ && deadline_ != absl::InfiniteFuture()) {
+      spent_ = 0;
+      passed_ = absl::Now() >= deadline_;
+    }
+    return passed_;
+  }
+  bool passed() const { return passed_; }
+
+ private:
+  static constexpr size_t kEvery = size_t{1} << 16;
+  absl::Time deadline_;
+  size_t spent_ = 0;
+  bool passed_ = false;
+};
+
+// The error of a tier stopped at the deadline (code `timeout`).
+absl::Status TimedOut(absl::string_view label, absl::string_view tier) {
+  return absl::DeadlineExceededError(absl::StrCat(
+      "the SEARCH is not in '", label, "' as written, and the action's time ran out while its ", tier,
+      " was tried (the deadline: the timeout, or what was left of the total timeout); nothing was changed. Copy the "
+      "SEARCH from the file's lines exactly, or allow more time (--timeout, --total-timeout)"));
+}
 
 // A line of the break-normalised file: [begin, end) without its "\n";
 // `has_break` when a "\n" follows.
@@ -120,8 +161,9 @@ size_t StrippedKey(absl::string_view line) {
 // trying the SEARCH at every line was O(file x SEARCH) (a 76 KB SEARCH
 // against 400,000 lines ran for minutes). Only the windows whose keys agree
 // are checked line by line.
+// Stops early when `clock` says the deadline has passed.
 std::vector<IndentedMatch> FindIndented(absl::string_view norm, const std::vector<FileLine>& lines,
-                                        const std::vector<std::string>& search, size_t limit) {
+                                        const std::vector<std::string>& search, size_t limit, WorkClock* clock) {
   std::vector<IndentedMatch> found;
   const size_t k = search.size();
   if (k == 0 || lines.size() < k) return found;
@@ -162,10 +204,14 @@ std::vector<IndentedMatch> FindIndented(absl::string_view norm, const std::vecto
     found.push_back({i, std::string(prefix.value_or("")), trailing});
   };
   for (size_t i = 0, m = 0; i < lines.size() && found.size() < limit; ++i) {
+    if (clock->Spend(1)) break;
     const size_t key = StrippedKey(file_line(i));
     while (m > 0 && key != want[m]) m = fail[m - 1];
     if (key == want[m]) ++m;
     if (m == k) {
+      // Windows whose keys all agree can still differ in their blanks, each
+      // compared line by line: O(file x SEARCH) on a file of alike lines.
+      clock->Spend(k);
       matches_at(i + 1 - k);
       m = fail[k - 1];
     }
@@ -175,7 +221,8 @@ std::vector<IndentedMatch> FindIndented(absl::string_view norm, const std::vecto
 
 // Tier 1. nullopt: no match (the next tier is tried).
 std::optional<absl::StatusOr<EditResult>> TryIndentation(const BreakNormalizedText& t, absl::string_view search,
-                                                         absl::string_view replace, absl::string_view label) {
+                                                         absl::string_view replace, absl::string_view label,
+                                                         WorkClock* clock) {
   std::vector<std::string> s_lines = TextLines(search);
   std::vector<std::string> r_lines = TextLines(replace);
   // The indentation SEARCH and REPLACE share is taken off both (Aider's
@@ -194,7 +241,8 @@ std::optional<absl::StatusOr<EditResult>> TryIndentation(const BreakNormalizedTe
   }
   const std::vector<FileLine> lines = SplitFileLines(t.norm());
   constexpr size_t kMaxListed = 20;
-  std::vector<IndentedMatch> found = FindIndented(t.norm(), lines, s_lines, kMaxListed + 1);
+  std::vector<IndentedMatch> found = FindIndented(t.norm(), lines, s_lines, kMaxListed + 1, clock);
+  if (clock->passed()) return absl::StatusOr<EditResult>(TimedOut(label, "indentation tolerance"));
   if (found.empty()) return std::nullopt;
   if (found.size() > 1) {
     std::vector<int64_t> at;
@@ -286,7 +334,8 @@ std::vector<Piece> SplitAtDots(absl::string_view text) {
 
 // Tier 2. nullopt: the SEARCH has no `...` line.
 std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, absl::string_view search,
-                                                  absl::string_view replace, absl::string_view label) {
+                                                  absl::string_view replace, absl::string_view label,
+                                                  WorkClock* clock) {
   std::vector<Piece> s = SplitAtDots(search);
   if (s.size() == 1) return std::nullopt;
   std::vector<Piece> r = SplitAtDots(replace);
@@ -308,6 +357,8 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
   size_t prev_end = 0;
   int64_t prev_line = 0;
   for (size_t j = 0; j < s.size(); ++j) {
+    // Each part is a search of the whole file.
+    if (clock->Passed()) return fail(TimedOut(label, "`...` tolerance"));
     if (s[j].text.empty()) {
       if (!r[j].text.empty()) {
         return fail(absl::FailedPreconditionError(absl::StrCat(
@@ -363,6 +414,7 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
   EditResult out;
   out.content = std::string(t.original());
   for (size_t h = hits.size(); h-- > 0;) {
+    if (clock->Passed()) return fail(TimedOut(label, "`...` tolerance"));
     out.content = ApplySplices(out.content, {{t.ToOriginal(hits[h].begin), t.ToOriginal(hits[h].end)}},
                                r[hits[h].piece].text);
   }
@@ -381,7 +433,8 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
 }  // namespace
 
 absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::string_view search,
-                                              absl::string_view replace, absl::string_view label) {
+                                              absl::string_view replace, absl::string_view label,
+                                              absl::Time deadline) {
   // ReplaceUnique decides an empty or unchanged edit, a SEARCH found as
   // written (once, or several times: an error), and an edit already applied
   // (the SEARCH absent, the REPLACE there once), as for every edit. Tested
@@ -395,8 +448,11 @@ absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::s
       (!replace_n.empty() && FindAllText(t.norm(), replace_n).size() == 1)) {
     return ReplaceUnique(content, search, replace, label);
   }
-  if (std::optional<absl::StatusOr<EditResult>> r = TryIndentation(t, search_n, replace_n, label)) return *r;
-  if (std::optional<absl::StatusOr<EditResult>> r = TryDots(t, search_n, replace_n, label)) return *r;
+  WorkClock clock(deadline);
+  if (clock.Passed()) return TimedOut(label, "indentation tolerance");
+  if (std::optional<absl::StatusOr<EditResult>> r = TryIndentation(t, search_n, replace_n, label, &clock)) return *r;
+  if (std::optional<absl::StatusOr<EditResult>> r = TryDots(t, search_n, replace_n, label, &clock)) return *r;
+  if (clock.Passed()) return TimedOut(label, "miss diagnosis");
   return ReplaceUnique(content, search, replace, label);  // not found: its miss diagnosis
 }
 

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 
 namespace clada::fs_ops::internal {
@@ -33,9 +34,14 @@ namespace clada::fs_ops::internal {
 //     in the same place; what the `...` stand for is kept.
 // Errors: ReplaceUnique's; FailedPrecondition when a tier matches several
 // places (the lines listed) or the `...` parts are out of order; NotFound
-// when a `...` part is not in the file (with its miss diagnosis).
+// when a `...` part is not in the file (with its miss diagnosis);
+// DeadlineExceeded (code `timeout`) when `deadline` (the action's:
+// core::ExecLimits::deadline) passes before or while the tiers and the miss
+// diagnosis run: the clock is read between them and every 65,536 lines of
+// work inside them. The exact search runs whatever the deadline.
 absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::string_view search,
-                                              absl::string_view replace, absl::string_view label);
+                                              absl::string_view replace, absl::string_view label,
+                                              absl::Time deadline = absl::InfiniteFuture());
 
 }  // namespace clada::fs_ops::internal
 
