@@ -118,5 +118,24 @@ TEST(ShiftNumbers, RaisesWholeLabelNumbersOnly) {
   EXPECT_EQ(s, "task-11 and task-22, task-13.2, subtask-1, task-x");
 }
 
+// An unclosed SHAM block at the end of an answer not quoted as a whole is
+// read as the whole answer reads it: it ends where the answer ends (the
+// adapter once appended a prose line to the span, which the block then
+// took for its own: "the text from line 6 ("(the answer is not quoted as a
+// whole)") on was read as part of it").
+TEST(ShamSpans, AnUnclosedLastBlockEndsWithTheAnswer) {
+  const std::string text = "Prose.\n\n#!SHAM [@three-char-SHA-256: u01]\naction = \"file_read\"\npath = \"a.txt\"\n";
+  const Registry registry;
+  const answer::Reader* sham = registry.Find("sham");
+  ASSERT_NE(sham, nullptr);
+  answer::Span span;
+  ASSERT_TRUE(sham->Spans(text)->Next(&span));
+  const answer::ReadResult read = sham->Reading(text)->Read(span);
+  ASSERT_EQ(read.diagnostics.size(), 1u);
+  EXPECT_EQ(read.diagnostics[0].label, "u01");
+  EXPECT_EQ(read.diagnostics[0].line, 3);
+  EXPECT_EQ(read.diagnostics[0].message, "Block 'u01' not closed before EOF (line 7, column 1)");
+}
+
 }  // namespace
 }  // namespace clada::readers
