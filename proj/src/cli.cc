@@ -633,7 +633,7 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
   options.state_dir = env.root + "/.clada";
   options.debounce_ms = debounce_ms;
   options.log = &err;
-  options.csl = {env.settings.csl_start, env.settings.csl_end};
+  options.readers = {env.settings.csl_start, env.settings.csl_end, static_cast<size_t>(env.settings.max_input_bytes)};
   g_stop_listening = false;
   ::signal(SIGINT, StopListening);
   ::signal(SIGTERM, StopListening);

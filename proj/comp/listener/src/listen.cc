@@ -76,6 +76,11 @@ std::string Plural(size_t n, absl::string_view word) { return absl::StrCat(n, " 
 using internal::BlockSpan;
 using internal::Scan;
 
+// A block as the log names it: its dialect and first line ("sham line 3").
+std::string NameInLog(const Scan& scan, const BlockSpan& b) {
+  return absl::StrCat(scan.dialect(b), " line ", b.start_line);
+}
+
 // The keys of `blocks`, in order.
 std::vector<uint64_t> KeysOf(const std::vector<BlockSpan>& blocks) {
   std::vector<uint64_t> keys;
@@ -443,8 +448,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   }
   std::vector<std::string> ids;
   for (size_t i = 0; i < fresh.size() && i < kMaxIdsInLog; ++i) {
-    const absl::string_view id = scan.id(*fresh[i]);
-    ids.push_back(id.empty() ? "?" : std::string(id));
+    ids.push_back(NameInLog(scan, *fresh[i]));
   }
   if (fresh.size() > kMaxIdsInLog) ids.push_back("...");
   const size_t fresh_count = fresh.size();
@@ -494,7 +498,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
 Scan Listener::ScanFreeingIndex(absl::string_view text) {
   const bool large = text.size() >= kTrimAfterBytes;
   if (large) state_.ReleaseIndex();
-  Scan scan = internal::ScanSpans(text, options_.csl);
+  Scan scan = internal::ScanSpans(text, options_.readers);
   if (large) {
     TrimHeap();
     state_.RestoreIndex();
@@ -583,8 +587,7 @@ void Listener::Acknowledge(const Scan& scan, const std::vector<const BlockSpan*>
   std::vector<uint64_t> keys;
   keys.reserve(again.size());
   for (const BlockSpan* b : again) {
-    const absl::string_view id = scan.id(*b);
-    if (ids.size() < kMaxIdsInLog) ids.push_back(id.empty() ? "?" : std::string(id));
+    if (ids.size() < kMaxIdsInLog) ids.push_back(NameInLog(scan, *b));
     keys.push_back(b->key);
   }
   const uint32_t run = state_.LatestRunOf(keys);

@@ -40,7 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proj/comp/csl-parser/src/csl_parser.h"
+#include "proj/comp/readers/src/all_readers.h"
 
 namespace clada::listener {
 
@@ -93,56 +93,37 @@ struct ListenOptions {
   std::function<bool()> should_stop;  // polled at least every 100 ms; Ctrl-C sets it
   std::ostream* log = nullptr;        // one line per run (and one at start); null: silent
   std::function<void()> on_ready;     // called once the watch is in place (harnesses, tests)
-  csl_parser::Delimiters csl;         // CSL's marker delimiters (settings csl_start, csl_end)
+  readers::ReaderOptions readers;     // what the readers take from the settings (CSL's delimiters, ...)
 };
 
-// One block found by the scanner: from its header line to its end marker
-// (or, when unclosed, to the line before the next header / the last line).
+// One block found by the scanner: a block of the answer layer (the
+// segmenter over the registry's readers, as `clada run` finds it), from the
+// start of its first line through the end of its last.
 struct ScannedBlock {
-  std::string id;       // from `[@three-char-SHA-256: <id>]`; "" when unreadable
-  std::string key;      // BlockKey(id, text)
+  std::string dialect;  // its reader's name ("sham", "udiff", ...: readers::Registry)
+  std::string key;      // BlockKey(dialect, text)
   std::string text;     // the block's lines as in the file, line terminators included
-  int start_line = 0;   // 1-based line of the header
-  int end_line = 0;     // 1-based last line of the block
-  bool closed = false;  // ended by its dialect's end marker
+  int start_line = 0;   // 1-based, its first line
+  int end_line = 0;     // 1-based, its last line
+  bool closed = false;  // its end is there (answer::Span::closed); an unclosed one may still be arriving
 };
 
-// Finds the blocks of `text`, in order, skipping clada's results sections.
-//
-// The blocks are the grammar parser's (sham_parser::ParseBlocks), the same
-// reading a run makes of them, so a block's lines, and its key, are what
-// clada parses (a heredoc closer appended to a last line ends the heredoc
-// here too). A closed block runs through its end marker; an unclosed one up
-// to the next header or the end. A header the parser refuses (no readable
-// ID) is a block too, so its error is reported: through the next end marker,
-// or unclosed up to the next `#!` line. Outside blocks, a line that is
-// exactly `=== CLADA RESULTS ===` followed later by a line that is exactly
-// `=== END ===` starts a results section that is skipped through that END
-// line (without a later END it is ordinary text). Unlike block markers,
-// these two are not trimmed: an indented one (a run's output quoted in a
-// summary) is ordinary text. Lines end at '\n'; a trailing '\r' is ignored
-// when classifying.
-//
-// CSL blocks (csl_parser::FindCsl with `csl`'s delimiters, outside SHAM
-// blocks, CML blocks and results sections) are blocks with id "csl", whole
-// lines; a SHAM block, CML element or SEARCH/REPLACE block that starts
-// inside one is its content. One is closed when its last line is the END
-// marker.
-//
-// Codex apply_patch envelopes (id "patch", each whole envelope) and unified
-// diffs (id "diff", one block per file) are read last, as a run reads them:
-// one starting inside any other dialect's block is its content, and a diff
-// inside an envelope is the envelope's. An envelope without `*** End
-// Patch`, and a diff whose last hunk lacks lines its header counts, are not
-// closed.
+// Finds the blocks of `text` (after a leading byte order mark), in order:
+// the blocks answer::SegmentAnswer finds over the readers of a
+// readers::Registry made with `options`, the same a run reads (one truth:
+// the listener keeps no rules of its own about where a dialect's block
+// starts, ends, or lies inside another's). Text a reader yields no blocks
+// from (clada's results sections, its report pasted back) holds none.
 //
 // With `with_texts` false, each block's `text` is left empty (its key is
 // still of its text): the listener, which needs only where the blocks are,
 // then holds no copy of a file of a hundred thousand blocks.
-std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const csl_parser::Delimiters& csl = {},
+std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const readers::ReaderOptions& options = {},
                                      bool with_texts = true);
 
-// `text` without its results sections (the lines ScanBlocks skips).
+// `text` without its results sections: the lines of the segments the
+// registry's readers that yield no blocks take (clada's report pasted
+// back), as ScanBlocks (default options) finds them.
 std::string StripResultsSections(absl::string_view text);
 
 // "<id>:<16 hex digits>": the id (bytes other than printable ASCII made '_')
@@ -215,7 +196,8 @@ class ListenState {
 // its KeyCode in 16 lowercase hex digits; one of version 1 (written by
 // earlier listeners) as the key itself, recorded here by its KeyCode.
 // "files" may be absent: no file known; they are not read from a state
-// whose "readers" is absent or below 6.
+// whose "readers" is absent or below readers::kDialectsVersion (7: below,
+// a listener saw fewer blocks or keyed them by a SHAM ID or a short tag).
 // Errors: DataLoss when the file is not a listen state (the message names
 // the file and says to delete it to start afresh: the next start is then a
 // first start, which sets aside the blocks in FILE); the ReadFileToString
@@ -223,10 +205,10 @@ class ListenState {
 absl::StatusOr<ListenState> LoadListenState(const std::string& state_dir);
 
 // Writes <state_dir>/listen-state.json atomically (core::WriteFileAtomic):
-// {"version": 2, "readers": 6, "ran": [code, ...], "files": [path, ...]}
+// {"version": 2, "readers": 7, "ran": [code, ...], "files": [path, ...]}
 // (each code 16 lowercase hex digits; "readers": which blocks the listener
 // saw; LoadListenState forgets the files of a state without it, or below
-// 6, so their next start is a first start). A listener that reads only
+// 7, so their next start is a first start). A listener that reads only
 // version 1 refuses this state and says to delete it: its next start is
 // then a first start, which sets aside, never runs. The directory must
 // exist.
@@ -236,7 +218,7 @@ absl::Status SaveListenState(const std::string& state_dir, const ListenState& st
 // The blocks of `text` that `state` has not run, in file order, each key
 // once (a block repeated in the same text runs once).
 std::vector<ScannedBlock> FindNewBlocks(absl::string_view text, const ListenState& state,
-                                        const csl_parser::Delimiters& csl = {});
+                                        const readers::ReaderOptions& options = {});
 
 // The text handed to the callback: every line of `file_text` that belongs to
 // one of `blocks` kept, every other line made empty, so line numbers in the

@@ -39,14 +39,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     previous = b.start_line;
     const size_t first = lines.Begin(static_cast<size_t>(b.start_line - 1));
     Check(absl::StrContains(text.substr(first, lines.End(static_cast<size_t>(b.end_line - 1)) - first), b.text));
-    Check(b.key == BlockKey(b.id, b.text));
+    Check(b.key == BlockKey(b.dialect, b.text));
   }
 
   const std::vector<ScannedBlock> bare = ScanBlocks(input, {}, /*with_texts=*/false);
   Check(bare.size() == blocks.size());
   for (size_t i = 0; i < bare.size(); ++i) {
     Check(bare[i].text.empty());
-    Check(bare[i].id == blocks[i].id && bare[i].key == blocks[i].key);
+    Check(bare[i].dialect == blocks[i].dialect && bare[i].key == blocks[i].key);
     Check(bare[i].start_line == blocks[i].start_line && bare[i].end_line == blocks[i].end_line);
     Check(bare[i].closed == blocks[i].closed);
   }

@@ -26,7 +26,7 @@ TEST_P(NewBlocksTest, FindsOnlyBlocksNotRunBefore) {
   const std::string text = TextOf(c.at("text"));
   std::vector<ScannedBlock> fresh = FindNewBlocks(text, state);
   std::vector<std::string> ids;
-  for (const ScannedBlock& b : fresh) ids.push_back(b.id);
+  for (const ScannedBlock& b : fresh) ids.push_back(testing::BlockId(b));
   EXPECT_EQ(ids, c.at("expectNew").get<std::vector<std::string>>());
   if (c.contains("expectRunText")) {
     std::string run_text = BuildRunText(text, fresh);

@@ -23,11 +23,11 @@ TEST_P(ScanBlocksTest, FindsTheExpectedBlocks) {
   ASSERT_EQ(blocks.size(), expect.size());
   for (size_t i = 0; i < blocks.size(); ++i) {
     SCOPED_TRACE("block " + std::to_string(i));
-    EXPECT_EQ(blocks[i].id, expect[i].at("id").get<std::string>());
+    EXPECT_EQ(testing::BlockId(blocks[i]), expect[i].at("id").get<std::string>());
     EXPECT_EQ(blocks[i].start_line, expect[i].at("startLine").get<int>());
     EXPECT_EQ(blocks[i].end_line, expect[i].at("endLine").get<int>());
     EXPECT_EQ(blocks[i].closed, expect[i].at("closed").get<bool>());
-    EXPECT_EQ(blocks[i].key, BlockKey(blocks[i].id, blocks[i].text));
+    EXPECT_EQ(blocks[i].key, BlockKey(blocks[i].dialect, blocks[i].text));
   }
   if (c.contains("texts")) {
     ASSERT_EQ(blocks.size(), c.at("texts").size());
@@ -39,7 +39,7 @@ TEST_P(ScanBlocksTest, FindsTheExpectedBlocks) {
   ASSERT_EQ(bare.size(), blocks.size());
   for (size_t i = 0; i < bare.size(); ++i) {
     SCOPED_TRACE("block " + std::to_string(i) + " without its text");
-    EXPECT_EQ(bare[i].id, blocks[i].id);
+    EXPECT_EQ(bare[i].dialect, blocks[i].dialect);
     EXPECT_EQ(bare[i].key, blocks[i].key);
     EXPECT_EQ(bare[i].start_line, blocks[i].start_line);
     EXPECT_EQ(bare[i].end_line, blocks[i].end_line);

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/string_view.h"
 #include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener::testing {
@@ -32,9 +34,23 @@ std::string TextOf(const Json& value) {
   return out;
 }
 
+std::string BlockId(const ScannedBlock& block) {
+  if (block.dialect != "sham") return block.dialect;
+  // The SHAM ID in the header, `[@three-char-SHA-256: <id>]` on the block's first line.
+  absl::string_view first = block.text;
+  first = first.substr(0, first.find('\n'));
+  constexpr absl::string_view kTag = "[@three-char-SHA-256:";
+  const size_t at = first.find(kTag);
+  if (at == absl::string_view::npos) return "";
+  absl::string_view id = first.substr(at + kTag.size());
+  const size_t close = id.find(']');
+  if (close == absl::string_view::npos) return "";
+  return std::string(absl::StripAsciiWhitespace(id.substr(0, close)));
+}
+
 std::vector<std::string> BlockIds(const std::string& text) {
   std::vector<std::string> ids;
-  for (const ScannedBlock& b : ScanBlocks(text)) ids.push_back(b.id);
+  for (const ScannedBlock& b : ScanBlocks(text)) ids.push_back(BlockId(b));
   return ids;
 }
 

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/comp/listener/src/listener.h"
 
 namespace clada::listener::testing {
 
@@ -24,7 +25,11 @@ std::string CaseName(const ::testing::TestParamInfo<Json>& info);
 // A string as is; an array of strings joined, each followed by '\n'.
 std::string TextOf(const Json& value);
 
-// The ids of the blocks ScanBlocks finds in `text`.
+// How the tests name a block: a SHAM block by the ID in its header ("" when
+// it has none readable), any other by its dialect.
+std::string BlockId(const ScannedBlock& block);
+
+// The BlockIds of the blocks ScanBlocks finds in `text`.
 std::vector<std::string> BlockIds(const std::string& text);
 
 // A fresh directory under $TEST_TMPDIR (or /tmp), removed with its contents.

@@ -105,6 +105,12 @@ struct ShamExtent {
 // each ID appended to `ids`. (The listener's scan uses it too.)
 std::vector<ShamExtent> ShamExtents(absl::string_view text, std::string& ids);
 
+// True when the readers read `text` as an answer quoted as a whole (every
+// non-blank line starts with '>'): the blocks quoted in it then run. A text
+// made of some of an answer's lines (the listener's run text) that is so
+// when the answer is not needs a prose line to read as the answer reads.
+bool QuotedAsAWhole(absl::string_view text);
+
 // Appends `id` to `ids`: where it starts and its length.
 std::pair<uint32_t, uint32_t> AppendId(std::string& ids, absl::string_view id);
 

@@ -17,10 +17,11 @@ namespace clada::readers {
 // strict grammar's SHAM blocks only; 2 also chat noise tolerated, quoted
 // blocks and CML; 3 also Aider's SEARCH/REPLACE blocks; 4 also CSL
 // operations; 5 also the seeds' replacer blocks; 6 also Codex apply_patch
-// envelopes and unified diffs. A new dialect raises it (with its line in
-// all_readers.cc and test-data/dialects.json): a listener's state records it,
-// and a file listened to by an older one starts afresh.
-inline constexpr int kDialectsVersion = 6;
+// envelopes and unified diffs; 7 the same dialects, a listener's keys made
+// of each block's dialect and text. A new dialect raises it (with its line
+// in all_readers.cc and test-data/dialects.json): a listener's state
+// records it, and a file listened to by an older one starts afresh.
+inline constexpr int kDialectsVersion = 7;
 
 // What a reader needs from the settings.
 struct ReaderOptions {

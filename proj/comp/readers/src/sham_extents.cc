@@ -132,4 +132,6 @@ std::vector<ShamExtent> ShamExtents(absl::string_view text, std::string& ids) {
   return SortedWithoutOverlaps(std::move(extents));
 }
 
+bool QuotedAsAWhole(absl::string_view text) { return sham_action_parser::QuotedAsAWhole(text); }
+
 }  // namespace clada::readers

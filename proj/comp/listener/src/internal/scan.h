@@ -8,47 +8,33 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "proj/comp/csl-parser/src/csl_parser.h"
-#include "proj/comp/core/src/line_starts.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
+#include "proj/comp/readers/src/all_readers.h"
 
 namespace clada::listener::internal {
 
 // One block of a scan, 32 bytes: where it is and its key, no copy of its
-// text or id (a listened file of 50 MB can hold a million blocks; a
-// ScannedBlock of one takes over 140 bytes).
+// text (a listened file of 50 MB can hold a million blocks; a ScannedBlock
+// of one takes over 140 bytes).
 struct BlockSpan {
-  uint64_t key = 0;                  // KeyCode(BlockKey(id, text)); 0 until the scan's end
-  uint32_t begin = 0, end = 0;       // the block's text: bytes [begin, end) of the scanned text
+  uint64_t key = 0;                  // KeyCode(BlockKey(dialect, text)); 0 until the scan's end
+  uint32_t begin = 0, end = 0;       // the block's lines: bytes [begin, end) of the scanned text
   int start_line = 0, end_line = 0;  // 1-based, as ScannedBlock's
-  uint32_t id = 0;                   // the block's id: Scan::ids from here ...
-  uint32_t id_len : 31;              // ... this many bytes
-  uint32_t closed : 1;               // ScannedBlock::closed
-  BlockSpan() : id_len(0), closed(0) {}
+  uint32_t dialect = 0;              // its reader: an index into Scan::dialects
+  bool closed = false;               // ScannedBlock::closed
 };
 
-// The blocks of a text, in file order, and their ids one after another.
+// The blocks of a text, in file order, and the names of their dialects.
 struct Scan {
   std::vector<BlockSpan> blocks;
-  std::string ids;
-  absl::string_view id(const BlockSpan& b) const { return absl::string_view(ids).substr(b.id, b.id_len); }
+  std::vector<std::string> dialects;  // the registry's readers' names, in registry order
+  absl::string_view dialect(const BlockSpan& b) const { return dialects[b.dialect]; }
 };
 
 // What ScanBlocks finds, as spans with their keys: the watcher's scan. The
 // offsets are of `text` after a leading byte order mark.
-Scan ScanSpans(absl::string_view text, const csl_parser::Delimiters& csl);
-
-// The SHAM blocks and results sections of `text` (indexed by `lines`).
-struct ScanResult {
-  std::vector<BlockSpan> blocks;  // keys not set; ids in the Scan::ids passed
-  std::vector<bool> in_results;   // per line: inside a results section
-};
-
-// The blocks of `text` as the grammar parser finds them, outside clada's
-// results sections, and which lines those sections hold. Their ids are
-// appended to `ids`.
-ScanResult ScanLines(absl::string_view text, const core::LineStarts& lines, std::string& ids);
+Scan ScanSpans(absl::string_view text, const readers::ReaderOptions& options);
 
 // True when `line` is `marker` exactly, from column 0 (a trailing '\r' is
 // not part of Line::content). Only such lines delimit a results section;
