@@ -218,10 +218,13 @@ absl::StatusOr<CallContext> MakeCallContext(const McpServerOptions& options, Cal
   return c;
 }
 
-// Walks a directory for dir_tree as fs-ops' listings do: through its store,
-// names sorted, denied names (.git, .ssh, .clada, ...) left out, every
-// entry but a symlink passed through ResolvePath (one that fails is left
-// out), symlinks shown and never followed. Iterative (an explicit stack),
+// Walks a directory for dir_tree as fs-ops' listings do: through its
+// DirHandle (every directory opened from its parent's descriptor with
+// O_NOFOLLOW | O_DIRECTORY, so a symlink swapped in for a directory during
+// the walk is never followed), names sorted, denied names (.git, .ssh,
+// .clada, ...) left out, every entry but a symlink passed through
+// ResolvePath (one that fails is left out), symlinks shown and never
+// followed. Iterative (an explicit stack),
 // at most kMaxTreeEntries entries and kMaxTreeDepth levels, checking the
 // call's deadline and cancellation: where it stops, `stopped` says why.
 constexpr int kMaxTreeEntries = 20000;
@@ -252,11 +255,11 @@ void StopWalk(TreeWalk& walk, const char* why) {
   if (walk.stopped.empty()) walk.stopped = why;
 }
 
-// The names of `dir` to show, sorted; errno as the store gives it.
-int TreeNames(const TreeWalk& walk, const std::string& dir, const std::string& relative,
+// The names of the directory `dir` holds to show, sorted; an errno.
+int TreeNames(const TreeWalk& walk, const fs_ops::DirHandle& dir, const std::string& relative,
               std::vector<std::string>* names) {
   std::vector<fs_ops::DirEntry> listed;
-  const int err = fs_ops::DiskStore::Get().List(dir, &listed);
+  const int err = dir.List(&listed);
   names->clear();
   if (err != 0) return err;
   for (fs_ops::DirEntry& e : listed) {
@@ -271,15 +274,16 @@ int TreeNames(const TreeWalk& walk, const std::string& dir, const std::string& r
 core::Json WalkTree(const std::string& top, TreeWalk& walk) {
   struct Frame {
     std::string dir, relative;
+    fs_ops::DirHandle handle;  // `dir`, held open
     std::vector<std::string> names;
     size_t next = 0;
     core::Json entry;     // this directory's entry in its parent (not for the top)
     core::Json children;  // filled as the walk goes
   };
-  const fs_ops::FileStore& store = fs_ops::DiskStore::Get();
   std::vector<Frame> stack;
-  stack.push_back({top, "", {}, 0, core::Json(), core::Json::array()});
-  TreeNames(walk, top, "", &stack.back().names);
+  stack.push_back({top, "", fs_ops::DirHandle(), {}, 0, core::Json(), core::Json::array()});
+  if (fs_ops::DirHandle::Open(top, &stack.back().handle) != 0) return core::Json::array();
+  TreeNames(walk, stack.back().handle, "", &stack.back().names);
   while (true) {
     Frame& f = stack.back();
     const bool out_of_time = walk.entries % 64 == 0 && absl::Now() >= walk.deadline;
@@ -299,11 +303,11 @@ core::Json WalkTree(const std::string& top, TreeWalk& walk) {
     const std::string full = absl::StrCat(f.dir, "/", name);
     const std::string rel = f.relative.empty() ? name : absl::StrCat(f.relative, "/", name);
     struct stat st;
-    if (store.Lstat(full, &st) != 0) continue;
+    if (f.handle.Lstat(name, &st) != 0) continue;
     core::Json entry = {{"name", name}, {"type", FileType(st.st_mode)}};
     if (S_ISLNK(st.st_mode)) {
       std::string target;
-      if (store.Readlink(full, &target) == 0) entry["target"] = std::move(target);
+      if (f.handle.Readlink(name, &target) == 0) entry["target"] = std::move(target);
       ++walk.entries;
       f.children.push_back(std::move(entry));
       continue;
@@ -316,8 +320,15 @@ core::Json WalkTree(const std::string& top, TreeWalk& walk) {
       f.children.push_back(std::move(entry));
       continue;
     }
+    // Opened from its parent, not by its path: if it was swapped for a
+    // symlink since the lstat above, the open fails and it is left out.
+    fs_ops::DirHandle handle;
+    if (f.handle.OpenChild(name, &handle) != 0) {
+      --walk.entries;
+      continue;
+    }
     std::vector<std::string> names;
-    TreeNames(walk, full, rel, &names);
+    TreeNames(walk, handle, rel, &names);
     if (static_cast<int>(stack.size()) > kMaxTreeDepth) {
       entry["children"] = core::Json::array();
       if (!names.empty()) {
@@ -328,7 +339,7 @@ core::Json WalkTree(const std::string& top, TreeWalk& walk) {
       f.children.push_back(std::move(entry));
       continue;
     }
-    stack.push_back({full, rel, std::move(names), 0, std::move(entry), core::Json::array()});
+    stack.push_back({full, rel, std::move(handle), std::move(names), 0, std::move(entry), core::Json::array()});
   }
 }
 

@@ -138,6 +138,84 @@ int DiskStore::List(const std::string& dir, std::vector<DirEntry>* out) const {
   return 0;
 }
 
+// ------------------------------------------------------------- DirHandle
+
+DirHandle::~DirHandle() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+DirHandle::DirHandle(DirHandle&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+DirHandle& DirHandle::operator=(DirHandle&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+int DirHandle::Open(const std::string& path, DirHandle* out) {
+  absl::StatusOr<int> fd = core::OpenDirectoryNoFollow(path);
+  if (!fd.ok()) {
+    // OpenDirectoryNoFollow says "path_changed" for a symlink or a
+    // non-directory on the way.
+    return fd.status().code() == absl::StatusCode::kFailedPrecondition ? ELOOP
+           : fd.status().code() == absl::StatusCode::kNotFound        ? ENOENT
+                                                                        : EACCES;
+  }
+  *out = DirHandle();
+  out->fd_ = *fd;
+  return 0;
+}
+
+int DirHandle::OpenChild(const std::string& name, DirHandle* out) const {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) return EINVAL;
+  const int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return errno;
+  *out = DirHandle();
+  out->fd_ = fd;
+  return 0;
+}
+
+int DirHandle::List(std::vector<DirEntry>* out) const {
+  // A new open file description of the same directory: fdopendir takes it
+  // and reads from its start, whatever was read before.
+  const int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    const int err = errno;
+    ::close(fd);
+    return err;
+  }
+  out->clear();
+  while (struct dirent* e = ::readdir(d)) {
+    absl::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    bool is_dir = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st;
+      is_dir = ::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    out->push_back({std::string(name), is_dir});
+  }
+  ::closedir(d);
+  return 0;
+}
+
+int DirHandle::Lstat(const std::string& name, struct stat* st) const {
+  return ::fstatat(fd_, name.c_str(), st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+}
+
+int DirHandle::Readlink(const std::string& name, std::string* target) const {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlinkat(fd_, name.c_str(), buf, sizeof buf);
+  if (n < 0) return errno;
+  target->assign(buf, static_cast<size_t>(n));
+  return 0;
+}
+
 // --------------------------------------------------------------- overlay
 
 struct stat OverlayStore::Synthetic(mode_t type_and_mode, int64_t size) {

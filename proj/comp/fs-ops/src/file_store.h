@@ -86,6 +86,43 @@ class DiskStore : public FileStore {
   bool dry() const override { return false; }
 };
 
+// A directory of the real file system held open, for a walk that must not
+// follow a symlink swapped in for one of its directories while it runs
+// (the MCP tool dir_tree): the top is opened one component at a time with
+// O_NOFOLLOW (core::OpenDirectoryNoFollow), each child with openat(2)
+// O_NOFOLLOW | O_DIRECTORY from its parent's descriptor, and entries are
+// looked at through it (fstatat, readlinkat: never followed). Move-only.
+//
+// Example:
+//   DirHandle top;
+//   if (DirHandle::Open("/proj/src", &top) != 0) ...;
+//   DirHandle sub;
+//   top.OpenChild("lib", &sub);  // ELOOP: "lib" is now a symlink; not followed
+class DirHandle {
+ public:
+  DirHandle() = default;
+  ~DirHandle();
+  DirHandle(DirHandle&& other) noexcept;
+  DirHandle& operator=(DirHandle&& other) noexcept;
+  DirHandle(const DirHandle&) = delete;
+  DirHandle& operator=(const DirHandle&) = delete;
+
+  // Opens the directory `path` (absolute): 0 or an errno (ELOOP, ENOTDIR: a
+  // component is a symlink or not a directory).
+  static int Open(const std::string& path, DirHandle* out);
+  // Opens its subdirectory `name` (one component): 0 or an errno (ELOOP or
+  // ENOTDIR when `name` is a symlink or not a directory).
+  int OpenChild(const std::string& name, DirHandle* out) const;
+  // Its entries (not "." and ".."): 0 or an errno.
+  int List(std::vector<DirEntry>* out) const;
+  // lstat(2) and readlink(2) of its entry `name`: 0 or an errno.
+  int Lstat(const std::string& name, struct stat* st) const;
+  int Readlink(const std::string& name, std::string* target) const;
+
+ private:
+  int fd_ = -1;
+};
+
 // A dry run's view: reads fall through to `base` except where an earlier
 // action of the batch wrote, deleted, moved or created something, which is
 // held in memory. Writes never reach `base`.
