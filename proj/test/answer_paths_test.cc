@@ -256,5 +256,69 @@ TEST_P(ListenRunsWhatRunRuns, SamePlan) {
 INSTANTIATE_TEST_SUITE_P(RunTestData, ListenRunsWhatRunRuns, ::testing::ValuesIn(PlanCases()),
                          [](const auto& info) { return info.param.name; });
 
+// dry run vs run on line numbers within one answer: answers of random line
+// edits (file_replace_lines, ranges that may overlap an earlier edit's) and
+// text edits of one file, each run for real and as a dry run in its own
+// fresh directory; every action's verdict, error and lines_now agree, as
+// both keep the batch's line record (core::AnswerLines).
+std::vector<std::string> LineEditVerdicts(const std::string& answer, bool dry_run) {
+  const std::string root = core::testing::MakeTestDir("clada_answer_lines_");
+  std::ofstream(root + "/f.txt") << "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n";
+  CladaOptions o;
+  o.working_root = root;
+  o.settings.quiet = true;
+  o.settings.git = git_tx::GitOptions::Mode::kOff;
+  o.settings.exec = core::ExecPolicy::kDeny;
+  o.dry_run = dry_run;
+  const ExecutionResult r = Clada(o).Execute(answer);
+  std::vector<std::string> out;
+  for (const ActionResult& a : r.results) {
+    std::string error = a.error;
+    absl::StrReplaceAll({{" (a real run would refuse this action)", ""}}, &error);
+    const std::string now = a.data.is_object() ? a.data.value("lines_now", "") : "";
+    out.push_back(absl::StrCat(a.block_id, " ", a.action, " ", a.success ? "ok" : "failed: ", error,
+                               now.empty() ? "" : absl::StrCat(" now at ", now)));
+  }
+  return out;
+}
+
+TEST(DryRunMatchesRun, LineEditsOfOneAnswer) {
+  uint32_t seed = 17;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  };
+  int refused = 0, moved = 0;
+  for (int round = 0; round < 60; ++round) {
+    std::string answer;
+    const int blocks = 2 + static_cast<int>(next(3));
+    for (int b = 0; b < blocks; ++b) {
+      const std::string id = absl::StrCat("b", round % 10, b);
+      if (next(3) == 0) {
+        const int line = 1 + static_cast<int>(next(10));
+        absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_replace_text\"\npath = ",
+                        "\"f.txt\"\nold_text = \"l", line, "\\n\"\nnew_text = \"x", round, "\\ny", round, "\\n\"\n#!END_SHAM_",
+                        id, "\n\n");
+      } else {
+        const int first = 1 + static_cast<int>(next(10));
+        const int last = first + static_cast<int>(next(3));
+        absl::StrAppend(&answer, "#!SHAM [@three-char-SHA-256: ", id,
+                        "]\naction = \"file_replace_lines\"\npath = \"f.txt\"\nlines = \"", first, "-", last,
+                        "\"\nnew_content = \"", std::string(1 + next(3), 'n'), "\"\n#!END_SHAM_", id, "\n\n");
+      }
+    }
+    const std::vector<std::string> run = LineEditVerdicts(answer, false);
+    EXPECT_EQ(LineEditVerdicts(answer, true), run) << answer;
+    for (const std::string& v : run) {
+      if (v.find("lines_changed_by_earlier_edit") != std::string::npos) ++refused;
+      if (v.find(" now at ") != std::string::npos) ++moved;
+    }
+  }
+  // The answers exercise both: edits refused for an earlier edit's lines,
+  // and edits moved below one.
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(moved, 0);
+}
+
 }  // namespace
 }  // namespace clada
