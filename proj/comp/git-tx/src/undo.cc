@@ -87,30 +87,27 @@ std::string FirstTrailer(const git_commit* commit, absl::string_view key) {
 }
 
 // Checks that checking out `target` over the work tree (HEAD = the AI
-// commit) overwrites nothing of the user's: an untracked or ignored file
-// where the snapshot has one. FailedPrecondition listing them.
+// commit) overwrites nothing of the user's, with the raw-bytes check the
+// checkout itself makes (MoveWorkTreeExact), so `clada undo --dry-run`
+// refuses exactly when `clada undo` would: a file the batch changed that
+// holds neither the AI commit's bytes nor the target's (edited since,
+// whatever `.gitattributes` says), or an untracked or ignored file where the
+// batch had removed one. FailedPrecondition listing them; nothing written.
 absl::Status CheckCheckout(git_repository* repo, const git_commit* target) {
-  git_checkout_options opts;
-  RETURN_IF_ERROR(
-      GitStatus(git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION),
-                "initialise checkout options"));
-  std::vector<std::string> conflicts;
-  opts.checkout_strategy = GIT_CHECKOUT_SAFE |
-                           GIT_CHECKOUT_DONT_OVERWRITE_IGNORED |
-                           GIT_CHECKOUT_DRY_RUN;
-  opts.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
-  opts.notify_cb = CollectCheckoutConflict;
-  opts.notify_payload = &conflicts;
-  int rc = git_checkout_tree(repo, reinterpret_cast<const git_object*>(target),
-                             &opts);
-  if (rc == GIT_ECONFLICT || (rc < 0 && !conflicts.empty()) ||
-      !conflicts.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "undoing would overwrite ", absl::StrJoin(conflicts, ", "),
-        ", which the batch had removed and which exists again (untracked or "
-        "ignored). Move it aside, then run `clada undo` again"));
-  }
-  return GitStatus(rc, "check the undo");
+  ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
+  ASSIGN_OR_RETURN(TreePtr from, CommitTree(head.get()));
+  ASSIGN_OR_RETURN(TreePtr to, CommitTree(target));
+  git_index* raw_index = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_repository_index(&raw_index, repo), "open the index"));
+  IndexPtr index(raw_index);
+  RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
+  ASSIGN_OR_RETURN(std::vector<std::string> conflicts,
+                   MoveWorkTreeExact(repo, from.get(), to.get(), raw_index, nullptr, /*check_only=*/true));
+  if (conflicts.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "undoing would overwrite ", absl::StrJoin(conflicts, ", "),
+      ", which the batch changed and which holds other bytes now (edited since, staged, or made again where the "
+      "batch removed it). Commit it or move it aside, then run `clada undo` again"));
 }
 
 }  // namespace
@@ -295,7 +292,11 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
     r.uncommitted = std::move(own);
   }
   RETURN_IF_ERROR(CheckIgnoredUnchanged(wt, head.get()));  // issue 34: ignored files
-  if (dry_run) return r;
+  if (dry_run) {
+    ASSIGN_OR_RETURN(std::vector<std::string> ignored, IgnoredToRestore(wt, head.get()));
+    r.restored.insert(r.restored.end(), ignored.begin(), ignored.end());
+    return r;
+  }
 
   // Work tree and index first: the snapshot's files (the AI's changes gone,
   // the user's own and the untracked files the batch changed back).

@@ -26,6 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/git-tx/src/git_tx.h"
@@ -273,12 +274,114 @@ TEST_P(RoundTrip, GivesTheTreeBackByteForByte) {
     EXPECT_TRUE(diff.empty()) << "a batch without a commit changed the tree:\n" << diff;
     return;
   }
+
+  // 3. `undo --dry-run` predicts `undo`, on a copy of the repository where
+  // the user then changed something (by seed): nothing; a file the batch
+  // wrote, its line endings switched (an edit some `.gitattributes` filters
+  // hide); a file made where the batch deleted or moved one away; an
+  // unrelated file; a file the batch wrote, rewritten with the same bytes.
+  // The same exit, the same refusal, the same files restored; the dry run
+  // changes nothing.
+  const std::string twin = root + "-twin";
+  Sh(root, absl::StrCat("cp -a ", root, " ", twin));
+  {
+    const int edit = static_cast<int>(seed % 5);
+    std::string edited = "none";
+    for (const Op& op : ops) {
+      const std::string path = twin + "/" + op.src;
+      struct stat st;
+      const bool there = ::lstat(path.c_str(), &st) == 0;
+      if ((edit == 1 || edit == 4) && op.kind == 0 && there) {
+        absl::StatusOr<std::string> bytes = core::ReadFileToString(path);
+        ASSERT_TRUE(bytes.ok());
+        std::string now = *bytes;
+        if (edit == 1) {
+          now = now.find("\r\n") != std::string::npos ? absl::StrReplaceAll(now, {{"\r\n", "\n"}})
+                                                      : absl::StrReplaceAll(now, {{"\n", "\r\n"}});
+          if (now == *bytes) now += "\r\n";
+        }
+        Write(twin, op.src, now, (st.st_mode & 0100) != 0);
+        edited = absl::StrCat(edit == 1 ? "line endings of " : "same bytes in ", op.src);
+        break;
+      }
+      if (edit == 2 && op.kind != 0 && !there) {
+        Write(twin, op.src, "made again\n", false);
+        edited = absl::StrCat("made again ", op.src);
+        break;
+      }
+    }
+    if (edit == 3) {
+      for (const std::string& rel : candidates) {
+        if (used.count(rel) > 0 || present.count(rel) == 0) continue;
+        Write(twin, rel, "user edit\r\n", false);
+        edited = absl::StrCat("unrelated ", rel);
+        break;
+      }
+    }
+    SCOPED_TRACE(absl::StrCat("then the user: ", edited));
+    const std::map<std::string, std::string> edited_tree = Tree(twin);
+    std::ostringstream dry_out, dry_err, out, err;
+    const int dry_code = RunGitCommand("undo", {"--dry-run"}, twin, GitOptions(), dry_out, dry_err);
+    const std::string dry_diff = Diff(edited_tree, Tree(twin));
+    EXPECT_TRUE(dry_diff.empty()) << "undo --dry-run changed the tree:\n" << dry_diff;
+    const int code = RunGitCommand("undo", {}, twin, GitOptions(), out, err);
+    EXPECT_EQ(dry_code, code) << "dry run:\n" << dry_out.str() << dry_err.str() << "undo:\n" << out.str() << err.str();
+    if (dry_code == code && code != 0) EXPECT_EQ(dry_err.str(), err.str());
+    if (dry_code == code && code == 0) {
+      auto line = [](const std::string& text, const std::string& head) {
+        const size_t at = text.find(head);
+        return at == std::string::npos ? std::string("<none>")
+                                       : text.substr(at + head.size(), text.find('\n', at) - at - head.size());
+      };
+      EXPECT_EQ(line(dry_out.str(), "files it would restore: "), line(out.str(), "files restored: "))
+          << dry_out.str() << "\n" << out.str();
+    }
+  }
+
   ASSERT_EQ(Command(root, "undo", &said), 0) << said;
   const std::string diff = Diff(before, Tree(root));
   EXPECT_TRUE(diff.empty()) << "the batch then undo changed the tree:\n" << diff;
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RoundTrip, ::testing::Range(1, kSeeds + 1));
+
+// A file the batch wrote, then given CR LF line ends by the user, under
+// `* text eol=lf`: git's clean filter makes it look unchanged, its bytes are
+// not the AI commit's. The real undo refuses it (the raw-bytes check of its
+// checkout); the dry run must too, and change nothing.
+TEST(UndoDryRun, RefusesTheEditAFilterHidesAsUndoDoes) {
+  IsolateGitEnvironment();
+  const std::string root = MakeTempDir() + "/repo";
+  ASSERT_TRUE(core::CreateDirectories(root).ok());
+  Sh(root, "git init -q -b main");
+  Write(root, ".gitattributes", "* text eol=lf\n", false);
+  Write(root, "a.txt", "a\n", false);
+  Sh(root, "git add -A && git commit -qm c1");
+  BatchPlan plan;
+  plan.paths.push_back("a.txt");
+  absl::StatusOr<std::unique_ptr<BatchTransaction>> tx = BeginBatch(root, GitOptions(), plan);
+  ASSERT_TRUE(tx.ok()) << tx.status();
+  Write(root, "a.txt", "b\n", false);
+  ActionRecord r;
+  r.block_id = "b1";
+  r.action = "file_write";
+  r.success = true;
+  r.target = root + "/a.txt";
+  r.touched_paths.mut().push_back(root + "/a.txt");
+  absl::StatusOr<BatchCommitResult> done = (*tx)->Finish({r});
+  ASSERT_TRUE(done.ok() && done->commit_id) << done.status();
+  Write(root, "a.txt", "b\r\n", false);
+  const std::map<std::string, std::string> edited = Tree(root);
+  std::ostringstream dry_out, dry_err, out, err;
+  const int dry_code = RunGitCommand("undo", {"--dry-run"}, root, GitOptions(), dry_out, dry_err);
+  EXPECT_TRUE(Diff(edited, Tree(root)).empty());
+  const int code = RunGitCommand("undo", {}, root, GitOptions(), out, err);
+  EXPECT_EQ(code, 1) << out.str() << err.str();
+  EXPECT_EQ(dry_code, code) << dry_out.str() << dry_err.str();
+  EXPECT_EQ(dry_err.str(), err.str());
+  EXPECT_NE(err.str().find("a.txt"), std::string::npos) << err.str();
+  EXPECT_TRUE(Diff(edited, Tree(root)).empty()) << "a refused undo changed the tree";
+}
 
 }  // namespace
 }  // namespace clada::git_tx::testing

@@ -620,7 +620,7 @@ absl::Status WriteBlobExact(git_repository* repo, const std::string& full,
 
 absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
     git_repository* repo, const git_tree* from, const git_tree* to, git_index* index,
-    const git_tree* index_tree) {
+    const git_tree* index_tree, bool check_only) {
   const char* workdir_c = git_repository_workdir(repo);
   if (workdir_c == nullptr) return absl::FailedPreconditionError("the repository has no work tree");
   WorkTree wt;
@@ -691,7 +691,7 @@ absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
     if (!ok) conflicts.push_back(path);
     steps.push_back(std::move(st));
   }
-  if (!conflicts.empty()) return conflicts;
+  if (!conflicts.empty() || check_only) return conflicts;
   // Removals first (deepest first), so a file can become a directory.
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     if (it->after || !it->now) continue;
@@ -738,7 +738,7 @@ absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
 }
 
 absl::Status CheckoutCommitSafely(git_repository* repo,
-                                  const git_commit* target) {
+                                  const git_commit* target, bool check_only) {
   ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
   TreePtr from;
   if (head != nullptr) {
@@ -754,13 +754,14 @@ absl::Status CheckoutCommitSafely(git_repository* repo,
   IndexPtr index(raw_index);
   RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
   ASSIGN_OR_RETURN(std::vector<std::string> conflicts,
-                   MoveWorkTreeExact(repo, from.get(), to.get(), raw_index, nullptr));
+                   MoveWorkTreeExact(repo, from.get(), to.get(), raw_index, nullptr, check_only));
   if (!conflicts.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("conflicts: ", absl::StrJoin(conflicts, ", "),
                      " would be overwritten by checking out ",
                      ShortOid(*git_commit_id(target))));
   }
+  if (check_only) return absl::OkStatus();
   return GitStatus(git_index_write(raw_index),
                    absl::StrCat("check out ", ShortOid(*git_commit_id(target))));
 }
@@ -921,6 +922,13 @@ absl::Status CheckIgnoredUnchanged(const WorkTree& wt, const git_commit* ai) {
       ": ignored files the batch changed were changed again since (",
       absl::StrJoin(edited, ", "),
       "); undoing would overwrite them. Move them aside, then run `clada undo` again"));
+}
+
+absl::StatusOr<std::vector<std::string>> IgnoredToRestore(const WorkTree& wt, const git_commit* ai) {
+  ASSIGN_OR_RETURN(std::vector<IgnoredChange> changes, LoadIgnoredChanges(wt, ai));
+  std::vector<std::string> paths;
+  for (const IgnoredChange& c : changes) paths.push_back(c.path);
+  return paths;
 }
 
 absl::StatusOr<std::vector<std::string>> RestoreIgnored(const WorkTree& wt,

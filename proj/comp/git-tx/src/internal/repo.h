@@ -201,18 +201,21 @@ absl::StatusOr<std::optional<std::string>> RemoteBranchContaining(
 absl::Status WriteBlobExact(git_repository* repo, const std::string& full,
                             const git_oid& id, git_filemode_t mode);
 
+// With `check_only` it stops after the check: the conflicts are returned
+// and nothing is written, in the work tree or the index.
 absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
     git_repository* repo, const git_tree* from, const git_tree* to, git_index* index,
-    const git_tree* index_tree);
+    const git_tree* index_tree, bool check_only = false);
 
 // Checks out `target`'s tree over HEAD's through MoveWorkTreeExact (the
 // work tree holding anything but HEAD's or the target's version of a path
 // that differs is a conflict, as GIT_CHECKOUT_SAFE with ignored files never
 // overwritten), and updates the index. HEAD is not moved.
 // Errors: FailedPrecondition listing the conflicting paths (nothing is
-// changed then); Internal for other failures.
+// changed then); Internal for other failures. With `check_only` nothing is
+// written either way: the same check, so a dry run predicts the real one.
 absl::Status CheckoutCommitSafely(git_repository* repo,
-                                  const git_commit* target);
+                                  const git_commit* target, bool check_only = false);
 
 // git_checkout_notify_cb appending each conflicting path to the
 // std::vector<std::string> passed as payload.
@@ -230,6 +233,9 @@ absl::Status CheckIgnoredUnchanged(const WorkTree& wt, const git_commit* ai);
 // Returns the paths restored.
 absl::StatusOr<std::vector<std::string>> RestoreIgnored(const WorkTree& wt,
                                                         const git_commit* ai);
+// The paths RestoreIgnored(wt, ai) would restore, in its order; nothing
+// written (`clada undo --dry-run`).
+absl::StatusOr<std::vector<std::string>> IgnoredToRestore(const WorkTree& wt, const git_commit* ai);
 
 // Whether a clean or smudge filter (`.gitattributes` text/eol/ident, in
 // the index, the work tree, info/attributes or the user's or system's
