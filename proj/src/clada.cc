@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -20,17 +21,14 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
-#include "proj/comp/aider-reader/src/aider_reader.h"
-#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+#include "proj/comp/answer/src/segment.h"
 #include "proj/comp/cml-parser/src/cml_parser.h"
-#include "proj/comp/csl-parser/src/csl_parser.h"
-#include "proj/comp/replacer-reader/src/replacer_reader.h"
-#include "proj/comp/udiff-reader/src/udiff_reader.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/packed_actions.h"
@@ -40,7 +38,6 @@
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
-#include "proj/comp/readers/src/adapters.h"
 #include "proj/comp/readers/src/all_readers.h"
 #include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/src/report.h"
@@ -217,42 +214,54 @@ class Dialect {
 };
 
 // One thing the answer asks for, in document order: an action to run, or a
-// CML task that could not be read (it fails its group where it stands).
+// refused member of a group (a task that could not be read: it fails its
+// group where it stands).
 // Small (28 bytes): an answer of a million blocks holds a million of them.
 struct AnswerItem {
   // Where its action is in the answer's ActionStore (none when invalid).
-  enum class Source : uint8_t { kNone, kWhole, kDeferred, kPacked };
+  enum class Source : uint8_t { kNone, kWhole, kPacked };
   int32_t index = -1;
   int32_t group_key = 0;    // the same for every item of one group
-  int32_t task_number = 0;  // CML
+  int32_t task_number = 0;  // the number its label ends in ("task-3"), naming it when it fails its group
   int32_t line = 0;
-  // Not run, and why (an operation of a CSL TASKS block that has an invalid
-  // one): its entry in ActionStore::skip_reasons, shared by the operations
-  // of that block; -1 for none.
+  // Not run, and why (its group's answer::Group::not_run: an atomic group
+  // with a refused member): its entry in ActionStore::skip_reasons, shared
+  // by the items of that group; -1 for none.
   int32_t skip_reason = -1;
   Source source = Source::kNone;
   Dialect dialect;
-  bool fail_fast = false;  // a CML <tasks> block, a CSL TASKS block
-  bool atomic = false;     // a CSL TASKS block: any invalid operation and none runs
+  bool fail_fast = false;  // a fail-fast or atomic group: its first failure stops the rest
+  bool atomic = false;     // an atomic group: a refused member and none runs
   bool invalid = false;
 };
 static_assert(sizeof(AnswerItem) <= 28, "an answer of a million blocks holds a million items");
 
-// The actions of an answer. SHAM's (or ExecuteActions') as they were made
-// (the vector moved in whole, never copied: a million small blocks would
-// hold them twice); in a run, SHAM's valid blocks as where they are; every
-// other reader's packed (core::PackedActions: 300,000 one-line CML tasks
-// would otherwise hold 300,000 actions of a kilobyte each).
+// The actions of an answer. ExecuteActions' as they were made (the vector
+// moved in whole, never copied); an answer's packed as each span is read
+// (core::PackedActions: 300,000 one-line CML tasks would otherwise hold
+// 300,000 actions of a kilobyte each).
 struct ActionStore {
   std::vector<core::Action> whole;
-  sham_action_parser::DeferredActions deferred;
   core::PackedActions packed;
   std::vector<std::string> skip_reasons;
 
-  // Packs `a` for `item`.
-  void Add(const core::Action& a, AnswerItem& item) {
+  // Packs `a` for `item`; a large one (a 50 MB file body) is moved in whole
+  // instead, never copied.
+  void Add(core::Action&& a, AnswerItem& item) {
+    constexpr size_t kWholeBytes = 64 << 10;
+    size_t bytes = 0;
+    for (const auto& [key, value] : a.params.items()) {
+      if (value.is_string()) bytes += value.get_ref<const std::string&>().size();
+    }
+    if (bytes >= kWholeBytes) {
+      item.index = static_cast<int32_t>(whole.size());
+      item.source = AnswerItem::Source::kWhole;
+      whole.push_back(std::move(a));
+      return;
+    }
     item.index = static_cast<int32_t>(packed.Add(a));
     item.source = AnswerItem::Source::kPacked;
+    a = core::Action();
   }
   // The action as it was read, when it was kept whole (null otherwise).
   core::Action* Whole(const AnswerItem& item) {
@@ -263,8 +272,6 @@ struct ActionStore {
     switch (item.source) {
       case AnswerItem::Source::kWhole:
         return whole[static_cast<size_t>(item.index)];
-      case AnswerItem::Source::kDeferred:
-        return deferred.Make(static_cast<size_t>(item.index));
       case AnswerItem::Source::kPacked:
         return packed.Get(static_cast<size_t>(item.index));
       case AnswerItem::Source::kNone:
@@ -277,8 +284,6 @@ struct ActionStore {
     switch (item.source) {
       case AnswerItem::Source::kWhole:
         return sham_action_parser::FindAction(whole[static_cast<size_t>(item.index)].name);
-      case AnswerItem::Source::kDeferred:
-        return deferred.entries[static_cast<size_t>(item.index)].definition;
       case AnswerItem::Source::kPacked:
         return sham_action_parser::FindAction(packed.Name(static_cast<size_t>(item.index)));
       case AnswerItem::Source::kNone:
@@ -316,603 +321,192 @@ struct ReadAnswerResult {
   int total_blocks = 0;
 };
 
-sham_action_parser::ActionParseError CmlErrorToParseError(const cml_parser::CmlError& e,
-                                                          const cml_parser::CmlBlock& block, size_t index,
-                                                          absl::string_view text) {
-  sham_action_parser::ActionParseError out;
-  out.block_id = e.task_number > 0 ? absl::StrCat("task-", e.task_number) : absl::StrCat("block-", index);
-  out.error_type = e.code;
-  out.message = e.message;
-  const core::SourceSpan span = block.span();
-  out.block_start_line = e.task_number > 0 ? e.line : span.first_line;
-  constexpr size_t kMaxContent = 4096;
-  absl::string_view content = text.substr(span.begin, span.end - span.begin);
-  out.block_content = std::string(content.substr(0, kMaxContent));
-  out.fix = e.fix;
-  return out;
-}
-
-// The line spans of a dialect's blocks (inclusive; they may nest), asked
-// "does a block hold this line?" in O(log n) however many blocks an answer
-// has. What each question needs is kept apart: for Holds, the union of
-// the spans (adjacent ones merged as they come, so two million one-line
-// CML tasks on consecutive lines are one range, not 24 MB); for
-// HoldsBelowStart, only the spans of two lines or more (a one-line block
-// has no line below its start), sorted by first line with the furthest
-// last line reached so far.
-class LineSpans {
- public:
-  void Add(int first, int last) {
-    ++count_;
-    AddToUnion(first, last);
-    if (last > first) {
-      multi_.emplace_back(first, last);
-      multi_ready_ = false;
-    }
-  }
-  // Every span of `other` too.
-  void AddAll(const LineSpans& other) {
-    count_ += other.count_;
-    for (const auto& [first, last] : other.union_) AddToUnion(first, last);
-    multi_.insert(multi_.end(), other.multi_.begin(), other.multi_.end());
-    multi_ready_ = false;
-  }
-  // How many spans were added.
-  size_t size() const { return count_; }
-  // A span holds `line` (its first line included).
-  bool Holds(int line) const {
-    if (!union_ready_) {
-      std::sort(union_.begin(), union_.end());
-      std::vector<std::pair<int, int>> merged;
-      for (const auto& span : union_) {
-        if (!merged.empty() && span.first <= merged.back().second + 1) {
-          merged.back().second = std::max(merged.back().second, span.second);
-        } else {
-          merged.push_back(span);
-        }
-      }
-      union_.swap(merged);
-      union_ready_ = true;
-    }
-    auto after = std::upper_bound(union_.begin(), union_.end(), std::make_pair(line, std::numeric_limits<int>::max()));
-    return after != union_.begin() && std::prev(after)->second >= line;
-  }
-  // A span holds `line` below its first line (a block starting inside it).
-  bool HoldsBelowStart(int line) const {
-    if (!multi_ready_) {
-      std::sort(multi_.begin(), multi_.end());
-      furthest_.clear();
-      furthest_.reserve(multi_.size());
-      for (const auto& [first, last] : multi_) {
-        furthest_.push_back(furthest_.empty() ? last : std::max(furthest_.back(), last));
-      }
-      multi_ready_ = true;
-    }
-    // Some span starting before `line` ends at or after it.
-    auto after = std::lower_bound(multi_.begin(), multi_.end(), std::make_pair(line, std::numeric_limits<int>::min()));
-    if (after == multi_.begin()) return false;
-    return furthest_[static_cast<size_t>(after - multi_.begin()) - 1] >= line;
-  }
-
- private:
-  void AddToUnion(int first, int last) {
-    // In order and touching the last range (the usual case): widen it.
-    if (union_ready_ && !union_.empty() && first >= union_.back().first && first <= union_.back().second + 1) {
-      union_.back().second = std::max(union_.back().second, last);
-      return;
-    }
-    if (!union_.empty() && first < union_.back().first) union_ready_ = false;
-    union_.emplace_back(first, last);
-  }
-
-  size_t count_ = 0;
-  mutable std::vector<std::pair<int, int>> union_;  // sorted and merged when union_ready_
-  mutable bool union_ready_ = true;
-  mutable std::vector<std::pair<int, int>> multi_;
-  mutable std::vector<int> furthest_;
-  mutable bool multi_ready_ = true;
+// How many refused blocks keep their errors whole: an answer of a million
+// refused blocks would hold a million errors of about a kilobyte each,
+// where a report that shows the first and the last of them needs only
+// those.
+struct ErrorKeeping {
+  // 0: every error is kept. N: the errors of the first N and of the last N
+  // refused blocks are kept whole; those of the blocks between are counted
+  // into ReadAnswerResult::left_out, in input order.
+  size_t keep_blocks = 0;
+  // The lines and bytes one block's errors take in the caller's report, or
+  // unset for none.
+  std::function<std::pair<int64_t, int64_t>(const std::vector<sham_action_parser::ActionParseError>&)> measure;
+  // Writes one left-out block's errors (of `dialect`) where the caller
+  // keeps them, returning where (offset, size; size -1: not written), or
+  // unset for none.
+  std::function<std::pair<int64_t, int64_t>(const std::vector<sham_action_parser::ActionParseError>&,
+                                            absl::string_view dialect)>
+      spill;
 };
 
-// A reader's parse error as the report shows every block's: the block's
-// text (at most 4 KB) with the reader's code, message, line and fix.
-sham_action_parser::ActionParseError ReaderError(std::string block_id, std::string code, std::string message,
-                                                 int line, absl::string_view text, size_t begin, size_t end,
-                                                 std::string fix) {
-  sham_action_parser::ActionParseError pe;
-  pe.block_id = std::move(block_id);
-  pe.error_type = std::move(code);
-  pe.message = std::move(message);
-  pe.block_start_line = line;
-  pe.block_content = std::string(text.substr(begin, std::min<size_t>(end - begin, 4096)));
-  pe.fix = std::move(fix);
-  return pe;
+// The number a label ends in ("task-3": 3), or 0: how a failed member of a
+// group is named ("task 3").
+int32_t LabelNumber(absl::string_view label) {
+  size_t digits = label.size();
+  while (digits > 0 && absl::ascii_isdigit(static_cast<unsigned char>(label[digits - 1]))) --digits;
+  int32_t n = 0;
+  if (digits == label.size() || label.size() - digits > 9 || !absl::SimpleAtoi(label.substr(digits), &n)) return 0;
+  return n;
 }
 
-// Every block of every dialect, in document order. SHAM is read first; CML
-// is not looked for on a SHAM block's lines (a CML example in a heredoc is
-// content), and a SHAM block that starts inside a CML block (in its CDATA)
-// is content of that block, not a block. CSL likewise: its markers are not
-// read on a SHAM block's lines or inside a well-formed CML block, and a SHAM
-// block or CML element inside a CSL operation is content of it.
-ReadAnswerResult ReadAnswer(absl::string_view text, size_t max_input, const csl_parser::Delimiters& csl_delimiters,
-                            const sham_action_parser::ErrorKeeping& keeping = {}) {
+// The refused blocks of one span, as the report shows them.
+struct RefusedBlock {
+  std::vector<sham_action_parser::ActionParseError> errors;
+  std::vector<int> groups;
+  Dialect dialect;
+};
+
+// Every block of every dialect, in document order: the registry's readers'
+// spans merged by the one segmenter (answer::SegmentAnswer), each accepted
+// span read by its reader, and what it reads made into items (the actions
+// packed as they come), refused blocks and warnings. Groups are numbered in
+// document order across the whole answer.
+ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& registry,
+                            const ErrorKeeping& keeping = {}) {
   ReadAnswerResult out;
-  // The readers' names, looked up once, not once an item.
-  const Dialect kSham("sham"), kCml("cml"), kCsl("csl"), kReplacer("replacer"), kSearchReplace("search_replace"),
-      kApplyPatch("apply_patch"), kUdiff("udiff");
-  sham_action_parser::ActionParseResult sham = sham_action_parser::ParseShamResponse(text, max_input, keeping);
-  std::vector<cml_parser::LineRange> sham_lines;
-  sham_lines.reserve(sham.actions.size() + sham.errors.size() + sham.left_out.size());
-  for (const sham_action_parser::LeftOutBlock& b : sham.left_out) {
-    sham_lines.push_back({b.start_line, std::max(b.start_line, b.last_line)});
-  }
-  for (const core::Action& a : sham.actions) {
-    sham_lines.push_back({a.metadata.start_line, std::max(a.metadata.start_line, a.metadata.end_line)});
-  }
-  for (const sham_action_parser::DeferredActions::Entry& e : sham.deferred.entries) {
-    sham_lines.push_back({e.start_line, std::max(e.start_line, e.end_line)});
-  }
-  for (const auto& e : sham.errors) {
-    if (e.block_start_line <= 0) continue;
-    const int lines = static_cast<int>(std::count(e.block_content.begin(), e.block_content.end(), '\n'));
-    sham_lines.push_back({e.block_start_line, e.block_start_line + lines});
-  }
-  cml_parser::ParseOptions cml_options;
-  cml_options.pack_actions = keeping.defer_actions;
-  cml_parser::CmlParseResult cml = cml_parser::ParseCml(text, sham_lines, cml_options);
-  csl_parser::CslParseResult csl;
-  std::vector<csl_parser::LineRange> csl_skip;
-  for (const cml_parser::LineRange& r : sham_lines) csl_skip.push_back({r.first, r.last});
-  const std::vector<csl_parser::SourceSpan> csl_found = csl_parser::FindCsl(text, csl_delimiters, csl_skip);
-  if (!csl_found.empty()) {
-    // Whichever starts first holds the other: a CML block (well-formed or
-    // not: a CSL example in CDATA missing its ]]> still never runs) hides
-    // the CSL markers in it, unless it starts inside a CSL operation (an
-    // XML or HTML file's text in a WRITE), which is then read whole.
-    LineSpans found;
-    for (const csl_parser::SourceSpan& sp : csl_found) found.Add(sp.first_line, sp.last_line);
-    for (const cml_parser::CmlBlock& b : cml.blocks) {
-      const core::SourceSpan span = b.span();
-      if (!found.HoldsBelowStart(span.first_line)) csl_skip.push_back({span.first_line, span.last_line});
+  const absl::Span<const answer::Reader* const> readers = registry.readers();
+  std::vector<std::unique_ptr<answer::SpanReader>> readings(readers.size());
+  std::vector<Dialect> dialects;
+  dialects.reserve(readers.size());
+  for (const answer::Reader* r : readers) dialects.emplace_back(r->dialect());
+  int next_group = 0;
+  // Refused blocks: the first keep_blocks kept, the last keep_blocks held
+  // here until the end, those between counted (and spilled) as they pass.
+  size_t head_blocks = 0;
+  std::deque<RefusedBlock> tail;
+  auto keep = [&out](RefusedBlock& b) {
+    for (size_t i = 0; i < b.errors.size(); ++i) {
+      out.errors.push_back(std::move(b.errors[i]));
+      out.error_dialects.emplace_back(b.dialect);
+      out.error_groups.push_back(b.groups[i]);
     }
-    csl_parser::ParseOptions csl_options;
-    csl_options.pack_actions = keeping.defer_actions;
-    csl_options.expected_blocks = csl_found.size();
-    csl = csl_parser::ParseCsl(text, csl_delimiters, csl_skip, csl_options);
-    if (!csl.blocks.empty() && !cml.blocks.empty()) {
-      std::vector<cml_parser::LineRange> cml_skip = sham_lines;
-      for (const csl_parser::CslBlock& b : csl.blocks) cml_skip.push_back({b.span.first_line, b.span.last_line});
-      cml = cml_parser::ParseCml(text, cml_skip, cml_options);
-    }
-  }
-  LineSpans csl_spans;
-  for (const csl_parser::CslBlock& b : csl.blocks) csl_spans.Add(b.span.first_line, b.span.last_line);
-  auto inside_csl = [&csl_spans](int line) { return csl_spans.size() > 0 && csl_spans.HoldsBelowStart(line); };
-  LineSpans cml_spans;
-  for (const cml_parser::CmlBlock& b : cml.blocks) cml_spans.Add(b.span().first_line, b.span().last_line);
-  auto inside_cml = [&cml_spans](int line) { return cml_spans.HoldsBelowStart(line); };
-  // The seeds' replacer blocks. One that starts on a SHAM block's lines or
-  // inside a CML or CSL block is content of it; a block of any other dialect
-  // that starts inside a replacer block (an example in an OVERWRITE) is
-  // content of that block.
-  // Read as a stream, in the answer's order: each edit that remains is
-  // numbered and packed as soon as it is read (861,000 edits held whole, at
-  // the input limit, took 131 MB).
-  LineSpans rep_spans;
-  core::PackedActions rep_packed;
-  std::vector<int32_t> rep_lines;  // the first line of each packed edit
-  std::vector<replacer_reader::ParseError> rep_errors;
-  {
-    std::optional<LineSpans> sham_spans;  // made at the first block
-    auto content_of_other = [&](int line) {
-      if (!sham_spans.has_value()) {
-        sham_spans.emplace();
-        for (const cml_parser::LineRange& r : sham_lines) sham_spans->Add(r.first, r.last);
-      }
-      return sham_spans->Holds(line) || cml_spans.Holds(line) || (csl_spans.size() > 0 && csl_spans.Holds(line));
-    };
-    // Numbered rep-1, rep-2, ... over the blocks that remain, in document order.
-    int number = 0;
-    replacer_reader::ReadBlocks(
-        text,
-        [&](replacer_reader::Edit&& e) {
-          if (content_of_other(e.span.first_line)) return;
-          e.number = ++number;
-          rep_spans.Add(e.span.first_line, e.span.last_line);
-          rep_packed.Add(replacer_reader::ToAction(e));
-          rep_lines.push_back(e.span.first_line);
-        },
-        [&](replacer_reader::ParseError&& e) {
-          if (content_of_other(e.line)) return;
-          e.number = ++number;
-          rep_spans.Add(e.span.first_line, e.span.last_line);
-          rep_errors.push_back(std::move(e));
-        });
-  }
-  auto inside_rep = [&rep_spans](int line) { return rep_spans.size() > 0 && rep_spans.HoldsBelowStart(line); };
-  auto in_rep = [&rep_spans](int line) { return rep_spans.size() > 0 && rep_spans.Holds(line); };
-  int dropped = 0;
-  int key = 0;
-  out.items.reserve(sham.actions.size() + sham.deferred.size());
-  for (size_t i = 0; i < sham.actions.size(); ++i) {
-    const core::Action& a = sham.actions[i];
-    if ((!cml.blocks.empty() && inside_cml(a.metadata.start_line)) || inside_csl(a.metadata.start_line) ||
-        inside_rep(a.metadata.start_line)) {
-      ++dropped;
-      continue;
-    }
-    AnswerItem item;
-    item.line = a.metadata.start_line;
-    item.index = static_cast<int32_t>(i);
-    item.source = AnswerItem::Source::kWhole;
-    item.dialect = kSham;
-    item.group_key = key++;
-    out.items.push_back(std::move(item));
-  }
-  out.actions.whole = std::move(sham.actions);  // the items point into it
-  for (size_t i = 0; i < sham.deferred.entries.size(); ++i) {
-    const int line = sham.deferred.entries[i].start_line;
-    if ((!cml.blocks.empty() && inside_cml(line)) || inside_csl(line) || inside_rep(line)) {
-      ++dropped;
-      continue;
-    }
-    AnswerItem item;
-    item.line = line;
-    item.index = static_cast<int32_t>(i);
-    item.source = AnswerItem::Source::kDeferred;
-    item.dialect = kSham;
-    item.group_key = key++;
-    out.items.push_back(std::move(item));
-  }
-  out.actions.deferred = std::move(sham.deferred);
-  struct KeyedError {
-    sham_action_parser::ActionParseError error;
-    std::string dialect;
-    int key = 0;
   };
-  std::vector<KeyedError> errors;
-  for (auto& e : sham.errors) {
-    if (e.block_start_line > 0 &&
-        ((!cml.blocks.empty() && inside_cml(e.block_start_line)) || inside_csl(e.block_start_line))) {
-      continue;
+  auto leave_out = [&out, &keeping](const RefusedBlock& b) {
+    ++out.left_out.blocks;
+    if (keeping.measure) {
+      const auto [lines, bytes] = keeping.measure(b.errors);
+      out.left_out.section_lines += lines;
+      out.left_out.section_bytes += bytes;
     }
-    if (e.block_start_line > 0 && inside_rep(e.block_start_line)) {
-      ++dropped;
-      continue;
-    }
-    errors.push_back({std::move(e), "sham", key++});
-  }
-  // Counted refused blocks: each a group, as its errors would have been
-  // (keys left_out_key + i); one inside another dialect's block is content
-  // of it (its start_line set to 0).
-  const int left_out_key = key;
-  key += static_cast<int>(sham.left_out.size());
-  auto drop_left_out = [&sham](const auto& inside) {
-    int dropped_here = 0;
-    for (sham_action_parser::LeftOutBlock& b : sham.left_out) {
-      if (b.start_line > 0 && inside(b.start_line)) {
-        b.start_line = 0;
-        ++dropped_here;
+    if (keeping.spill) out.left_out.spans.push_back(keeping.spill(b.errors, absl::string_view(b.dialect)));
+  };
+
+  answer::SegmentAnswer(text, readers, [&](const answer::Segment& segment) {
+    std::unique_ptr<answer::SpanReader>& reading = readings[segment.reader];
+    if (reading == nullptr) reading = readers[segment.reader]->Reading(text);
+    answer::ReadResult r = reading->Read(segment.span);
+    const Dialect dialect = dialects[segment.reader];
+    out.total_blocks += r.blocks;
+
+    // Groups numbered by their first line: the span's groups, then the
+    // refusals that stand alone.
+    constexpr int kNone = std::numeric_limits<int>::max();
+    const size_t groups = r.groups.size();
+    std::vector<int> first_line(groups + r.diagnostics.size(), kNone);
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t i = r.groups[g].first; i < r.groups[g].first + r.groups[g].count; ++i) {
+        first_line[g] = std::min(first_line[g], r.actions[i].metadata.start_line);
       }
     }
-    return dropped_here;
-  };
-  if (!sham.left_out.empty()) {
-    drop_left_out([&](int line) { return (!cml.blocks.empty() && inside_cml(line)) || inside_csl(line); });
-    dropped += drop_left_out(inside_rep);
-  }
-  int cml_dropped = 0;
-  // Reserved exactly: 300,000 tasks would otherwise grow the items twice
-  // over, and hold both copies while they move.
-  size_t cml_items = cml.packed.size();
-  for (const cml_parser::CmlBlock& b : cml.blocks) cml_items += b.tasks().size() + b.errors().size();
-  out.items.reserve(out.items.size() + cml_items);
-  // Packed CML tasks are the first packed actions: their indices hold.
-  out.actions.packed = std::move(cml.packed_actions);
-  for (size_t bi = 0; bi < cml.blocks.size(); ++bi) {
-    const cml_parser::CmlBlock& b = cml.blocks[bi];
-    if (inside_rep(b.span().first_line)) {
-      ++cml_dropped;
-      continue;
+    for (size_t d = 0; d < r.diagnostics.size(); ++d) {
+      const answer::Diagnostic& diag = r.diagnostics[d];
+      const size_t g = diag.group >= 0 && static_cast<size_t>(diag.group) < groups ? static_cast<size_t>(diag.group)
+                                                                                   : groups + d;
+      first_line[g] = std::min(first_line[g], diag.line);
     }
-    const int group = key++;
-    AnswerItem task;  // what every task of the block shares
-    task.dialect = kCml;
-    task.group_key = group;
-    task.fail_fast = b.is_tasks_block();
-    auto add_task = [&out, &task](int line, int number) -> AnswerItem& {
-      AnswerItem& item = out.items.emplace_back(task);
-      item.line = line;
-      item.task_number = number;
-      return item;
-    };
-    for (const cml_parser::Task& t : b.tasks()) out.actions.Add(t.action, add_task(t.line, t.number));
-    for (size_t i = b.packed_begin(), end = cml.PackedEnd(bi); i < end; ++i) {
-      AnswerItem& item = add_task(cml.packed[i].line, cml.packed[i].number);
-      item.index = static_cast<int32_t>(i);
-      item.source = AnswerItem::Source::kPacked;
+    std::vector<size_t> order;
+    for (size_t g = 0; g < first_line.size(); ++g) {
+      if (first_line[g] != kNone) order.push_back(g);
     }
-    for (const cml_parser::CmlError& e : b.errors()) {
-      errors.push_back({CmlErrorToParseError(e, b, bi, text), "cml", group});
-      if (e.task_number != 0) add_task(e.line, e.task_number).invalid = true;
-    }
-    for (const std::string& w : b.warnings()) out.warnings.push_back(w);
-  }
-  std::vector<cml_parser::PackedTask>().swap(cml.packed);
-  // The blocks are items now: freed before the readers that follow (a
-  // million of them are 32 MB); cml_spans still says where they were.
-  const int cml_block_count = static_cast<int>(cml.blocks.size());
-  std::vector<cml_parser::CmlBlock>().swap(cml.blocks);
-  // CSL: each standalone operation a group of its own; a TASKS block one
-  // atomic_validation group (an invalid operation and none of them runs; at
-  // run time the first failure skips the rest).
-  int csl_dropped = 0;
-  size_t csl_items = csl.packed.size();
-  for (const csl_parser::CslBlock& b : csl.blocks) csl_items += b.operations().size();
-  out.items.reserve(out.items.size() + csl_items);
-  const size_t csl_base = out.actions.packed.Append(std::move(csl.packed_actions));
-  for (csl_parser::CslBlock& b : csl.blocks) {
-    if (inside_rep(b.span.first_line)) {
-      ++csl_dropped;
-      continue;
-    }
-    const int group = key++;
-    int32_t skip_reason = -1;
-    if (b.is_tasks && !b.errors().empty()) {
-      const csl_parser::CslError& first = b.errors().front();
-      skip_reason = static_cast<int32_t>(out.actions.skip_reasons.size());
-      out.actions.skip_reasons.push_back(
-          absl::StrCat("not run: its TASKS block (line ", b.span.first_line, ") has ", b.errors().size(),
-                       b.errors().size() == 1 ? " invalid operation" : " errors", " (", first.label, " on line ",
-                       first.line, ": ", first.code, "), and a TASKS block runs all or nothing"));
-    }
-    AnswerItem operation;  // what every operation of the block shares
-    operation.dialect = kCsl;
-    operation.group_key = group;
-    operation.fail_fast = b.is_tasks;
-    operation.atomic = b.is_tasks;
-    operation.skip_reason = skip_reason;
-    for (const csl_parser::Operation& op : b.operations()) {
-      AnswerItem& item = out.items.emplace_back(operation);
-      item.line = op.span.first_line;
-      out.actions.Add(op.action, item);
-    }
-    for (size_t i = b.packed_begin; i < b.packed_end; ++i) {
-      AnswerItem& item = out.items.emplace_back(operation);
-      item.line = csl.packed[i].line;
-      item.index = static_cast<int32_t>(csl_base + i);
-      item.source = AnswerItem::Source::kPacked;
-    }
-    for (const csl_parser::CslError& e : b.errors()) {
-      errors.push_back(
-          {ReaderError(e.label, e.code, e.message, e.line, text, e.span.begin, e.span.end, e.fix), "csl", group});
-    }
-    for (const std::string& w : b.warnings()) out.warnings.push_back(w);
-  }
-  const int csl_block_count = static_cast<int>(csl.blocks.size());
-  decltype(csl.blocks)().swap(csl.blocks);
-  decltype(csl.packed)().swap(csl.packed);
-  // Replacer blocks: each an independent group, labelled rep-N.
-  int rep_blocks = static_cast<int>(rep_lines.size() + rep_errors.size());
-  const size_t rep_base = out.actions.packed.Append(std::move(rep_packed));
-  out.items.reserve(out.items.size() + rep_lines.size());
-  for (size_t i = 0; i < rep_lines.size(); ++i) {
-    AnswerItem item;
-    item.line = rep_lines[i];
-    item.index = static_cast<int32_t>(rep_base + i);
-    item.source = AnswerItem::Source::kPacked;
-    item.dialect = kReplacer;
-    item.group_key = key++;
-    out.items.push_back(std::move(item));
-  }
-  std::vector<int32_t>().swap(rep_lines);
-  for (const replacer_reader::ParseError& e : rep_errors) {
-    errors.push_back({ReaderError(absl::StrCat("rep-", e.number), e.code, e.message, e.line, text, e.span.begin,
-                                  e.span.end, e.fix),
-                      "replacer", key++});
-  }
-  // Aider's SEARCH/REPLACE blocks: each an independent group. A block that
-  // starts on a SHAM block's lines or inside a CML block is content of that
-  // block; a SHAM block inside a SEARCH/REPLACE block is content of it.
-  LineSpans other_blocks;  // SHAM, CML and CSL
-  for (const cml_parser::LineRange& r : sham_lines) other_blocks.Add(r.first, r.last);
-  other_blocks.AddAll(cml_spans);
-  other_blocks.AddAll(csl_spans);
-  auto on_other_block = [&other_blocks](int line) { return other_blocks.Holds(line); };
-  LineSpans sr_spans;
-  // Each edit packed as it is read, never held with the others (875,596
-  // at the input limit).
-  const aider_reader::Blocks sr = aider_reader::ReadBlocks(text, [&](aider_reader::Edit&& e) {
-    if (on_other_block(e.span.first_line) || in_rep(e.span.first_line)) return;
-    sr_spans.Add(e.span.first_line, e.span.last_line);
-    AnswerItem item;
-    item.line = e.span.first_line;
-    out.actions.Add(aider_reader::ToAction(e), item);
-    item.dialect = kSearchReplace;
-    item.group_key = key++;
-    out.items.push_back(std::move(item));
-  });
-  for (const aider_reader::ParseError& e : sr.errors) {
-    if (on_other_block(e.line) || in_rep(e.line)) continue;
-    errors.push_back({ReaderError(absl::StrCat("sr-", e.number), e.code, e.message, e.line, text, e.span.begin,
-                                  e.span.end, e.fix),
-                      "search_replace", key++});
-    sr_spans.Add(e.span.first_line, e.span.last_line);
-  }
-  auto in_sr = [&sr_spans](int line) { return sr_spans.Holds(line); };
-  // Codex apply_patch envelopes: each file operation a group of its own
-  // (operations are independent; an update with a move: the hunks, then the
-  // move, fail_fast). Inside another dialect's block a patch is content.
-  std::vector<apply_patch_reader::Patch> patches = apply_patch_reader::ReadPatches(text);
-  LineSpans patch_spans;
-  int patch_number = 0;
-  int patch_blocks = 0;
-  for (apply_patch_reader::Patch& p : patches) {
-    if (on_other_block(p.span.first_line) || in_sr(p.span.first_line) || in_rep(p.span.first_line)) continue;
-    patch_spans.Add(p.span.first_line, p.span.last_line);
-    bool first = true;
-    // Each operation is freed once it is packed: a million of them and
-    // their actions are never held at once.
-    for (; !p.ops.empty(); p.ops.pop_front()) {
-      const apply_patch_reader::FileOp& op = p.ops.front();
-      ++patch_blocks;
-      const int group = key++;
-      const std::string label = absl::StrCat("patch-", ++patch_number);
-      const bool two = op.kind == apply_patch_reader::OpKind::kUpdate && op.move_to().has_value();
-      auto add = [&](core::Action a) {
-        a.metadata.block_id = label;
-        a.metadata.start_line = op.span.first_line;
-        a.metadata.end_line = op.span.last_line;
-        if (first) a.warnings.insert(a.warnings.begin(), p.warnings.begin(), p.warnings.end());
-        first = false;
-        AnswerItem item;
-        item.line = op.span.first_line;
-        out.actions.Add(a, item);
-        item.dialect = kApplyPatch;
-        item.group_key = group;
-        item.fail_fast = two;
-        out.items.push_back(std::move(item));
-      };
-      readers::PatchOpActions(op, text, add);
-    }
-    for (const apply_patch_reader::ParseError& e : p.errors) {
-      ++patch_blocks;
-      errors.push_back({ReaderError(absl::StrCat("patch-", ++patch_number), e.code, e.message, e.line, text,
-                                    p.span.begin, p.span.end, e.fix),
-                        "apply_patch", key++});
-    }
-  }
-  auto in_patch = [&patch_spans](int line) { return patch_spans.Holds(line); };
-  std::vector<apply_patch_reader::Patch>().swap(patches);
+    std::stable_sort(order.begin(), order.end(),
+                     [&first_line](size_t a, size_t b) { return first_line[a] < first_line[b]; });
+    std::vector<int> number(first_line.size(), -1);
+    for (size_t g : order) number[g] = next_group++;
 
-  // Unified diffs: each file's part a group of its own (a rename with
-  // hunks: the move, then the hunks, fail_fast). Inside another dialect's
-  // block (a SHAM heredoc, CML, a SEARCH/REPLACE text) a diff is content.
-  int diff_number = 0;
-  int diff_blocks = 0;
-  // Each file packed as soon as it is read, then let go: a diff of a
-  // million files is never held whole.
-  const udiff_reader::Diffs diffs = udiff_reader::ReadDiffs(text, [&](udiff_reader::FilePatch&& f) {
-    if (on_other_block(f.span.first_line) || in_sr(f.span.first_line) || in_patch(f.span.first_line) ||
-        in_rep(f.span.first_line)) {
-      return;
+    // The items: each action, and each refusal that stands in its group.
+    const size_t items_before = out.items.size();
+    for (size_t g = 0; g < groups; ++g) {
+      const answer::Group& group = r.groups[g];
+      AnswerItem shared;
+      shared.dialect = dialect;
+      shared.group_key = number[g];
+      shared.fail_fast = group.policy != answer::GroupPolicy::kIndependent;
+      shared.atomic = group.policy == answer::GroupPolicy::kAtomic;
+      if (!group.not_run.empty()) {
+        shared.skip_reason = static_cast<int32_t>(out.actions.skip_reasons.size());
+        out.actions.skip_reasons.push_back(group.not_run);
+      }
+      for (size_t i = group.first; i < group.first + group.count; ++i) {
+        AnswerItem& item = out.items.emplace_back(shared);
+        item.line = r.actions[i].metadata.start_line;
+        item.task_number = LabelNumber(r.actions[i].metadata.block_id);
+        out.actions.Add(std::move(r.actions[i]), item);
+      }
     }
-    ++diff_blocks;
-    const int group = key++;
-    const std::string label = absl::StrCat("diff-", ++diff_number);
-    const bool two = f.kind == udiff_reader::FileKind::kUpdate && f.move_to.has_value() && !f.hunks.empty();
-    auto add = [&](core::Action a) {
-      a.metadata.block_id = label;
-      a.metadata.start_line = f.span.first_line;
-      a.metadata.end_line = f.span.last_line;
-      AnswerItem item;
-      item.line = f.span.first_line;
-      out.actions.Add(a, item);
-      item.dialect = kUdiff;
-      item.group_key = group;
-      item.fail_fast = two;
-      out.items.push_back(std::move(item));
-    };
-    readers::DiffFileActions(f, text, add);
-  });
-  for (const udiff_reader::ParseError& e : diffs.errors) {
-    if (on_other_block(e.line) || in_sr(e.line) || in_patch(e.line) || in_rep(e.line)) continue;
-    ++diff_blocks;
-    errors.push_back({ReaderError(absl::StrCat("diff-", ++diff_number), e.code, e.message, e.line, text,
-                                  e.span.begin, e.span.end, e.fix),
-                      "udiff", key++});
-  }
-  if (sr_spans.size() > 0) {
-    auto inside_sr = [&sr_spans](int line) { return sr_spans.HoldsBelowStart(line); };
-    const size_t before = out.items.size();
-    out.items.erase(std::remove_if(out.items.begin(), out.items.end(),
-                                   [&](const AnswerItem& i) { return i.dialect == "sham" && inside_sr(i.line); }),
-                    out.items.end());
-    dropped += static_cast<int>(before - out.items.size());
-    errors.erase(std::remove_if(errors.begin(), errors.end(),
-                                [&](const KeyedError& e) {
-                                  return e.dialect == "sham" && e.error.block_start_line > 0 &&
-                                         inside_sr(e.error.block_start_line);
-                                }),
-                 errors.end());
-    if (!sham.left_out.empty()) drop_left_out(inside_sr);
-    // A replacer block inside a SEARCH/REPLACE block is its content too.
-    const size_t items_before = out.items.size(), errors_before = errors.size();
-    out.items.erase(std::remove_if(out.items.begin(), out.items.end(),
-                                   [&](const AnswerItem& i) { return i.dialect == "replacer" && inside_sr(i.line); }),
-                    out.items.end());
-    errors.erase(std::remove_if(errors.begin(), errors.end(),
-                                [&](const KeyedError& e) {
-                                  return e.dialect == "replacer" && inside_sr(e.error.block_start_line);
-                                }),
-                 errors.end());
-    rep_blocks -= static_cast<int>(items_before - out.items.size() + errors_before - errors.size());
-  }
+    for (size_t d = 0; d < r.diagnostics.size(); ++d) {
+      const answer::Diagnostic& diag = r.diagnostics[d];
+      if (!diag.member) continue;
+      const bool in_group = diag.group >= 0 && static_cast<size_t>(diag.group) < groups;
+      AnswerItem& item = out.items.emplace_back();
+      item.dialect = dialect;
+      item.invalid = true;
+      item.line = diag.line;
+      item.task_number = LabelNumber(diag.label);
+      item.group_key = number[in_group ? static_cast<size_t>(diag.group) : groups + d];
+      if (in_group) {
+        item.fail_fast = r.groups[diag.group].policy != answer::GroupPolicy::kIndependent;
+        item.atomic = r.groups[diag.group].policy == answer::GroupPolicy::kAtomic;
+      }
+    }
+    std::vector<core::Action>().swap(r.actions);
+    const auto by_line = [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; };
+    if (!std::is_sorted(out.items.begin() + static_cast<std::ptrdiff_t>(items_before), out.items.end(), by_line)) {
+      std::stable_sort(out.items.begin() + static_cast<std::ptrdiff_t>(items_before), out.items.end(), by_line);
+    }
 
-  // Sorted only when they are not (one dialect's blocks already are):
-  // stable_sort's buffer would be half a million-block answer's items.
-  const auto by_line = [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; };
-  if (!std::is_sorted(out.items.begin(), out.items.end(), by_line)) {
-    std::stable_sort(out.items.begin(), out.items.end(), by_line);
-  }
-  const auto by_start = [](const KeyedError& a, const KeyedError& b) {
-    return a.error.block_start_line < b.error.block_start_line;
-  };
-  if (!std::is_sorted(errors.begin(), errors.end(), by_start)) {
-    std::stable_sort(errors.begin(), errors.end(), by_start);
-  }
-  // Groups numbered in document order (by the first line of each). Keys
-  // run from 0 to `key`: tables, not maps, for a million groups.
-  constexpr int kNone = std::numeric_limits<int>::max();
-  std::vector<int> first_line(static_cast<size_t>(key), kNone);  // key -> first line
-  auto note = [&first_line](int k, int line) {
-    int& at = first_line[static_cast<size_t>(k)];
-    at = std::min(at, line);
-  };
-  for (const AnswerItem& item : out.items) note(item.group_key, item.line);
-  for (const KeyedError& e : errors) note(e.key, e.error.block_start_line);
-  for (size_t i = 0; i < sham.left_out.size(); ++i) {
-    if (sham.left_out[i].start_line > 0) note(left_out_key + static_cast<int>(i), sham.left_out[i].start_line);
-  }
-  std::vector<std::pair<int, int>> group_starts;  // line, key
-  for (int k = 0; k < key; ++k) {
-    if (first_line[static_cast<size_t>(k)] != kNone) group_starts.emplace_back(first_line[static_cast<size_t>(k)], k);
-  }
-  std::vector<int>().swap(first_line);
-  std::sort(group_starts.begin(), group_starts.end());
-  std::vector<int> number(static_cast<size_t>(key), 0);  // key -> group number in document order
-  for (size_t g = 0; g < group_starts.size(); ++g) number[static_cast<size_t>(group_starts[g].second)] = static_cast<int>(g);
-  for (AnswerItem& item : out.items) item.group_key = number[static_cast<size_t>(item.group_key)];
-  out.errors.reserve(errors.size());
-  out.error_dialects.reserve(errors.size());
-  out.error_groups.reserve(errors.size());
-  for (KeyedError& e : errors) {
-    out.errors.push_back(std::move(e.error));
-    out.error_dialects.push_back(std::move(e.dialect));
-    out.error_groups.push_back(number[static_cast<size_t>(e.key)]);
-  }
-  const auto kept_left_out = std::find_if(sham.left_out.begin(), sham.left_out.end(),
-                                          [](const sham_action_parser::LeftOutBlock& b) { return b.start_line > 0; });
-  if (kept_left_out != sham.left_out.end()) {
-    const int first = kept_left_out->start_line;
-    out.left_out.after = static_cast<size_t>(
-        std::partition_point(out.errors.begin(), out.errors.end(),
-                             [first](const sham_action_parser::ActionParseError& e) {
-                               return e.block_start_line < first;
-                             }) -
-        out.errors.begin());
-    for (const sham_action_parser::LeftOutBlock& b : sham.left_out) {
-      if (b.start_line == 0) continue;
-      ++out.left_out.blocks;
-      out.left_out.section_lines += b.entry_lines;
-      out.left_out.section_bytes += b.entry_bytes;
-      if (keeping.spill) out.left_out.spans.emplace_back(b.spill_offset, b.spill_bytes);
+    // The refused blocks, in line order.
+    if (!r.diagnostics.empty()) {
+      RefusedBlock refused;
+      refused.dialect = dialect;
+      std::vector<size_t> by_start(r.diagnostics.size());
+      for (size_t d = 0; d < by_start.size(); ++d) by_start[d] = d;
+      std::stable_sort(by_start.begin(), by_start.end(),
+                       [&r](size_t a, size_t b) { return r.diagnostics[a].line < r.diagnostics[b].line; });
+      for (size_t d : by_start) {
+        answer::Diagnostic& diag = r.diagnostics[d];
+        const bool in_group = diag.group >= 0 && static_cast<size_t>(diag.group) < groups;
+        refused.groups.push_back(number[in_group ? static_cast<size_t>(diag.group) : groups + d]);
+        sham_action_parser::ActionParseError& e = refused.errors.emplace_back();
+        e.block_id = std::move(diag.label);
+        e.action = std::move(diag.action);
+        e.error_type = std::move(diag.code);
+        e.message = std::move(diag.message);
+        e.block_start_line = diag.line;
+        e.block_content = std::move(diag.content);
+        e.fix = std::move(diag.fix);
+      }
+      if (keeping.keep_blocks == 0 || head_blocks < keeping.keep_blocks) {
+        ++head_blocks;
+        keep(refused);
+        out.left_out.after = out.errors.size();
+      } else {
+        tail.push_back(std::move(refused));
+        if (tail.size() > keeping.keep_blocks) {
+          leave_out(tail.front());
+          tail.pop_front();
+        }
+      }
     }
-    std::vector<sham_action_parser::LeftOutBlock>().swap(sham.left_out);
+    for (std::string& w : r.warnings) out.warnings.push_back(std::move(w));
+  });
+  for (RefusedBlock& b : tail) keep(b);
+  if (out.left_out.blocks == 0) out.left_out.after = 0;
+  for (std::unique_ptr<answer::SpanReader>& reading : readings) {
+    if (reading == nullptr) continue;
+    for (std::string& w : reading->Finish()) out.warnings.push_back(std::move(w));
   }
-  for (std::string& w : sham.warnings) out.warnings.push_back(std::move(w));
-  out.total_blocks = sham.total_blocks - dropped + cml_block_count - cml_dropped + csl_block_count - csl_dropped + static_cast<int>(sr_spans.size()) + diff_blocks +
-                     patch_blocks + rep_blocks;
   return out;
 }
 
@@ -972,14 +566,13 @@ ExecutionResult FatalResult(ExecutionResult result, std::string message) {
 
 int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
                       absl::string_view csl_start, absl::string_view csl_end) {
-  const csl_parser::Delimiters csl{std::string(csl_start), std::string(csl_end)};
   // An answer that only a SHAM reader finds blocks in prints as the SHAM
   // validator prints it; any other dialect's block, and the plan is a run's.
-  const readers::Registry registry({csl.start, csl.end, max_input_bytes});
+  const readers::Registry registry({std::string(csl_start), std::string(csl_end), max_input_bytes});
   if (!readers::AnyBlockBesides(registry, input, "sham")) {
     return sham_action_parser::RunValidateCommand(input, json, out, max_input_bytes);
   }
-  ReadAnswerResult r = ReadAnswer(input, max_input_bytes, csl);
+  ReadAnswerResult r = ReadAnswer(input, registry);
   // In a fail-fast group, the tasks after an invalid one would not run.
   std::map<int, int> invalid_in_group;
   std::vector<std::pair<const AnswerItem*, std::string>> listed;  // item, why it would not run
@@ -1452,10 +1045,7 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   // an answer of many thousands: only theirs are kept whole, the others
   // counted (the CML and CSL forms count them in one line); --json spills
   // those between.
-  sham_action_parser::ErrorKeeping keeping;
-  // SHAM's valid blocks are kept as where they are and made into their
-  // actions one at a time, as they run.
-  keeping.defer_actions = true;
+  ErrorKeeping keeping;
   std::shared_ptr<std::FILE> error_file;
   const int64_t keeping_budget = KeptReportBudget(options_);
   if (keeping_budget > 0) {
@@ -1471,11 +1061,12 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     });
     if (error_file != nullptr) {
       keeping.keep_blocks = 1000;
-      keeping.spill = [file = error_file.get()](const std::vector<sham_action_parser::ActionParseError>& errors) {
+      keeping.spill = [file = error_file.get()](const std::vector<sham_action_parser::ActionParseError>& errors,
+                                                absl::string_view dialect) {
         std::string text;
         for (const sham_action_parser::ActionParseError& e : errors) {
           if (!text.empty()) text += ",\n";
-          text += DocumentArrayElement(ParseErrorToJson(e, "sham"));
+          text += DocumentArrayElement(ParseErrorToJson(e, dialect));
         }
         std::fseek(file, 0, SEEK_END);
         const long offset = std::ftell(file);
@@ -1486,8 +1077,9 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
       };
     }
   }
-  ReadAnswerResult parsed = ReadAnswer(llm_output, static_cast<size_t>(settings.max_input_bytes),
-                                       {settings.csl_start, settings.csl_end}, keeping);
+  const readers::Registry registry(
+      {settings.csl_start, settings.csl_end, static_cast<size_t>(settings.max_input_bytes)});
+  ReadAnswerResult parsed = ReadAnswer(llm_output, registry, keeping);
 #ifdef __GLIBC__
   // The readers' records are freed by now, but glibc keeps the pages of
   // freed small blocks: handed back, the run that follows does not stack

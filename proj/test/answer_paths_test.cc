@@ -1,6 +1,7 @@
 // The paths that read an answer agree: `clada validate` plans what a
 // --dry-run plans (the same blocks, labels, actions and refused blocks),
 // for every dialect, without touching a file.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -207,6 +208,50 @@ TEST_P(RunMatchesReaders, SameActionsAndRefusals) {
 
 INSTANTIATE_TEST_SUITE_P(RunTestData, RunMatchesReaders, ::testing::ValuesIn(PlanCases()),
                          [](const auto& info) { return info.param.name; });
+
+// A dry run of `answer` in a fresh directory, its text report capped at
+// `budget` bytes.
+ExecutionResult DryRun(const std::string& answer, int64_t budget = 100 << 10) {
+  CladaOptions o;
+  o.working_root = core::testing::MakeTestDir("clada_answer_run_");
+  o.settings.quiet = true;
+  o.settings.git = git_tx::GitOptions::Mode::kOff;
+  o.settings.exec = core::ExecPolicy::kDeny;
+  o.settings.report_budget_bytes = budget;
+  o.dry_run = true;
+  return Clada(o).Execute(answer);
+}
+
+// The refused blocks of every dialect are kept as SHAM's were: the first
+// and the last whole, those between counted (an answer of a million
+// refused blocks never holds a million errors). Before, only SHAM's were:
+// 10,000 refused replacer blocks kept 10,000 errors.
+TEST(RunReadsThroughTheLayer, RefusedBlocksOfEveryDialectAreCountedPastTheKeptOnes) {
+  std::string answer;
+  constexpr int kBlocks = 10000;
+  for (int i = 0; i < kBlocks; ++i) absl::StrAppend(&answer, "<<<FILE>>>\na.txt\n<<<REPLACE>>>\nx\n<<<END>>>\n\n");
+  const ExecutionResult run = DryRun(answer, 4 << 10);
+  EXPECT_EQ(run.total_blocks, kBlocks);
+  ASSERT_FALSE(run.parse_errors.empty());
+  EXPECT_GT(run.left_out_skipped.blocks, 0);
+  EXPECT_LT(run.parse_errors.size(), static_cast<size_t>(kBlocks) / 2);
+  EXPECT_EQ(run.parse_errors.size() + static_cast<size_t>(run.left_out_skipped.blocks), static_cast<size_t>(kBlocks));
+  EXPECT_EQ(run.parse_errors.front().block_id, "rep-1");
+  EXPECT_EQ(run.parse_errors.back().block_id, absl::StrCat("rep-", kBlocks));
+  EXPECT_EQ(run.parse_error_dialects.front(), "replacer");
+}
+
+// Each span is read alone; two SHAM blocks sharing an ID are still named,
+// as reading the whole answer named them.
+TEST(RunReadsThroughTheLayer, BlocksSharingAnIdAreNamedInTheWarnings) {
+  const std::string block = "#!SHAM [@three-char-SHA-256: abc]\naction = \"file_write\"\npath = \"a.txt\"\n"
+                            "content = \"x\"\n#!END_SHAM_abc\n";
+  const ExecutionResult run = DryRun(block + block);
+  const std::string want =
+      "Block ID 'abc' is used by 2 blocks (lines 1, 6); give every block its own ID so results can be told apart";
+  EXPECT_NE(std::find(run.warnings.begin(), run.warnings.end(), want), run.warnings.end())
+      << absl::StrJoin(run.warnings, "\n");
+}
 
 // listen vs run: what `clada listen` hands a run (BuildRunText of the
 // blocks its scan finds, the answer's other lines made empty) plans what

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,7 +57,29 @@ struct Diagnostic {
   std::string message;
   std::string fix;
   int line = 0;
+  // The action the refused block names, when it names one.
+  std::optional<std::string> action;
+  // The refused block's text as reports show it (BlockContent: at most
+  // 4 KB; a reader may keep more).
+  std::string content;
+  // The group the refusal belongs to (an index into ReadResult::groups: it
+  // is numbered with that group's actions), or -1: a group of its own.
+  int group = -1;
+  // It stands in its group as a member that failed, at `line` (an invalid
+  // task of a <tasks> block): in a fail-fast group, the members after it do
+  // not run.
+  bool member = false;
 };
+
+// `span` of `text` widened through the next line after it that holds
+// more than blanks: what follows a block, so that its reader can say what
+// cut it short ("line 6 starts RUN before its END"); a reader drops what
+// it finds starting below span.at.last_line.
+Span ThroughNextTextLine(absl::string_view text, const Span& span);
+
+// At most the first 4 KB of text[at.begin, at.end): a refused block's
+// content (Diagnostic::content).
+std::string BlockContent(absl::string_view text, const core::SourceSpan& at);
 
 // How a group of actions runs: each alone; the first failure stops the
 // rest (a CML <tasks> block, an apply_patch update with a move); none runs
@@ -69,6 +92,9 @@ struct Group {
   GroupPolicy policy = GroupPolicy::kIndependent;
   size_t first = 0;
   size_t count = 0;
+  // When set, no action of the group runs, for this reason, phrased by the
+  // reader (an atomic group with a refused member).
+  std::string not_run;
 };
 
 // What one span reads into: the actions (each labelled in
@@ -80,6 +106,8 @@ struct ReadResult {
   std::vector<Diagnostic> diagnostics;
   std::vector<Group> groups;
   std::vector<std::string> warnings;
+  // How many blocks the span held, run or refused (a report's block count).
+  int blocks = 0;
 };
 
 // Reads the spans of one answer the segmenter accepted, in order, and keeps
@@ -91,6 +119,9 @@ class SpanReader {
   // `span` lies in the answer Reading was given and follows the one read
   // before: labels and lines are the answer's.
   virtual ReadResult Read(const Span& span) = 0;
+  // What the reader says of the answer as a whole once its last span is
+  // read (two blocks sharing an ID): warnings.
+  virtual std::vector<std::string> Finish() { return {}; }
 };
 
 // One dialect. Implementations are stateless and thread-safe.

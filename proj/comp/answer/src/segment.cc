@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,36 @@ bool VectorSpanStream::Next(Span* out) {
   if (next_ >= spans_.size()) return false;
   *out = spans_[next_++];
   return true;
+}
+
+Span ThroughNextTextLine(absl::string_view text, const Span& span) {
+  Span wide = span;
+  size_t at = std::min(span.at.end, text.size());
+  int line = span.at.last_line;
+  // span.at.end is the start of the line after the span, or inside the
+  // span's last line when it has no line break.
+  if (at > 0 && text[at - 1] != '\n') {
+    const size_t nl = text.find('\n', at);
+    if (nl == absl::string_view::npos) return wide;
+    at = nl + 1;
+  }
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    const size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+    ++line;
+    const absl::string_view content = text.substr(at, end - at);
+    wide.at.end = end;
+    wide.at.last_line = line;
+    if (content.find_first_not_of(" \t\r\n") != absl::string_view::npos) break;
+    at = end;
+  }
+  return wide;
+}
+
+std::string BlockContent(absl::string_view text, const core::SourceSpan& at) {
+  constexpr size_t kMaxContent = 4096;
+  if (at.begin >= text.size() || at.end <= at.begin) return "";
+  return std::string(text.substr(at.begin, std::min(at.end - at.begin, kMaxContent)));
 }
 
 namespace {

@@ -36,9 +36,12 @@ class ApplyPatchSpanReader : public answer::SpanReader {
         const size_t count = out.actions.size() - begin;
         out.groups.push_back(
             {count > 1 ? answer::GroupPolicy::kFailFast : answer::GroupPolicy::kIndependent, begin, count});
+        ++out.blocks;
       }
       for (const apply_patch_reader::ParseError& e : p.errors) {
-        out.diagnostics.push_back({absl::StrCat("patch-", ++number_), e.code, e.message, e.fix, e.line});
+        out.diagnostics.push_back({absl::StrCat("patch-", ++number_), e.code, e.message, e.fix, e.line, std::nullopt,
+                                   answer::BlockContent(text_, p.span)});
+        ++out.blocks;
       }
     }
     return out;

@@ -26,15 +26,22 @@ class CmlSpanReader : public answer::SpanReader {
       const cml_parser::CmlBlock& b = r.blocks[i];
       const size_t first = out.actions.size();
       for (const cml_parser::Task& t : b.tasks()) out.actions.push_back(t.action);
+      // The block's refusals are numbered with its actions (a group of
+      // its own when it has none); an invalid task fails its group where
+      // it stands.
+      int group = -1;
       if (b.is_tasks_block()) {
+        group = static_cast<int>(out.groups.size());
         out.groups.push_back({answer::GroupPolicy::kFailFast, first, out.actions.size() - first});
       } else {
+        if (out.actions.size() > first) group = static_cast<int>(out.groups.size());
         EachItsOwnGroup(out, first);
       }
       for (const cml_parser::CmlError& e : b.errors()) {
         out.diagnostics.push_back({e.task_number > 0 ? absl::StrCat("task-", e.task_number)
                                                      : absl::StrCat("block-", blocks_ + static_cast<int>(i)),
-                                   e.code, e.message, e.fix, e.task_number > 0 ? e.line : b.span().first_line});
+                                   e.code, e.message, e.fix, e.task_number > 0 ? e.line : b.span().first_line, std::nullopt,
+                                   answer::BlockContent(text_, b.span()), group, e.task_number != 0});
       }
       for (const std::string& w : b.warnings()) out.warnings.push_back(w);
       tasks += r.TaskCount(i);
@@ -42,6 +49,7 @@ class CmlSpanReader : public answer::SpanReader {
     ShiftLabels(out, "task-", tasks_);
     tasks_ += tasks;
     blocks_ += static_cast<int>(r.blocks.size());
+    out.blocks = static_cast<int>(r.blocks.size());
     return out;
   }
 

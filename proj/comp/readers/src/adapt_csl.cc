@@ -15,28 +15,56 @@ class CslSpanReader : public answer::SpanReader {
  public:
   CslSpanReader(absl::string_view text, csl_parser::Delimiters delimiters)
       : text_(text), delimiters_(std::move(delimiters)) {}
-  answer::ReadResult Read(const answer::Span& span) override {
+  answer::ReadResult Read(const answer::Span& asked) override {
     answer::ReadResult out;
+    // Read with the line that follows it, so that an operation cut short
+    // says what cut it; a block starting there is the next span's.
+    const answer::Span span = answer::ThroughNextTextLine(text_, asked);
+    size_t blocks = 0;
     const SpanPiece piece = PieceOf(text_, span);
     csl_parser::ParseOptions where;
     where.first_line = piece.first_line;
     where.first_byte = piece.first_byte;
     const csl_parser::CslParseResult r = csl_parser::ParseCsl(piece.text, delimiters_, {}, where);
+    std::vector<std::pair<size_t, int>> refused_tasks;  // a TASKS block with errors: its group, its line
     for (const csl_parser::CslBlock& b : r.blocks) {
+      if (b.span.first_line > asked.at.last_line) break;
+      ++blocks;
       const size_t first = out.actions.size();
       for (const csl_parser::Operation& op : b.operations()) out.actions.push_back(op.action);
+      // The block's refusals are numbered with its operations.
+      int group = -1;
       if (b.is_tasks) {
+        group = static_cast<int>(out.groups.size());
         out.groups.push_back({answer::GroupPolicy::kAtomic, first, out.actions.size() - first});
+        if (!b.errors().empty()) refused_tasks.emplace_back(out.groups.size() - 1, b.span.first_line);
       } else {
+        if (out.actions.size() > first) group = static_cast<int>(out.groups.size());
         EachItsOwnGroup(out, first);
       }
       for (const csl_parser::CslError& e : b.errors()) {
-        out.diagnostics.push_back({e.label, e.code, e.message, e.fix, e.line});
+        out.diagnostics.push_back(
+            {e.label, e.code, e.message, e.fix, e.line, std::nullopt, answer::BlockContent(text_, e.span), group});
       }
       for (const std::string& w : b.warnings()) out.warnings.push_back(w);
     }
     ShiftLabels(out, "csl-", blocks_);
-    blocks_ += static_cast<int>(r.blocks.size());
+    // A TASKS block runs all or nothing: one refused operation and none runs.
+    for (const auto& [group, line] : refused_tasks) {
+      const answer::Diagnostic* first = nullptr;
+      int errors = 0;
+      for (const answer::Diagnostic& d : out.diagnostics) {
+        if (d.group != static_cast<int>(group)) continue;
+        if (first == nullptr) first = &d;
+        ++errors;
+      }
+      out.groups[group].not_run =
+          absl::StrCat("not run: its TASKS block (line ", line, ") has ", errors,
+                       errors == 1 ? " invalid operation" : " errors", " (", first->label, " on line ", first->line,
+                       ": ", first->code, "), and a TASKS block runs all or nothing");
+    }
+    out.blocks = static_cast<int>(blocks);
+    blocks_ += static_cast<int>(blocks);
     return out;
   }
 

@@ -15,20 +15,28 @@ namespace {
 class ReplacerSpanReader : public answer::SpanReader {
  public:
   explicit ReplacerSpanReader(absl::string_view text) : text_(text) {}
-  answer::ReadResult Read(const answer::Span& span) override {
+  answer::ReadResult Read(const answer::Span& asked) override {
     answer::ReadResult out;
+    // Read with the line that follows it, so that a block cut short says
+    // what cut it; a block starting there is the next span's.
+    const answer::Span span = answer::ThroughNextTextLine(text_, asked);
+    const int last = asked.at.last_line;
     const SpanPiece piece = PieceOf(text_, span);
     replacer_reader::ReadBlocks(
         piece.text, {piece.first_line, piece.first_byte},
         [&](replacer_reader::Edit&& e) {
+          if (e.span.first_line > last) return;
           e.number = ++number_;
           out.actions.push_back(replacer_reader::ToAction(e));
         },
         [&](replacer_reader::ParseError&& e) {
+          if (e.span.first_line > last) return;
           e.number = ++number_;
-          out.diagnostics.push_back({absl::StrCat("rep-", e.number), e.code, e.message, e.fix, e.line});
+          out.diagnostics.push_back({absl::StrCat("rep-", e.number), e.code, e.message, e.fix, e.line, std::nullopt,
+                                     answer::BlockContent(text_, e.span)});
         });
     EachItsOwnGroup(out, 0);
+    out.blocks = static_cast<int>(out.actions.size() + out.diagnostics.size());
     return out;
   }
 

@@ -29,9 +29,11 @@ class SearchReplaceSpanReader : public answer::SpanReader {
     });
     for (const aider_reader::ParseError& e : blocks.errors) {
       number_ = std::max(number_, before + e.number);
-      out.diagnostics.push_back({absl::StrCat("sr-", before + e.number), e.code, e.message, e.fix, e.line});
+      out.diagnostics.push_back({absl::StrCat("sr-", before + e.number), e.code, e.message, e.fix, e.line, std::nullopt,
+                                 answer::BlockContent(text_, e.span)});
     }
     EachItsOwnGroup(out, 0);
+    out.blocks = static_cast<int>(out.actions.size() + out.diagnostics.size());
     return out;
   }
 

@@ -42,13 +42,16 @@ class UdiffSpanReader : public answer::SpanReader {
         out.actions.push_back(std::move(a));
       });
       const size_t count = out.actions.size() - begin;
+      ++out.blocks;
       if (count > 0) {
         out.groups.push_back(
             {count > 1 ? answer::GroupPolicy::kFailFast : answer::GroupPolicy::kIndependent, begin, count});
       }
     });
     for (const udiff_reader::ParseError& e : diffs.errors) {
-      out.diagnostics.push_back({absl::StrCat("diff-", ++number_), e.code, e.message, e.fix, e.line});
+      out.diagnostics.push_back({absl::StrCat("diff-", ++number_), e.code, e.message, e.fix, e.line, std::nullopt,
+                                 answer::BlockContent(text_, e.span)});
+      ++out.blocks;
     }
     return out;
   }
