@@ -60,25 +60,6 @@ struct SpanPiece {
 };
 SpanPiece PieceOf(absl::string_view text, const answer::Span& span);
 
-// What a reader component reads for one span: the span's lines from the
-// start of its first line, after as many empty lines as come before it, so
-// that every line the reader gives, in its fields and in its messages, is
-// the answer's. (It costs the lines before the span, once a span: the
-// reader components take no line base yet.)
-class PaddedSpan {
- public:
-  // `carried`: a line to stand just above the span, in the padding (the
-  // path a SEARCH/REPLACE block reuses); none when empty.
-  // `trailer`: a line to follow the span (a prose line that keeps a quoted
-  // block of an answer not quoted as a whole from being read as one).
-  PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried = "",
-             absl::string_view trailer = "");
-  absl::string_view text() const { return padded_; }
-
- private:
-  std::string padded_;
-};
-
 // `s` with the number of every `prefix<N>` (not preceded by a letter or
 // digit) raised by `by`: a reader numbers its labels (task-N, rep-N, ...)
 // from 1 in each span; the answer's numbers count the spans read before.

@@ -93,28 +93,6 @@ SpanPiece PieceOf(absl::string_view text, const answer::Span& span) {
   return {text.substr(begin, end - begin), std::max(span.at.first_line, 1), begin};
 }
 
-PaddedSpan::PaddedSpan(absl::string_view text, const answer::Span& span, absl::string_view carried,
-                       absl::string_view trailer) {
-  size_t begin = std::min(span.at.begin, text.size());
-  while (begin > 0 && text[begin - 1] != '\n') --begin;
-  const size_t end = std::min(std::max(span.at.end, begin), text.size());
-  const size_t above = static_cast<size_t>(std::max(span.at.first_line - 1, 0));
-  padded_.reserve(above + carried.size() + end - begin);
-  if (!carried.empty() && above > 0) {
-    padded_.assign(above - 1, '\n');
-    padded_.append(carried.data(), carried.size());
-    padded_ += '\n';
-  } else {
-    padded_.assign(above, '\n');
-  }
-  padded_.append(text.data() + begin, end - begin);
-  if (!trailer.empty()) {
-    if (!padded_.empty() && padded_.back() != '\n') padded_ += '\n';
-    padded_.append(trailer.data(), trailer.size());
-    padded_ += '\n';
-  }
-}
-
 void ShiftLabels(answer::ReadResult& r, absl::string_view prefix, int by) {
   if (by == 0) return;
   for (core::Action& a : r.actions) {
