@@ -47,6 +47,7 @@ void AnswerLines::Record(const std::string& path, absl::string_view before, absl
   std::optional<LineChange> c = ChangedLines(before, after);
   if (!c.has_value()) return;
   File& f = files_[path];
+  f.last_by = std::string(label);
   if (!f.created_by.empty()) return;  // none of its lines are the model's anyway
   Apply(f, *c, label);
 }
@@ -55,6 +56,12 @@ void AnswerLines::Created(const std::string& path, absl::string_view label) {
   File& f = files_[path];
   f.runs.clear();
   f.created_by = label.empty() ? "an earlier action" : std::string(label);
+  f.last_by = f.created_by;
+}
+
+std::string AnswerLines::LastChangeBy(const std::string& path) const {
+  auto it = files_.find(path);
+  return it == files_.end() ? "" : it->second.last_by;
 }
 
 void AnswerLines::Forget(const std::string& path) {

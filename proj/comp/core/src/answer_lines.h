@@ -63,6 +63,9 @@ class AnswerLines {
   void Move(const std::string& from, const std::string& to);
 
   Mapped Map(const std::string& path, int64_t first, int64_t last) const;
+  // The label of the last action of the answer that changed or created
+  // `path`, or "" when none did.
+  std::string LastChangeBy(const std::string& path) const;
 
  private:
   // A run of changed lines: [orig_first, orig_first + orig_count) of the
@@ -76,6 +79,7 @@ class AnswerLines {
   struct File {
     std::vector<Run> runs;  // ascending, disjoint
     std::string created_by;  // non-empty: created by the answer
+    std::string last_by;     // the last action that changed it
   };
   void Apply(File& f, const LineChange& c, absl::string_view label);
 

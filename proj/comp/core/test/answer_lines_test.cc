@@ -59,6 +59,8 @@ TEST(AnswerLines, LinesBelowAnEarlierEditMoveAndLinesItChangedAreRefused) {
   m = lines.Map("/r/other", 4, 5);  // a file no edit touched
   ASSERT_TRUE(m.ok);
   EXPECT_EQ(m.first, 4);
+  EXPECT_EQ(lines.LastChangeBy("/r/f"), "task-1");
+  EXPECT_EQ(lines.LastChangeBy("/r/other"), "");
 }
 
 TEST(AnswerLines, CreatedFilesAndMovesAndDeletes) {

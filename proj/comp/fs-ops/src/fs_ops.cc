@@ -1235,6 +1235,17 @@ absl::StatusOr<ActionOutcome> FileReadNumbered(const Call& call) {
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(TextFile f, ReadForView(call, path, &warnings));
+  if (range.has_value() && call.ctx().answer_lines != nullptr) {
+    // A listing numbers the file as it is now: say so when an earlier
+    // block of the answer changed it (its edits number the file as read).
+    const std::string by = call.ctx().answer_lines->LastChangeBy(path);
+    if (!by.empty()) {
+      warnings.push_back(absl::StrCat("'", call.Display(path), "' was changed by ", by,
+                                      " of this answer: lines ", *lines,
+                                      " and the numbers shown are its lines now (the ones for the next answer), "
+                                      "not those of the file as you read it before this answer"));
+    }
+  }
   ASSIGN_OR_RETURN(internal::NumberedText n,
                    internal::NumberLines(f.body, range, delimiter.value_or(": "), call.Display(path)));
   Json data = {{"path", call.Display(path)}, {"content", std::move(n.content)}};
