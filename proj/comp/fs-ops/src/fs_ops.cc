@@ -1002,6 +1002,50 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
   return Touched(std::move(out), {path});
 }
 
+// A diff that copies a file (`copy from`/`copy to`) writes the copy, as
+// git apply: from the source's bytes with the hunks applied, with the
+// source's mode, where no file is yet; the source is kept.
+absl::StatusOr<ActionOutcome> DiffCopiesFile(const Call& call, const std::string& param,
+                                             const udiff_reader::FilePatch& patch) {
+  ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
+  ASSIGN_OR_RETURN(std::string from, call.Resolve(*patch.copy_from));
+  if (Exists(call, path)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", call.Display(path), "' already exists, and a diff that copies ", call.Display(from),
+        " to it (copy from/copy to) applies only where no file is, as git apply; nothing was written. Send a diff "
+        "of its changes (read it first), or file_write"));
+  }
+  struct stat src;
+  RETURN_IF_ERROR(RequireFile(call, from, "copy source", &src));
+  ASSIGN_OR_RETURN(std::string text, ReadLimited(call, from, "copy source", false));
+  absl::StatusOr<udiff_reader::Applied> applied = udiff_reader::ApplyFilePatch(text, patch);
+  if (!applied.ok()) {
+    return absl::Status(applied.status().code(),
+                        absl::StrCat("the copy of '", call.Display(from), "' to '", call.Display(path),
+                                     "': ", applied.status().message(), "; nothing was written"));
+  }
+  RETURN_IF_ERROR(MakeParents(call, path));
+  RETURN_IF_ERROR(WriteText(call, path, false, applied->content));
+  struct stat made;
+  int err = call.store().Stat(path, &made);
+  if (err == 0 && (made.st_mode & 07777) != (src.st_mode & 07777)) {
+    err = call.store().Chmod(path, src.st_mode & 07777);
+  }
+  if (err != 0) return core::ErrnoStatus(err, "cannot set the mode of", call.Display(path));
+  const int64_t lines = CountLines(applied->content);
+  Json data = {{"path", call.Display(path)},
+               {"copied_from", call.Display(from)},
+               {"bytesWritten", static_cast<int64_t>(applied->content.size())},
+               {"created", true},
+               {"hunks_applied", static_cast<int64_t>(patch.hunks.size())},
+               {"lines", lines},
+               {"summary", absl::StrCat("copied from ", call.Display(from), ", ", lines, lines == 1 ? " line" : " lines")}};
+  ActionOutcome out = ActionOutcome::Ok(std::move(data));
+  out.warnings = std::move(applied->warnings);
+  for (const std::string& w : patch.warnings) call.AddTextWarning(out.warnings, w);
+  return Touched(std::move(out), {path});
+}
+
 // A diff that deletes a file (+++ /dev/null) deletes it, as git apply, only
 // when the file holds exactly the lines the diff removes: a file changed
 // since the diff was made is kept.
@@ -1048,6 +1092,9 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   const udiff_reader::Diffs parsed = udiff_reader::ReadDiffs(diff);
   if (!parsed.errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(parsed.errors[0].message, ": ", parsed.errors[0].fix));
+  }
+  if (parsed.files.size() == 1 && parsed.files[0].copy_from.has_value()) {
+    return DiffCopiesFile(call, param, parsed.files[0]);
   }
   if (parsed.files.size() == 1 && !parsed.files[0].move_to.has_value() &&
       parsed.files[0].kind == udiff_reader::FileKind::kAdd) {

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "proj/comp/readers/src/adapters.h"
 
@@ -35,12 +37,30 @@ class UdiffSpanReader : public answer::SpanReader {
       // Each file a group: a rename with hunks is the move, then the hunks.
       const std::string label = absl::StrCat("diff-", ++number_);
       const size_t begin = out.actions.size();
-      DiffFileActions(f, text_, [&](core::Action&& a) {
-        a.metadata.block_id = label;
-        a.metadata.start_line = f.span.first_line;
-        a.metadata.end_line = f.span.last_line;
-        out.actions.push_back(std::move(a));
-      });
+      const absl::Hash<absl::string_view> hash;
+      if (f.copy_from.has_value() && changed_.contains(hash(*f.copy_from))) {
+        // git apply copies a source as it was before the whole diff; clada
+        // applies the files in order, so after an earlier file of the
+        // answer's diffs changed the source the copy would not be git's.
+        out.diagnostics.push_back(
+            {label, "copy_source_changed",
+             absl::StrCat("the diff at line ", f.span.first_line, " copies ", *f.copy_from, " to ", f.path,
+                          " after an earlier diff of this answer changed ", *f.copy_from,
+                          "; git apply copies the file as it was before, clada applies in order, so this copy was "
+                          "not applied"),
+             absl::StrCat("put the copy of ", *f.copy_from, " before the diff that changes it, or send ", f.path,
+                          " as a new file (--- /dev/null)"),
+             f.span.first_line});
+      } else {
+        DiffFileActions(f, text_, [&](core::Action&& a) {
+          a.metadata.block_id = label;
+          a.metadata.start_line = f.span.first_line;
+          a.metadata.end_line = f.span.last_line;
+          out.actions.push_back(std::move(a));
+        });
+      }
+      changed_.insert(hash(f.path));
+      if (f.move_to.has_value()) changed_.insert(hash(*f.move_to));
       const size_t count = out.actions.size() - begin;
       ++out.blocks;
       if (count > 0) {
@@ -59,6 +79,9 @@ class UdiffSpanReader : public answer::SpanReader {
  private:
   absl::string_view text_;
   int number_ = 0;  // diff-N over the file sections read so far
+  // Hashes of the paths the sections read so far change (a copy's source
+  // among them is refused): 16 bytes a file, not its path.
+  absl::flat_hash_set<size_t> changed_;
 };
 
 class UdiffReader : public answer::Reader {

@@ -53,9 +53,11 @@ void DiffFileActions(const udiff_reader::FilePatch& f, absl::string_view text,
                      absl::FunctionRef<void(core::Action&&)> add) {
   core::Action a;
   a.warnings = f.warnings;
-  if (f.kind == udiff_reader::FileKind::kAdd || f.kind == udiff_reader::FileKind::kDelete) {
+  if (f.kind == udiff_reader::FileKind::kAdd || f.kind == udiff_reader::FileKind::kDelete || f.copy_from) {
     // As git apply: a created file must not exist yet, a deleted one must
-    // hold exactly the lines the diff removes (file_apply_diff checks both).
+    // hold exactly the lines the diff removes, a copy is written from its
+    // source and keeps it (file_apply_diff checks and does each; its path
+    // is the file written, so git-tx plans a copy as that file's creation).
     a.name = "file_apply_diff";
     a.params["path"] = f.path;
     a.params["diff"] = std::string(text.substr(f.span.begin, f.span.end - f.span.begin));

@@ -365,20 +365,6 @@ Diffs ReadDiffs(absl::string_view text, const ReadOptions& o, absl::FunctionRef<
       continue;
     }
     const size_t last = i > start ? i - 1 : start;
-    // `copy from/to`: git apply writes the copy and keeps its source. clada
-    // has no copy; read as a rename or an edit it would delete or change
-    // the source, so it is refused with what to send instead.
-    if (!copy_from.empty() || !copy_to.empty()) {
-      const std::string to = copy_to.empty() ? git_new : copy_to;
-      out.errors.push_back(ParseError{
-          "copy_unsupported", ln(start),
-          absl::StrCat("the diff at line ", ln(start), " copies ", copy_from.empty() ? git_old : copy_from, " to ", to,
-                       "; clada applies no copy (the source would be moved or changed), so none of it was applied"),
-          absl::StrCat("send ", to, " as a new file: --- /dev/null, +++ b/", to, " and one hunk adding its whole text"),
-          Span(lines, start, last, o)});
-      i = std::max(i, start + 1);
-      continue;
-    }
     // Paths: git's a/ b/ prefixes; /dev/null for a new or deleted file.
     const bool prefixed = git || (absl::StartsWith(old_name, "a/") && absl::StartsWith(new_name, "b/"));
     if (prefixed) {
@@ -427,13 +413,21 @@ Diffs ReadDiffs(absl::string_view text, const ReadOptions& o, absl::FunctionRef<
         }
       }
     }
+    // `copy from/to`: as git apply, the copy is written from its source's
+    // bytes with the hunks applied, and the source is kept.
+    if (!copy_from.empty() || !copy_to.empty()) {
+      f.kind = FileKind::kUpdate;
+      f.copy_from = copy_from.empty() ? git_old : copy_from;
+      f.path = copy_to.empty() ? git_new : copy_to;
+      f.move_to.reset();
+    }
     f.span = Span(lines, start, last, o);
     if (f.path.empty() || f.path == "/dev/null") {
       out.errors.push_back(ParseError{"missing_path", ln(start),
                                       absl::StrCat("the diff at line ", ln(start), " names no file"),
                                       "start each file's diff with --- a/PATH and +++ b/PATH lines",
                                       Span(lines, start, last, o)});
-    } else if (f.hunks.empty() && f.kind == FileKind::kUpdate && !f.move_to) {
+    } else if (f.hunks.empty() && f.kind == FileKind::kUpdate && !f.move_to && !f.copy_from) {
       out.errors.push_back(ParseError{"missing_hunks", ln(start),
                                       absl::StrCat("the diff of ", f.path, " at line ", ln(start), " has no hunk"),
                                       "follow the --- and +++ lines with hunks: @@ -LINE,COUNT +LINE,COUNT @@ and "

@@ -52,6 +52,9 @@ struct FilePatch {
   FileKind kind = FileKind::kUpdate;
   std::string path;                    // the file patched (add: the new file)
   std::optional<std::string> move_to;  // a rename (`rename from/to`, or a git header naming two paths)
+  // A copy (`copy from/to`): `path` is written from this file's bytes with
+  // the hunks applied (it must not exist yet); this file is kept.
+  std::optional<std::string> copy_from;
   std::vector<DiffHunk> hunks;
   std::vector<std::string> warnings;   // leniencies of the text (wrong counts, ...)
   bool executable = false;             // kAdd: git's `new file mode 100755` (a script)

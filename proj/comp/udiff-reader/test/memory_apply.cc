@@ -7,6 +7,24 @@ namespace clada::udiff_reader::testing {
 Outcome ApplyToTree(const FilePatch& patch, FileMap* files) {
   Outcome o;
   auto it = files->find(patch.path);
+  if (patch.copy_from) {
+    // A copy: written from its source, where no file is; the source kept.
+    auto src = files->find(*patch.copy_from);
+    if (it != files->end() || src == files->end()) {
+      o.error = absl::StrCat(it != files->end() ? patch.path : *patch.copy_from,
+                             it != files->end() ? " already exists" : " does not exist");
+      return o;
+    }
+    absl::StatusOr<Applied> r = ApplyFilePatch(src->second, patch);
+    if (!r.ok()) {
+      o.error = std::string(r.status().message());
+      return o;
+    }
+    o.warnings = r->warnings;
+    (*files)[patch.path] = r->content;
+    o.ok = true;
+    return o;
+  }
   if (patch.kind == FileKind::kAdd) {
     if (it != files->end()) {
       o.error = absl::StrCat(patch.path, " already exists");

@@ -69,6 +69,7 @@ TEST_P(ReaderCases, Reads) {
     EXPECT_EQ(FileKindName(f.kind), e.value("kind", "update"));
     EXPECT_EQ(f.path, e.at("path").get<std::string>());
     EXPECT_EQ(f.move_to.value_or(""), e.value("move_to", ""));
+    EXPECT_EQ(f.copy_from.value_or(""), e.value("copy_from", ""));
     EXPECT_EQ(f.executable, e.value("executable", false));
     if (e.contains("lines")) {
       EXPECT_EQ(f.span.first_line, e["lines"][0].get<int>());
