@@ -780,8 +780,8 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
             : git_tx::RunLock::Acquire(ctx.paths.working_root, timeout);
     if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
     lock.emplace(*std::move(acquired));
-    // Only writes and exec matter to the plan: a deferred action is made
-    // for it only when it is one of those.
+    // Only writes and exec matter to the plan: a packed action is made for
+    // it only when it is one of those.
     git_tx::BatchPlan plan;
     for (const AnswerItem* item : runnable) {
       if (const core::Action* whole = actions.Whole(*item)) {
@@ -867,8 +867,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       if (item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, ""));
       continue;
     }
-    // A deferred SHAM block or a packed CML task becomes its action now,
-    // for as long as it runs.
+    // A packed action becomes its action now, for as long as it runs.
     core::Action made;
     core::Action* const whole = actions.Whole(item);
     if (whole == nullptr) {

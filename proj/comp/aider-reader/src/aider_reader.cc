@@ -467,7 +467,7 @@ core::Action ToAction(const Edit& written) {
     a.line_params.push_back("content");
     // fs-ops then finds a file that holds exactly this text already made
     // (a re-sent answer), and appends nothing.
-    a.search_replace = true;
+    a.edit_options.append_once = true;
   } else {
     a.name = "file_replace_text";
     a.params["path"] = edit.path;
@@ -475,7 +475,8 @@ core::Action ToAction(const Edit& written) {
     a.params["new_text"] = edit.replace;
     // fs-ops then matches with Aider's tolerances after an exact miss and
     // finds a file by its unique name when the path does not exist.
-    a.search_replace = true;
+    a.edit_options.tolerant_match = true;
+    a.edit_options.find_file_by_name = true;
   }
   a.metadata.block_id = absl::StrCat("sr-", edit.number);
   a.metadata.start_line = edit.span.first_line;

@@ -99,7 +99,10 @@ TEST_P(ReaderCases, Reads) {
     // tolerances and file-name resolution; an append (which may create a
     // file, and never moves to another path) is already applied when the
     // file holds exactly its text (a re-sent answer).
-    EXPECT_EQ(actions[k].search_replace, e.value("search_replace", true));
+    const bool append = actions[k].name == "file_append";
+    EXPECT_EQ(actions[k].edit_options.tolerant_match, !append);
+    EXPECT_EQ(actions[k].edit_options.find_file_by_name, !append);
+    EXPECT_EQ(actions[k].edit_options.append_once, append);
     const std::string warnings = absl::StrJoin(actions[k].warnings, "\n");
     if (e.contains("warnings_contain")) {
       ExpectContains(warnings, e["warnings_contain"], "warnings");

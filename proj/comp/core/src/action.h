@@ -36,6 +36,28 @@ struct BlockMetadata {
   std::string explanation;
 };
 
+// What an edit may do beyond its schema parameters, each named for what it
+// does. No schema parameter sets them (so no SHAM, CML, CSL or MCP edit can
+// ask for them): a reader whose format promises them sets them on its
+// actions, and the executors never learn which format that was.
+struct EditOptions {
+  // file_replace_text: after an exact miss, the tolerance tiers (line
+  // breaks and trailing whitespace, indentation, `...` lines standing for
+  // unchanged code), each still requiring one match.
+  bool tolerant_match = false;
+  // file_replace_text: a path where nothing is resolves to the one regular
+  // file of that name under the working root, with a warning naming both.
+  bool find_file_by_name = false;
+  // file_append: content the file already holds exactly, whole, is not
+  // appended again (the creation of a re-sent answer).
+  bool append_once = false;
+
+  bool operator==(const EditOptions& o) const {
+    return tolerant_match == o.tolerant_match && find_file_by_name == o.find_file_by_name &&
+           append_once == o.append_once;
+  }
+};
+
 // A block that passed validation: `params` holds typed values (string,
 // integer, boolean) keyed by the schema's parameter names, in block order.
 struct Action {
@@ -48,12 +70,7 @@ struct Action {
   // than as an exact string (a quoted value): their text ends with a newline
   // and an append of such content starts on a line of its own.
   std::vector<std::string> line_params;
-  // The edit was written as an Aider SEARCH/REPLACE block. Only aider-reader
-  // sets it (no schema parameter does, so no SHAM, CML, CSL or MCP edit can
-  // ask for it): fs-ops' file_replace_text then tries Aider's matching
-  // tolerances after an exact miss, each still requiring one match, and
-  // resolves a path that does not exist to the one file of that name.
-  bool search_replace = false;
+  EditOptions edit_options;
 
   bool IsLineParam(const std::string& name) const {
     for (const std::string& p : line_params) {

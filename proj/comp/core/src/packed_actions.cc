@@ -12,6 +12,18 @@
 namespace clada::core {
 namespace {
 
+// An action's EditOptions in one byte: a bit each.
+char EditOptionBits(const EditOptions& o) {
+  return static_cast<char>((o.tolerant_match ? 1 : 0) | (o.find_file_by_name ? 2 : 0) | (o.append_once ? 4 : 0));
+}
+EditOptions EditOptionsOfBits(char bits) {
+  EditOptions o;
+  o.tolerant_match = (bits & 1) != 0;
+  o.find_file_by_name = (bits & 2) != 0;
+  o.append_once = (bits & 4) != 0;
+  return o;
+}
+
 // Value tags: the JSON types an action's parameters can hold, kept apart
 // (an integer stays signed or unsigned, as it was made).
 enum Tag : char {
@@ -329,7 +341,7 @@ class Reader {
     }
     return nullptr;
   }
-  bool Byte() { return *p_++ != 0; }
+  char Byte() { return *p_++; }
 
  private:
   const char* p_;
@@ -390,7 +402,7 @@ Action MakeAction(const ActionParts& parts) {
   a.metadata.explanation = std::string(parts.explanation);
   a.warnings.assign(parts.warnings.begin(), parts.warnings.end());
   for (absl::string_view l : parts.line_params) a.line_params.emplace_back(l);
-  a.search_replace = parts.search_replace;
+  a.edit_options = parts.edit_options;
   return a;
 }
 
@@ -416,7 +428,7 @@ size_t PackedActions::Add(const Action& action) {
   PutString(action.metadata.explanation, &bytes);
   PutStrings(action.warnings, &bytes);
   PutWords(action.line_params, &bytes);
-  bytes.push_back(action.search_replace ? 1 : 0);
+  bytes.push_back(EditOptionBits(action.edit_options));
   std::memcpy(Place(bytes.size()), bytes.data(), bytes.size());
   if (bytes.capacity() > 4 * kChunkBytes) std::string().swap(bytes);  // a 50 MB body is not kept
   return where_.size() - 1;
@@ -456,7 +468,7 @@ void EmitParts(const ActionParts& parts, Sink& sink) {
   for (const std::string& w : parts.warnings) EmitString(w, sink);
   EmitVarint(parts.line_params.size(), sink);
   for (absl::string_view l : parts.line_params) EmitWord(l, sink);
-  sink.Byte(parts.search_replace ? 1 : 0);
+  sink.Byte(EditOptionBits(parts.edit_options));
 }
 
 }  // namespace
@@ -508,7 +520,7 @@ Action PackedActions::Get(size_t index) const {
   a.metadata.explanation = std::string(r.String());
   a.warnings = ReadStrings(r);
   a.line_params = ReadWords(r);
-  a.search_replace = r.Byte();
+  a.edit_options = EditOptionsOfBits(r.Byte());
   return a;
 }
 

@@ -58,7 +58,7 @@ struct ActionParts {
   absl::string_view explanation;
   absl::Span<const std::string> warnings;
   absl::Span<const absl::string_view> line_params;
-  bool search_replace = false;
+  EditOptions edit_options;
 };
 
 // The Action `parts` describe (what Get returns after Add(parts)).

@@ -39,7 +39,7 @@ void ExpectSameAction(const Action& a, const Action& b) {
   EXPECT_EQ(a.metadata.explanation, b.metadata.explanation);
   EXPECT_EQ(a.warnings, b.warnings);
   EXPECT_EQ(a.line_params, b.line_params);
-  EXPECT_EQ(a.search_replace, b.search_replace);
+  EXPECT_EQ(a.edit_options, b.edit_options);
 }
 
 Action Sample(int i) {
@@ -61,7 +61,10 @@ Action Sample(int i) {
   a.metadata.explanation = i % 4 ? "" : "because";
   if (i % 5 == 0) a.warnings = {"ignored key 'x'", ""};
   if (i % 2) a.line_params = {"old_text"};
-  a.search_replace = i % 7 == 0;
+  // Every combination of the edit options comes back as it was.
+  a.edit_options.tolerant_match = i % 7 == 0;
+  a.edit_options.find_file_by_name = i % 3 == 0;
+  a.edit_options.append_once = i % 11 == 0;
   return a;
 }
 
@@ -101,7 +104,9 @@ TEST(PackedActions, PartsPackAsTheActionTheyDescribe) {
     parts.explanation = i % 4 ? "" : "why";
     if (i % 2) parts.warnings = warnings;
     if (i % 3) parts.line_params = lines;
-    parts.search_replace = i == 5;
+    parts.edit_options.tolerant_match = i == 5;
+    parts.edit_options.find_file_by_name = i == 5 || i == 6;
+    parts.edit_options.append_once = i == 7;
     const Action made = MakeAction(parts);
     ASSERT_EQ(made.params.size(), 1u + i % 5);
     if (i % 5 >= 2) {

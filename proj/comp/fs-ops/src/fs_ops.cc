@@ -64,8 +64,8 @@ class Call {
   // The action's block label (task-3, csl-2, s01, ...).
   const std::string& label() const { return action_.metadata.block_id; }
   bool IsLineParam(const char* key) const { return action_.IsLineParam(key); }
-  // Written as an Aider SEARCH/REPLACE block (core::Action::search_replace).
-  bool search_replace() const { return action_.search_replace; }
+  // What the edit may do beyond its parameters (core::EditOptions).
+  const core::EditOptions& edit_options() const { return action_.edit_options; }
   // Adds `w` to `out` unless the action already carries it: a reader gives
   // the warnings of a diff's or patch's text with its action, and the text
   // read again here would give them a second time.
@@ -374,7 +374,7 @@ std::vector<std::string> FilesNamed(const Call& call, absl::string_view name, si
   return found;
 }
 
-// The file a SEARCH/REPLACE block edits (core::Action::search_replace): its
+// The file an edit with EditOptions::find_file_by_name edits: its
 // path; or, when nothing is there, the one regular file of that file name
 // under the working root, with a warning naming both paths (an LLM often
 // writes a path short or from the wrong folder). Several files of that
@@ -382,7 +382,7 @@ std::vector<std::string> FilesNamed(const Call& call, absl::string_view name, si
 // Only for blocks: elsewhere a missing path is an error with "did you mean".
 absl::StatusOr<std::string> BlockPath(const Call& call, const std::string& param, std::vector<std::string>* warnings) {
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
-  if (!call.search_replace()) return path;
+  if (!call.edit_options().find_file_by_name) return path;
   struct stat st;
   const int err = call.store().Stat(path, &st);
   if (err != ENOENT && err != ENOTDIR) return path;
@@ -781,7 +781,7 @@ absl::StatusOr<ActionOutcome> FileAppend(const Call& call) {
     return Touched(ActionOutcome::Ok(std::move(data)), {path});
   }
   ASSIGN_OR_RETURN(TextFile f, ReadForEdit(call, path));
-  if (call.search_replace() && !content.empty() &&
+  if (call.edit_options().append_once && !content.empty() &&
       internal::NormalizeBreaks(f.body) == internal::NormalizeBreaks(content)) {
     // A SEARCH/REPLACE block with an empty SEARCH creates a file: one that
     // holds exactly its text was made by this block before (a re-sent
@@ -859,16 +859,17 @@ absl::StatusOr<ActionOutcome> EditFile(const Call& call, const std::string& para
   return EditFileAt(call, path, edit);
 }
 
-// A SEARCH/REPLACE block (search_replace) finds its file by its name when
-// its path does not exist, and its text with Aider's tolerances after an
-// exact miss (internal::ReplaceSearchBlock); every other edit is exact.
+// An edit with EditOptions::find_file_by_name finds its file by its name
+// when its path does not exist; with tolerant_match, its text with the
+// tolerance tiers after an exact miss (internal::ReplaceSearchBlock); every
+// other edit is exact.
 absl::StatusOr<ActionOutcome> FileReplaceText(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string old_text, call.Str("old_text"));
   ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(std::string path, BlockPath(call, param, &warnings));
-  const bool tolerant = call.search_replace();
+  const bool tolerant = call.edit_options().tolerant_match;
   // The tolerance tiers stop at the action's deadline: its own timeout from
   // now, or the batch's total timeout when that comes first.
   absl::Time deadline = call.ctx().limits.deadline;

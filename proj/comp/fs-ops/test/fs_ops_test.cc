@@ -409,7 +409,17 @@ TEST_P(CasesMd, Runs) {
     a.name = raw_action.at("name").get<std::string>();
     a.params = raw_action.at("params");
     if (raw_action.contains("line_params")) a.line_params = raw_action["line_params"].get<std::vector<std::string>>();
-    a.search_replace = raw_action.value("search_replace", false);
+    for (const std::string& o : raw_action.value("edit_options", std::vector<std::string>{})) {
+      if (o == "tolerant_match") {
+        a.edit_options.tolerant_match = true;
+      } else if (o == "find_file_by_name") {
+        a.edit_options.find_file_by_name = true;
+      } else if (o == "append_once") {
+        a.edit_options.append_once = true;
+      } else {
+        ADD_FAILURE() << "unknown edit option " << o;
+      }
+    }
     a.warnings = raw_action.value("warnings", std::vector<std::string>{});
     parsed.actions.push_back(a);
   }

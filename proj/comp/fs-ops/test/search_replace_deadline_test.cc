@@ -73,7 +73,7 @@ TEST(SearchReplaceDeadline, TheActionsDeadlineReachesTheTiers) {
   ctx.paths = *core::MakePathPolicy(dir, {});
   core::Action a;
   a.name = "file_replace_text";
-  a.search_replace = true;
+  a.edit_options.tolerant_match = true;
   a.params = {{"path", "f.py"}, {"old_text", "a = 1\nb = 2\n"}, {"new_text", "a = 10\nb = 2\n"}};
   ctx.limits.deadline = absl::InfinitePast();
   core::ActionOutcome late = ExecuteFileOperation(a, ctx);

@@ -40,7 +40,8 @@ class CmlSpanReader : public answer::SpanReader {
       for (const cml_parser::CmlError& e : b.errors()) {
         out.diagnostics.push_back({e.task_number > 0 ? absl::StrCat("task-", e.task_number)
                                                      : absl::StrCat("block-", blocks_ + static_cast<int>(i)),
-                                   e.code, e.message, e.fix, e.task_number > 0 ? e.line : b.span().first_line, std::nullopt,
+                                   e.code, e.message, e.fix, e.task_number > 0 ? e.line : b.span().first_line,
+                                   std::nullopt,
                                    answer::BlockContent(text_, b.span()), group, e.task_number != 0});
       }
       for (const std::string& w : b.warnings()) out.warnings.push_back(w);

@@ -35,7 +35,8 @@ class ShamSpanReader : public answer::SpanReader {
     EachItsOwnGroup(out, 0);
     for (sham_action_parser::ActionParseError& e : r.errors) {
       out.diagnostics.push_back({std::move(e.block_id), std::move(e.error_type), std::move(e.message),
-                                 std::move(e.fix), e.block_start_line, std::move(e.action), std::move(e.block_content)});
+                                 std::move(e.fix), e.block_start_line, std::move(e.action),
+                                 std::move(e.block_content)});
     }
     out.blocks = r.total_blocks;
     out.warnings = std::move(r.warnings);
