@@ -31,6 +31,7 @@
 #include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/answer_lines.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/utf8.h"
@@ -74,7 +75,8 @@ std::string UnattributedChangesWarning(const git_tx::BatchCommitResult& committe
 // (path_escape, path_denied: exec's cwd, context paths), or "" when every
 // path parameter resolves inside the roots. fs-ops actions are simulated
 // whole instead (DryRunAction).
-std::string PathRefusal(absl::string_view action_name, const core::Json& params, const core::PathPolicy& paths) {
+std::string PathRefusal(absl::string_view action_name, const core::Json& params, const core::PathPolicy& paths,
+                        std::string* code) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
   if (def == nullptr) return "";
   for (const sham_action_parser::ParameterDef& p : def->parameters) {
@@ -85,7 +87,10 @@ std::string PathRefusal(absl::string_view action_name, const core::Json& params,
       line = absl::StripAsciiWhitespace(line);
       if (line.empty()) continue;
       absl::StatusOr<std::string> resolved = core::ResolvePath(paths, line);
-      if (!resolved.ok()) return std::string(resolved.status().message());
+      if (!resolved.ok()) {
+        *code = core::ErrorCode(resolved.status());
+        return std::string(resolved.status().message());
+      }
     }
   }
   return "";
@@ -152,6 +157,7 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
                   ActionResult* r) {
   if (std::string bad = NonUtf8PathRefusal(action.name, action.params); !bad.empty()) {
     r->success = false;
+    r->code = "invalid_path";
     r->error = absl::StrCat(action.name, ": ", bad, " (a real run would refuse this action)");
     r->data = core::Json{{"planned", true}};
     return;
@@ -161,13 +167,14 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
     core::ActionOutcome outcome = fs_ops::ExecuteFileOperation(action, ctx, store);
     r->success = outcome.success;
     if (!r->success) r->error = absl::StrCat(outcome.error, " (a real run would refuse this action)");
+    r->code = std::move(outcome.code);
     r->data = std::move(outcome.data);
     if (!r->data.is_object()) r->data = core::Json::object();
     r->data["planned"] = true;
     for (std::string& w : outcome.warnings) r->warnings.push_back(std::move(w));
     return;
   }
-  std::string refusal = PathRefusal(action.name, action.params, ctx.paths);
+  std::string refusal = PathRefusal(action.name, action.params, ctx.paths, &r->code);
   r->success = refusal.empty();
   if (!r->success) r->error = absl::StrCat(action.name, ": ", refusal, " (a real run would refuse this action)");
   r->data = core::Json{{"planned", true}, {"would_run", true}};
@@ -527,7 +534,7 @@ void ResolveCmlRemove(core::Action& action, const core::PathPolicy& paths, const
 // type (search_not_found, match_count_mismatch, ...).
 void TypeCmlError(ActionResult& r) {
   if (r.success || (r.dialect != "cml" && r.dialect != "csl")) return;
-  r.error_type = cml_parser::ErrorType(r.action, r.error, r.data);
+  r.error_type = cml_parser::ErrorType(r.action, r.code, r.data);
   if (!absl::StartsWith(r.error, absl::StrCat(r.error_type, ": "))) r.error = absl::StrCat(r.error_type, ": ", r.error);
 }
 
@@ -679,16 +686,16 @@ std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionName
 
 core::ActionOutcome DispatchAction(const core::Action& action, const core::ExecContext& ctx) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action.name);
-  if (def == nullptr) return core::ActionOutcome::Fail(absl::StrCat("Unknown action: ", action.name));
+  if (def == nullptr) return core::ActionOutcome::Failure("unknown_action", absl::StrCat("Unknown action: ", action.name));
   if (std::string bad = NonUtf8PathRefusal(action.name, action.params); !bad.empty()) {
-    return core::ActionOutcome::Fail(absl::StrCat(action.name, ": ", bad));
+    return core::ActionOutcome::Failure("invalid_path", absl::StrCat(action.name, ": ", bad));
   }
   if (def->executor == "fs-ops") return fs_ops::ExecuteFileOperation(action, ctx);
   if (def->executor == "exec") return exec::ExecuteCode(action, ctx);
   if (def->executor == "context") return context::ExecuteContextAction(action, ctx);
   if (def->executor == "git-tx") return git_tx::ExecuteGitAction(action, ctx);
-  return core::ActionOutcome::Fail(
-      absl::StrCat("internal: the schema names executor '", def->executor, "' for ", action.name,
+  return core::ActionOutcome::Failure(
+      "internal", absl::StrCat("internal: the schema names executor '", def->executor, "' for ", action.name,
                    ", which clada does not have"));
 }
 
@@ -879,6 +886,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
         r.dialect = std::string(item.dialect);
         r.group = group;
         r.error = absl::StrCat("internal_error: ", read.status().message());
+        r.code = "internal";
         kept.Add(std::move(r));
         continue;
       }
@@ -899,6 +907,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     if (const std::string* skip = actions.SkipReason(item)) {
       r.params = std::move(action.params);
       r.error = *skip;
+      r.code = "not_run";
       r.data = core::Json{{"not_run", true}};
       keep_params(r);
       kept.Add(std::move(r));
@@ -908,6 +917,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       auto failed = failed_group.find(item.group_key);
       if (failed != failed_group.end()) {
         r.params = std::move(action.params);
+        r.code = "not_run";
         r.error = absl::StrCat("not run: ", failed->second, " failed (",
                                item.atomic ? "a TASKS block" : "a <tasks> block", " stops at its first failure)");
         r.data = core::Json{{"not_run", true}};
@@ -941,6 +951,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       int64_t left = settings.total_timeout_ms - static_cast<int64_t>(elapsed);
       if (left <= 0) {
         r.params = std::move(action.params);
+        r.code = "total_timeout";
         r.error = absl::StrCat("total_timeout: not run; the batch passed its total timeout of ",
                                SettingValueText(settings, "total_timeout"),
                                " before this action. Send it again in the next answer");
@@ -961,6 +972,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.success = outcome.success;
     if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
     r.error = std::move(outcome.error);
+    r.code = std::move(outcome.code);
     r.data = std::move(outcome.data);
     TypeCmlError(r);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));

@@ -144,10 +144,16 @@ struct ExecContext {
 };
 
 // What running one action produced. Executors never throw: every failure is
-// an outcome with success == false and an error written for the LLM.
+// an outcome with success == false, an error written for the LLM and the
+// error's code.
 struct ActionOutcome {
   bool success = false;
   std::string error;          // full message, e.g. "file_replace_text: ..."
+  // The error's code (core::ErrorCode: not_found, search_not_found,
+  // match_count_mismatch, path_escape, exec_timeout, ...): what the engine
+  // and the report forms tell errors apart by, never the message's text.
+  // "" on success.
+  std::string code;
   Json data = Json::object();  // action-specific result
   std::vector<std::string> warnings;
   // Canonical paths the action created, changed or removed (for git-tx to
@@ -160,8 +166,9 @@ struct ActionOutcome {
     o.data = std::move(data);
     return o;
   }
-  static ActionOutcome Fail(std::string error, Json data = Json::object()) {
+  static ActionOutcome Failure(std::string code, std::string error, Json data = Json::object()) {
     ActionOutcome o;
+    o.code = std::move(code);
     o.error = std::move(error);
     o.data = std::move(data);
     return o;

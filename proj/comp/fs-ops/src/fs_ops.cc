@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/core/src/answer_lines.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
@@ -131,8 +132,10 @@ class Call {
           struct stat st;
           if (store_.Lstat(candidate, &st) == 0 && S_ISLNK(st.st_mode)) {
             if (core::IsDeniedName(name)) {
-              return absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", candidate,
-                                                              "', which is refused because it is a ", name, " entry"));
+              return core::WithCode(
+                  absl::PermissionDeniedError(absl::StrCat("path_denied: '", path, "' resolves to '", candidate,
+                                                           "', which is refused because it is a ", name, " entry")),
+                  "path_denied");
             }
             return candidate;
           }
@@ -594,7 +597,7 @@ absl::StatusOr<std::string> FollowDanglingLink(const Call& call, absl::string_vi
       } else {
         absl::StrAppend(&message, " (", link, ")");
       }
-      return absl::Status(next.status().code(), message);
+      return core::WithCode(absl::Status(next.status().code(), message), core::ErrorCode(next.status()));
     }
     path = *std::move(next);
   }
@@ -1188,6 +1191,7 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
   Json results = Json::array();
   std::vector<std::string> touched;
   std::vector<std::string> failures;
+  std::string first_code;  // the first failure's
   std::vector<std::string> edited;   // "'p' (N replacements)"
   std::vector<std::string> already;  // "'p'"
   absl::flat_hash_set<std::string> seen;
@@ -1219,6 +1223,7 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
     } else {
       item["replacements_made"] = 0;
       item["error"] = std::string(one.status().message());
+      if (first_code.empty()) first_code = core::ErrorCode(one.status());
       failures.push_back(absl::StrCat("'", item["path"].get<std::string>(), "': ", one.status().message()));
     }
     results.push_back(std::move(item));
@@ -1250,8 +1255,8 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
     absl::StrAppend(&summary,
                     edited.empty() ? "no file was edited" : absl::StrCat("edited: ", absl::StrJoin(edited, ", ")));
     if (!already.empty()) absl::StrAppend(&summary, "; already applied, so unchanged: ", absl::StrJoin(already, ", "));
-    ActionOutcome out =
-        ActionOutcome::Fail(absl::StrCat(summary, ":\n", absl::StrJoin(failures, "\n")), std::move(data));
+    ActionOutcome out = ActionOutcome::Failure(first_code, absl::StrCat(summary, ":\n", absl::StrJoin(failures, "\n")),
+                                               std::move(data));
     out.touched_paths = std::move(touched);
     return out;
   }
@@ -1323,6 +1328,7 @@ absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
   std::string content;
   std::vector<std::string> problems;
   std::vector<std::string> missing;
+  std::string problem_code;  // the first problem's
   std::vector<std::string> warnings;
   for (const std::string& param : params) {
     absl::StatusOr<std::string> path = call.Resolve(param);
@@ -1334,6 +1340,7 @@ absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
                                        path.ok() ? DidYouMean(call, *path) : ""));
       } else {
         problems.push_back(std::string(f.status().message()));
+        if (problem_code.empty()) problem_code = core::ErrorCode(f.status());
       }
       continue;
     }
@@ -1352,7 +1359,8 @@ absl::StatusOr<ActionOutcome> FilesRead(const Call& call) {
     parts.insert(parts.end(), problems.begin(), problems.end());
     std::string error = absl::StrCat(absl::StrJoin(parts, "; "), ". The other ", data["files"].size(),
                                      " file(s) were read and are in the result");
-    ActionOutcome out = ActionOutcome::Fail(std::move(error), std::move(data));
+    ActionOutcome out =
+        ActionOutcome::Failure(missing.empty() ? problem_code : "not_found", std::move(error), std::move(data));
     out.warnings = std::move(warnings);
     return out;
   }
@@ -1456,10 +1464,12 @@ absl::Status CheckNotSameFile(const Call& call, const std::string& from, const s
     lost =
         absl::StrCat(" (and the ", S_ISLNK(dst->st_mode) ? "link" : "file", " now at '", to_shown, "' would be lost)");
   }
-  return absl::FailedPreconditionError(absl::StrCat("old_path '", from_shown, "' is a symlink to '", text,
-                                                    "', which at new_path '", to_shown, "' would point at itself", lost,
-                                                    "; nothing was moved. To move the file the link points "
-                                                    "to, name that file in old_path"));
+  return core::WithCode(
+      absl::FailedPreconditionError(absl::StrCat("old_path '", from_shown, "' is a symlink to '", text,
+                                                 "', which at new_path '", to_shown, "' would point at itself", lost,
+                                                 "; nothing was moved. To move the file the link points "
+                                                 "to, name that file in old_path")),
+      "symlink_not_allowed");
 }
 
 absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
@@ -1480,9 +1490,11 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   if (S_ISDIR(src.st_mode)) {
     std::string kept = core::ProtectedFileWithin(call.ctx().paths, from);
     if (!kept.empty()) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          "path_denied: '", call.Display(from), "' holds '", call.Display(kept),
-          "', the file clada listen is watching (or its report), which actions may not move; nothing was moved"));
+      return core::WithCode(
+          absl::PermissionDeniedError(absl::StrCat(
+              "path_denied: '", call.Display(from), "' holds '", call.Display(kept),
+              "', the file clada listen is watching (or its report), which actions may not move; nothing was moved")),
+          "path_denied");
     }
   }
   if (S_ISDIR(src.st_mode) && core::IsWithin(to, from)) {
@@ -1633,16 +1645,18 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   }
   std::string protected_entry = FindProtected(call, path);
   if (!protected_entry.empty()) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
-                     "' (git internals, keys, clada's own state or the file clada listen watches), which actions "
-                     "may not delete; nothing was deleted"));
+    return core::WithCode(
+        absl::PermissionDeniedError(
+            absl::StrCat("path_denied: '", call.Display(path), "' contains '", call.Display(protected_entry),
+                         "' (git internals, keys, clada's own state or the file clada listen watches), which actions "
+                         "may not delete; nothing was deleted")),
+        "path_denied");
   }
   std::vector<std::string> removed;
   absl::Status s = RemoveTree(call, path, &removed);
   if (!s.ok()) {
-    ActionOutcome out = ActionOutcome::Fail(
-        absl::StrCat(s.message(), " (", removed.size(), " entries were deleted before the failure)"));
+    ActionOutcome out = ActionOutcome::Failure(
+        core::ErrorCode(s), absl::StrCat(s.message(), " (", removed.size(), " entries were deleted before the failure)"));
     out.touched_paths = std::move(removed);
     return out;
   }
@@ -1670,9 +1684,11 @@ void NoteDryRunView(const Call& call, const std::string& path, ActionOutcome* ou
 }
 
 absl::Status TotalTimeout(absl::string_view what) {
-  return absl::DeadlineExceededError(absl::StrCat(
-      "total_timeout: the batch's total timeout ran out during the ", what,
-      ", so it was stopped before the end; narrow the path or the pattern, or raise --total-timeout"));
+  return core::WithCode(absl::DeadlineExceededError(absl::StrCat(
+                            "total_timeout: the batch's total timeout ran out during the ", what,
+                            ", so it was stopped before the end; narrow the path or the pattern, or raise "
+                            "--total-timeout")),
+                        "total_timeout");
 }
 
 absl::StatusOr<ActionOutcome> Ls(const Call& call) {
@@ -1908,8 +1924,8 @@ ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx, File
     if (name == action.name) handler = h;
   }
   if (handler == nullptr) {
-    return ActionOutcome::Fail(absl::StrCat(action.name, ": fs-ops does not run this action; it runs ",
-                                            absl::StrJoin(FsOpsActionNames(), ", ")));
+    return ActionOutcome::Failure("unknown_action", absl::StrCat(action.name, ": fs-ops does not run this action; it runs ",
+                                                                 absl::StrJoin(FsOpsActionNames(), ", ")));
   }
   Call call(action, ctx, store);
   absl::StatusOr<ActionOutcome> out = handler(call);
@@ -1920,7 +1936,9 @@ ActionOutcome Run(const core::Action& action, const core::ExecContext& ctx, File
       if (store.Lstat(path, &st) != 0) NoteGone(call, path);
     }
   }
-  if (!out.ok()) return ActionOutcome::Fail(absl::StrCat(action.name, ": ", out.status().message()));
+  if (!out.ok()) {
+    return ActionOutcome::Failure(core::ErrorCode(out.status()), absl::StrCat(action.name, ": ", out.status().message()));
+  }
   if (!out->success && !absl::StartsWith(out->error, action.name + ": ")) {
     out->error = absl::StrCat(action.name, ": ", out->error);
   }
@@ -1939,9 +1957,10 @@ core::ActionOutcome ExecuteFileOperation(const core::Action& action, const core:
   try {
     out = Run(action, ctx, store);
   } catch (const std::exception& e) {
-    out = ActionOutcome::Fail(absl::StrCat(action.name, ": internal error (", e.what(), "); nothing more is known"));
+    out = ActionOutcome::Failure("internal",
+                                 absl::StrCat(action.name, ": internal error (", e.what(), "); nothing more is known"));
   } catch (...) {
-    out = ActionOutcome::Fail(absl::StrCat(action.name, ": internal error"));
+    out = ActionOutcome::Failure("internal", absl::StrCat(action.name, ": internal error"));
   }
   out.error = internal::ToValidUtf8(out.error);
   for (std::string& w : out.warnings) w = internal::ToValidUtf8(w);
