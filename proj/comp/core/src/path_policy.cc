@@ -297,6 +297,21 @@ std::string ProtectedFileWithin(const PathPolicy& policy, absl::string_view path
   for (const std::string& file : policy.protected_files) {
     if (IsWithin(file, path)) return file;
   }
+  if (policy.protected_files.empty()) return "";
+  // By identity too: on a case-insensitive file system `NOTES` is the
+  // `notes` holding the listened file, and a bind mount shows it under
+  // another name. `path` is at or above a protected file when it is the
+  // same directory (device and inode) as one of the file's parents.
+  struct stat dir;
+  if (::lstat(std::string(path).c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode)) return "";
+  for (const std::string& file : policy.protected_files) {
+    std::string up = file;
+    for (size_t slash = up.rfind('/'); slash != std::string::npos && slash > 0; slash = up.rfind('/')) {
+      up.resize(slash);
+      struct stat st;
+      if (::stat(up.c_str(), &st) == 0 && st.st_dev == dir.st_dev && st.st_ino == dir.st_ino) return file;
+    }
+  }
   return "";
 }
 

@@ -34,7 +34,9 @@ struct PathPolicy {
 bool IsDeniedName(absl::string_view component);
 
 // The first of `policy.protected_files` at or below `path` (canonical), or
-// "" when none is.
+// "" when none is. By spelling, and by identity: `path` a directory that is
+// (device and inode) one of a protected file's parents under another name
+// (a case-insensitive file system's other case, a bind mount).
 std::string ProtectedFileWithin(const PathPolicy& policy, absl::string_view path);
 
 // Builds a policy from a working root and extra allowed roots. Each root is

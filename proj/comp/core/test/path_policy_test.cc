@@ -1,6 +1,9 @@
 #include "proj/comp/core/src/path_policy.h"
 
 #include <limits.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -219,6 +222,37 @@ TEST(ResolvePath, RefusesAProtectedFileByIdentityNotSpelling) {
   EXPECT_EQ(got.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(absl::StartsWith(got.status().message(), "path_denied: ")) << got.status();
   EXPECT_TRUE(ResolvePath(*policy, "notes/other.md").ok());
+}
+
+// Issue 34: a directory holding the listened file is protected by identity,
+// not by spelling: on a case-insensitive file system `NOTES` is `notes`, and
+// a bind mount shows the directory under another name. The bind mount
+// (made in a user and mount namespace of a child process) stands in for the
+// second spelling here; dir_delete and the moves ask ProtectedFileWithin.
+TEST(ProtectedFileWithin, FindsTheFileUnderADirectoryOfAnotherSpelling) {
+  Sandbox s = MakeSandbox();
+  ASSERT_TRUE(CreateDirectories(s.root + "/notes").ok());
+  ASSERT_TRUE(CreateDirectories(s.root + "/alias").ok());
+  ASSERT_TRUE(WriteFileAtomic(s.root + "/notes/chat.md", "chat").ok());
+  absl::StatusOr<PathPolicy> policy = MakePathPolicy(s.root, {});
+  ASSERT_TRUE(policy.ok());
+  policy->protected_files = {s.root + "/notes/chat.md"};
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 ||
+        ::mount((s.root + "/notes").c_str(), (s.root + "/alias").c_str(), nullptr, MS_BIND, nullptr) != 0) {
+      ::_exit(77);
+    }
+    const bool found = ProtectedFileWithin(*policy, s.root + "/alias") == s.root + "/notes/chat.md";
+    const bool other = ProtectedFileWithin(*policy, s.root + "/src").empty();
+    ::_exit(found && other ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no user and mount namespace to bind-mount in";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the bind-mounted spelling of notes/ was not seen to hold chat.md";
 }
 
 // Issue 34: git (libgit2) fails on every status, commit and undo once a
