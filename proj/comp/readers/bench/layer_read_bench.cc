@@ -7,8 +7,8 @@
 //
 //   bazel run -c opt //proj/comp/readers:layer_read_bench -- 200000
 //   bazel run -c opt //proj/comp/readers:layer_read_bench -- 20000 --padded
-//   (dialects: replacer search_replace apply_patch udiff; one or more after
-//   the count reads only those)
+//   (dialects: replacer search_replace apply_patch udiff sham cml csl; one
+//   or more after the count reads only those)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +21,11 @@
 #include "proj/comp/answer/src/reader.h"
 #include "proj/comp/answer/src/segment.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+#include "proj/comp/cml-parser/src/cml_parser.h"
+#include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/readers/src/all_readers.h"
 #include "proj/comp/replacer-reader/src/replacer_reader.h"
+#include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 
 namespace clada::readers {
@@ -43,6 +46,13 @@ std::string Answer(const std::string& dialect, int blocks) {
     } else if (dialect == "udiff") {
       absl::StrAppend(&out, "--- a/src/f", i, ".txt\n+++ b/src/f", i, ".txt\n@@ -1 +1 @@\n-old ", i, "\n+new ", i,
                       "\n\n");
+    } else if (dialect == "sham") {
+      absl::StrAppend(&out, "#!SHAM [@three-char-SHA-256: b", i, "]\naction = \"file_write\"\npath = \"src/f", i,
+                      ".txt\"\ncontent = \"new ", i, "\"\n#!END_SHAM_b", i, "\n\n");
+    } else if (dialect == "cml") {
+      absl::StrAppend(&out, "<write path=\"src/f", i, ".txt\">new ", i, "</write>\n\n");
+    } else if (dialect == "csl") {
+      absl::StrAppend(&out, "<---WRITE file=\"src/f", i, ".txt\"--->\nnew ", i, "\n<---END--->\n\n");
     }
   }
   return out;
@@ -83,6 +93,14 @@ size_t ReadPadded(const std::string& dialect, absl::string_view text, const answ
     for (const apply_patch_reader::Patch& p : apply_patch_reader::ReadPatches(padded)) n += p.ops.size();
   } else if (dialect == "udiff") {
     udiff_reader::ReadDiffs(padded, [&](udiff_reader::FilePatch&&) { ++n; });
+  } else if (dialect == "sham") {
+    // With the prose line the adapter appended to an answer not quoted as
+    // a whole.
+    n += sham_action_parser::ParseShamResponse(padded + "(the answer is not quoted as a whole)\n").actions.size();
+  } else if (dialect == "cml") {
+    for (const cml_parser::CmlBlock& b : cml_parser::ParseCml(padded).blocks) n += b.tasks().size();
+  } else if (dialect == "csl") {
+    for (const csl_parser::CslBlock& b : csl_parser::ParseCsl(padded).blocks) n += b.operations().size();
   }
   return n;
 }
@@ -98,7 +116,7 @@ int Main(int argc, char** argv) {
       dialects.push_back(argv[k]);
     }
   }
-  if (dialects.empty()) dialects = {"replacer", "search_replace", "apply_patch", "udiff"};
+  if (dialects.empty()) dialects = {"replacer", "search_replace", "apply_patch", "udiff", "sham", "cml", "csl"};
   const Registry registry;
   for (const std::string& dialect : dialects) {
     const std::string text = Answer(dialect, blocks);
