@@ -940,11 +940,13 @@ absl::StatusOr<internal::LineRange> LinesNow(const Call& call, const std::string
                          call.Display(path), "'")
           : absl::StrCat(m.by, " of this answer changed line", m.changed_first == m.changed_last ? " " : "s ",
                          LinesText(m.changed_first, m.changed_last), " of '", call.Display(path), "'");
-  return absl::FailedPreconditionError(absl::StrCat(
+  return core::WithCode(
+      absl::FailedPreconditionError(absl::StrCat(
           "lines_changed_by_earlier_edit: line numbers refer to the file as you read it, before this answer, and ",
           what, ", so lines ", LinesText(range.first, range.last),
           " no longer name the lines you saw there; nothing was changed. Make this edit with a text edit (the old "
-          "text and its replacement), or read the file again and send it in the next answer"));
+          "text and its replacement), or read the file again and send it in the next answer")),
+      "lines_changed_by_earlier_edit");
 }
 
 absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
@@ -1030,6 +1032,7 @@ absl::StatusOr<ActionOutcome> DiffCopiesFile(const Call& call, const std::string
   }
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, applied->content));
+  NoteCreated(call, path);
   struct stat made;
   int err = call.store().Stat(path, &made);
   if (err == 0 && (made.st_mode & 07777) != (src.st_mode & 07777)) {
