@@ -1,6 +1,7 @@
 // Runs one fs-ops action from the command line, for whole-process timing
 // next to cp, rg and grep (bench/bench.sh):
 //   run_action ROOT '{"name":"grep","params":{"pattern":"TODO","path":"."}}'
+//   run_action ROOT '{"name":"file_replace_all_text","params":{...},"max_file_bytes":300000000}'
 // Prints a one-line summary; exit 0 on success, 1 on failure, 2 on usage.
 #include <cstdio>
 #include <iostream>
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   action.params = spec.value("params", clada::core::Json::object());
   clada::core::ExecContext ctx;
   ctx.paths = *policy;
+  // {"max_file_bytes": N} raises the 10 MB limit for large-file runs.
+  if (spec.contains("max_file_bytes")) ctx.limits.max_file_bytes = spec["max_file_bytes"].get<int64_t>();
   clada::core::ActionOutcome out = clada::fs_ops::ExecuteFileOperation(action, ctx);
   if (!out.success) {
     std::cout << out.error << "\n";

@@ -60,31 +60,34 @@ absl::Status MissError(absl::string_view what, absl::string_view label, absl::st
 // Builds the result of replacing `spans` (normalised coordinates).
 // With `max_bytes`, the result's size is computed before it is built: a
 // few hundred bytes replaced everywhere can turn 1 MB into 200 MB.
-absl::StatusOr<EditResult> Replace(const BreakNormalizedText& t, const std::vector<NormSpan>& spans,
+// `spans` is taken (and freed once converted), so that only one list of
+// places is held while the result is built: 16 bytes a place, where the
+// spans, their original-text copy and a list of starts held 40 (a 100 MB
+// file with 2.9 million places: 253 MB over the input while the result is
+// built, now 164 MB).
+absl::StatusOr<EditResult> Replace(const BreakNormalizedText& t, std::vector<NormSpan> spans,
                                    absl::string_view new_text, uint64_t max_bytes = kNoSizeLimit,
                                    absl::string_view label = "", absl::string_view what = "") {
   EditResult r;
   std::vector<Splice> splices;
   splices.reserve(spans.size());
-  std::vector<size_t> starts;
-  starts.reserve(spans.size());
-  for (const NormSpan& s : spans) {
-    splices.push_back({t.ToOriginal(s.begin), t.ToOriginal(s.end)});
-    starts.push_back(s.begin);
-  }
+  for (const NormSpan& s : spans) splices.push_back({t.ToOriginal(s.begin), t.ToOriginal(s.end)});
+  const std::optional<size_t> first_start = spans.empty() ? std::nullopt : std::optional<size_t>(spans[0].begin);
+  std::vector<NormSpan>().swap(spans);
   if (max_bytes != kNoSizeLimit) {
     const uint64_t size = SplicedSize(t.original(), splices, new_text);
     if (size > max_bytes) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "replacing the ", spans.size(), " ", what, spans.size() == 1 ? "" : "s", " in '", label, "' would make it ",
+          "replacing the ", splices.size(), " ", what, splices.size() == 1 ? "" : "s", " in '", label,
+          "' would make it ",
           size, " bytes, over the limit of ", max_bytes,
           " bytes for files (setting max_file_size); nothing was changed. Replace fewer places (count), or make "
           "the change with a command via exec"));
     }
   }
   r.content = ApplySplices(t.original(), splices, new_text);
-  r.replacements = static_cast<int64_t>(spans.size());
-  if (!starts.empty()) r.lines = LineNumbersOf(t.norm(), {starts[0]});
+  r.replacements = static_cast<int64_t>(splices.size());
+  if (first_start.has_value()) r.lines = LineNumbersOf(t.norm(), {*first_start});
   return r;
 }
 
@@ -345,7 +348,7 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
         FindAllText(t.norm(), new_n).size() == 1) {
       return AlreadyApplied(content);
     }
-    return Replace(t, spans, new_text);
+    return Replace(t, std::move(spans), new_text);
   }
   std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
   return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
@@ -410,7 +413,8 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
         "match_count_mismatch");
   }
   if (inside) return AlreadyApplied(content);
-  return Replace(t, spans, new_text, max_bytes, label, "occurrence");
+  std::vector<size_t>().swap(hits);  // the spans hold the places now
+  return Replace(t, std::move(spans), new_text, max_bytes, label, "occurrence");
 }
 
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
@@ -511,7 +515,7 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
         ranges.size(), " to replace only the complete ones, or make old_text_start more specific")),
         "search_not_found");
   }
-  return Replace(t, ranges, new_text, max_bytes, label, "range");
+  return Replace(t, std::move(ranges), new_text, max_bytes, label, "range");
 }
 
 EditResult AppendText(absl::string_view content, absl::string_view addition, bool as_lines) {
