@@ -517,11 +517,15 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
   return out;
 }
 
-// CML's <remove> deletes a directory with everything in it (the seeds);
-// the reader cannot know which the path is, so it is decided here, just
-// before the action runs, on the view the action would see.
-void ResolveCmlRemove(core::Action& action, const core::PathPolicy& paths, const fs_ops::FileStore& store) {
-  if (action.name != "file_delete" || !action.params.contains("path") || !action.params["path"].is_string()) return;
+// A file_delete with EditOptions::delete_directories (CML's <remove>)
+// deletes a directory with everything in it; the reader cannot know which
+// the path is, so it is decided here, just before the action runs, on the
+// view the action would see.
+void ResolveDeleteDirectories(core::Action& action, const core::PathPolicy& paths, const fs_ops::FileStore& store) {
+  if (!action.edit_options.delete_directories || action.name != "file_delete" || !action.params.contains("path") ||
+      !action.params["path"].is_string()) {
+    return;
+  }
   absl::StatusOr<std::string> resolved = core::ResolvePath(paths, action.params["path"].get<std::string>());
   if (!resolved.ok()) return;  // the action reports it
   struct stat st;
@@ -926,9 +930,10 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
         continue;
       }
     }
-    if (item.dialect == "cml") {
-      ResolveCmlRemove(action, ctx.paths,
-                       options.dry_run ? static_cast<const fs_ops::FileStore&>(dry_store) : fs_ops::DiskStore::Get());
+    if (action.edit_options.delete_directories) {
+      ResolveDeleteDirectories(
+          action, ctx.paths,
+          options.dry_run ? static_cast<const fs_ops::FileStore&>(dry_store) : fs_ops::DiskStore::Get());
       r.action = action.name;
     }
     if (options.dry_run) {

@@ -792,6 +792,8 @@ class BlockReader {
         NoContent(n);
         action.name = "file_delete";
         action.params["path"] = std::move(path);
+        // The seeds' <remove> deletes a directory with everything in it.
+        action.edit_options.delete_directories = true;
       } else if (name == "run") {
         CheckAttributes(n, {"dir"});
         bool has_dir = false;

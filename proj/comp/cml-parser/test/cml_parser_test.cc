@@ -198,6 +198,18 @@ TEST(ErrorType, MapsExecutorCodes) {
   }
 }
 
+// <remove> asks, by an edit option and not by its dialect's name, that a
+// path which is a directory be deleted whole; no other task asks it.
+TEST(ParseCml, RemoveAsksToDeleteDirectories) {
+  const CmlParseResult r = ParseCml("<remove path=\"build/\"/>\n<write path=\"a\">x</write>\n");
+  ASSERT_EQ(r.blocks.size(), 2u);
+  ASSERT_EQ(r.blocks[0].tasks().size(), 1u);
+  EXPECT_EQ(r.blocks[0].tasks()[0].action.name, "file_delete");
+  EXPECT_TRUE(r.blocks[0].tasks()[0].action.edit_options.delete_directories);
+  ASSERT_EQ(r.blocks[1].tasks().size(), 1u);
+  EXPECT_FALSE(r.blocks[1].tasks()[0].action.edit_options.delete_directories);
+}
+
 // The prompt's own examples are valid CML: read as an answer, it holds
 // tasks (each element's example, the worked example) and no error.
 TEST(CmlInstructions, ExamplesReadWithoutErrors) {

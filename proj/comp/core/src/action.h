@@ -51,10 +51,14 @@ struct EditOptions {
   // file_append: content the file already holds exactly, whole, is not
   // appended again (the creation of a re-sent answer).
   bool append_once = false;
+  // file_delete: a path that is a directory is deleted with everything in
+  // it (the engine runs it as dir_delete, recursive, deciding on the view
+  // the action would see just before it runs).
+  bool delete_directories = false;
 
   bool operator==(const EditOptions& o) const {
     return tolerant_match == o.tolerant_match && find_file_by_name == o.find_file_by_name &&
-           append_once == o.append_once;
+           append_once == o.append_once && delete_directories == o.delete_directories;
   }
 };
 

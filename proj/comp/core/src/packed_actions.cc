@@ -14,13 +14,15 @@ namespace {
 
 // An action's EditOptions in one byte: a bit each.
 char EditOptionBits(const EditOptions& o) {
-  return static_cast<char>((o.tolerant_match ? 1 : 0) | (o.find_file_by_name ? 2 : 0) | (o.append_once ? 4 : 0));
+  return static_cast<char>((o.tolerant_match ? 1 : 0) | (o.find_file_by_name ? 2 : 0) | (o.append_once ? 4 : 0) |
+                           (o.delete_directories ? 8 : 0));
 }
 EditOptions EditOptionsOfBits(char bits) {
   EditOptions o;
   o.tolerant_match = (bits & 1) != 0;
   o.find_file_by_name = (bits & 2) != 0;
   o.append_once = (bits & 4) != 0;
+  o.delete_directories = (bits & 8) != 0;
   return o;
 }
 

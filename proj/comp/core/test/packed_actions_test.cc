@@ -65,6 +65,7 @@ Action Sample(int i) {
   a.edit_options.tolerant_match = i % 7 == 0;
   a.edit_options.find_file_by_name = i % 3 == 0;
   a.edit_options.append_once = i % 11 == 0;
+  a.edit_options.delete_directories = i % 13 == 0;
   return a;
 }
 
@@ -107,6 +108,7 @@ TEST(PackedActions, PartsPackAsTheActionTheyDescribe) {
     parts.edit_options.tolerant_match = i == 5;
     parts.edit_options.find_file_by_name = i == 5 || i == 6;
     parts.edit_options.append_once = i == 7;
+    parts.edit_options.delete_directories = i == 7 || i == 8;
     const Action made = MakeAction(parts);
     ASSERT_EQ(made.params.size(), 1u + i % 5);
     if (i % 5 >= 2) {
