@@ -253,7 +253,7 @@ std::optional<absl::StatusOr<EditResult>> TryIndentation(const BreakNormalizedTe
         "the SEARCH is not in '", label, "' as written, and with its indentation changed it matches ", more,
         " (at lines ", LineList(at),
         "); it must match one place only, so nothing was changed. Add lines around it, as they are in the file, so "
-        "that it matches one place only")));
+        "that it matches one place only")), "match_count_mismatch"));
   }
   const IndentedMatch& m = found[0];
   const FileLine& last = lines[m.first + s_lines.size() - 1];
