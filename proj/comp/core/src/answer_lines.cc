@@ -5,11 +5,32 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "proj/comp/core/src/newlines.h"
 
 namespace clada::core {
 namespace {
 
-int64_t CountBreaks(absl::string_view s) { return static_cast<int64_t>(std::count(s.begin(), s.end(), '\n')); }
+int64_t CountBreaks(absl::string_view s) { return static_cast<int64_t>(CountNewlines(s)); }
+
+// How many bytes `a` and `b` share at their start (a block of memcmp at a
+// time, then byte by byte in the block that differs), of at most `n`.
+size_t CommonHead(const char* a, const char* b, size_t n) {
+  constexpr size_t kBlock = 4096;
+  size_t p = 0;
+  while (p + kBlock <= n && std::memcmp(a + p, b + p, kBlock) == 0) p += kBlock;
+  while (p < n && a[p] == b[p]) ++p;
+  return p;
+}
+
+// How many bytes `a` (of `na`) and `b` (of `nb`) share at their end, of at
+// most `n`.
+size_t CommonTail(const char* a, size_t na, const char* b, size_t nb, size_t n) {
+  constexpr size_t kBlock = 4096;
+  size_t s = 0;
+  while (s + kBlock <= n && std::memcmp(a + na - s - kBlock, b + nb - s - kBlock, kBlock) == 0) s += kBlock;
+  while (s < n && a[na - 1 - s] == b[nb - 1 - s]) ++s;
+  return s;
+}
 
 int64_t CountLinesOf(absl::string_view s) { return CountBreaks(s) + (!s.empty() && s.back() != '\n' ? 1 : 0); }
 
@@ -18,15 +39,12 @@ int64_t CountLinesOf(absl::string_view s) { return CountBreaks(s) + (!s.empty() 
 std::optional<LineChange> ChangedLines(absl::string_view before, absl::string_view after) {
   if (before == after) return std::nullopt;
   const size_t common = std::min(before.size(), after.size());
-  size_t p = 0;
-  while (p < common && before[p] == after[p]) ++p;
+  size_t p = CommonHead(before.data(), after.data(), common);
   // Lines ending (with their break) before p are the same in both; the
   // tail is looked for after them only, not in the line p is in.
   while (p > 0 && before[p - 1] != '\n') --p;
   const int64_t head = CountBreaks(before.substr(0, p));
-  size_t s = 0;
-  const size_t max_s = common - p;
-  while (s < max_s && before[before.size() - 1 - s] == after[after.size() - 1 - s]) ++s;
+  const size_t s = CommonTail(before.data(), before.size(), after.data(), after.size(), common - p);
   // Lines starting inside the common tail are the same in both; the one
   // starting where it begins only when both texts start a line there.
   int64_t tail = 0;

@@ -1,5 +1,6 @@
 #include "proj/comp/core/src/answer_lines.h"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +39,25 @@ TEST(ChangedLines, NamesTheOneRunThatDiffers) {
   EXPECT_EQ(c->first, 2);
   EXPECT_EQ(c->old_count, 0);
   EXPECT_EQ(c->new_count, 1);
+}
+
+// Texts past the block the comparison takes at a time (4 KB): a change
+// anywhere, also on a block's first or last byte, is found on its line.
+TEST(ChangedLines, LongTextsChangedAtBlockEdges) {
+  std::string text;
+  for (int k = 1; k <= 3000; ++k) absl::StrAppend(&text, "line ", k, "\n");
+  for (size_t at : {size_t{0}, size_t{4095}, size_t{4096}, size_t{8191}, size_t{12288}, text.size() / 2,
+                    text.size() - 4097, text.size() - 2}) {
+    std::string changed = text;
+    changed[at] = changed[at] == '\n' ? 'x' : '#';
+    std::optional<LineChange> c = ChangedLines(text, changed);
+    ASSERT_TRUE(c.has_value()) << at;
+    const int64_t line = 1 + static_cast<int64_t>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(at), '\n'));
+    EXPECT_EQ(c->first, line) << at;
+    // A line break changed joins two lines into one.
+    EXPECT_EQ(c->old_count, text[at] == '\n' ? 2 : 1) << at;
+    EXPECT_EQ(c->new_count, 1) << at;
+  }
 }
 
 TEST(AnswerLines, LinesBelowAnEarlierEditMoveAndLinesItChangedAreRefused) {
