@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
@@ -80,11 +81,116 @@ absl::Status CollectBlobs(git_repository* repo, const git_tree* tree, const std:
 absl::StatusOr<git_oid> TreeWith(git_repository* repo, const git_oid* base,
                                  const std::vector<TreeChange>& changes);
 
+// A path's blob and mode in `tree`; nullopt when absent (or not a blob).
+using Entry = std::optional<std::pair<git_oid, git_filemode_t>>;
+Entry EntryIn(const git_tree* tree, const std::string& path) {
+  git_tree_entry* e = nullptr;
+  if (tree == nullptr || git_tree_entry_bypath(&e, tree, path.c_str()) != 0) return std::nullopt;
+  Entry out;
+  if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) out = std::make_pair(*git_tree_entry_id(e), git_tree_entry_filemode(e));
+  git_tree_entry_free(e);
+  return out;
+}
+bool Same(const Entry& a, const Entry& b) {
+  if (!a || !b) return !a && !b;
+  return git_oid_equal(&a->first, &b->first) && a->second == b->second;
+}
+
+// The paths where `to` differs from `base`, as changes that make `base`
+// `to`; a path `head` changed from `base` to something else is a conflict.
+absl::Status ChangesOnto(git_repository* repo, const git_tree* base, const git_tree* to, const git_tree* head,
+                         std::vector<TreeChange>* changes, std::vector<std::string>* conflicts) {
+  git_diff* raw = nullptr;
+  RETURN_IF_ERROR(GitStatus(
+      git_diff_tree_to_tree(&raw, repo, const_cast<git_tree*>(base), const_cast<git_tree*>(to), nullptr),
+      "compare the stash with its base"));
+  for (size_t i = 0; i < git_diff_num_deltas(raw); ++i) {
+    const git_diff_delta* d = git_diff_get_delta(raw, i);
+    for (const char* p : {d->old_file.path, d->new_file.path}) {
+      if (p == nullptr) continue;
+      const std::string path = p;
+      if (!changes->empty() && changes->back().path == path) continue;
+      const Entry b = EntryIn(base, path), t = EntryIn(to, path), h = EntryIn(head, path);
+      if (!Same(h, b) && !Same(h, t)) {
+        if (conflicts->empty() || conflicts->back() != path) conflicts->push_back(path);
+        continue;
+      }
+      TreeChange c;
+      c.path = path;
+      if (t) {
+        c.id = t->first;
+        c.mode = t->second;
+      } else {
+        c.remove = true;
+      }
+      changes->push_back(std::move(c));
+    }
+  }
+  git_diff_free(raw);
+  return absl::OkStatus();
+}
+
+// A stash taken on another commit than HEAD (the branch moved on while
+// stepped back): no merge. Each path the stash changed from its base is
+// written with the stash's raw bytes (MoveWorkTreeExact), and its index
+// entry staged as the stash staged it, where HEAD still holds the base's
+// version (or already the stash's); a path HEAD changed otherwise is a
+// conflict, and then nothing is written and the stash is kept.
+absl::StatusOr<std::vector<std::string>> RestoreStashOnMovedBranch(git_repository* repo, size_t index,
+                                                                    const git_commit* w, const git_commit* head) {
+  ASSIGN_OR_RETURN(CommitPtr base_commit, LookupCommit(repo, *git_commit_parent_id(w, 0)));
+  ASSIGN_OR_RETURN(CommitPtr i_commit, LookupCommit(repo, *git_commit_parent_id(w, 1)));
+  std::vector<TreeChange> untracked;
+  if (git_commit_parentcount(w) >= 3) {
+    ASSIGN_OR_RETURN(CommitPtr u_commit, LookupCommit(repo, *git_commit_parent_id(w, 2)));
+    git_tree* u_tree = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_commit_tree(&u_tree, u_commit.get()), "read the stash"));
+    TreePtr owned_u(u_tree);
+    RETURN_IF_ERROR(CollectBlobs(repo, u_tree, "", &untracked));
+  }
+  ASSIGN_OR_RETURN(git_oid w_all_id, TreeWith(repo, git_commit_tree_id(w), untracked));
+  git_tree *base = nullptr, *w_all = nullptr, *i_tree = nullptr, *h_tree = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_commit_tree(&base, base_commit.get()), "read the stash's base"));
+  TreePtr owned_base(base);
+  RETURN_IF_ERROR(GitStatus(git_tree_lookup(&w_all, repo, &w_all_id), "read the stash"));
+  TreePtr owned_w(w_all);
+  RETURN_IF_ERROR(GitStatus(git_commit_tree(&i_tree, i_commit.get()), "read the stashed index"));
+  TreePtr owned_i(i_tree);
+  RETURN_IF_ERROR(GitStatus(git_commit_tree(&h_tree, head), "read HEAD's tree"));
+  TreePtr owned_h(h_tree);
+  std::vector<TreeChange> work, staged;
+  std::vector<std::string> conflicts;
+  RETURN_IF_ERROR(ChangesOnto(repo, base, w_all, h_tree, &work, &conflicts));
+  RETURN_IF_ERROR(ChangesOnto(repo, base, i_tree, h_tree, &staged, &conflicts));
+  std::sort(conflicts.begin(), conflicts.end());
+  conflicts.erase(std::unique(conflicts.begin(), conflicts.end()), conflicts.end());
+  if (!conflicts.empty()) return conflicts;
+  ASSIGN_OR_RETURN(git_oid to_id, TreeWith(repo, git_commit_tree_id(head), work));
+  ASSIGN_OR_RETURN(git_oid staged_id, TreeWith(repo, git_commit_tree_id(head), staged));
+  git_tree *to = nullptr, *staged_tree = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_tree_lookup(&to, repo, &to_id), "read the restored tree"));
+  TreePtr owned_to(to);
+  RETURN_IF_ERROR(GitStatus(git_tree_lookup(&staged_tree, repo, &staged_id), "read the restored index"));
+  TreePtr owned_staged(staged_tree);
+  git_index* raw_index = nullptr;
+  RETURN_IF_ERROR(GitStatus(git_repository_index(&raw_index, repo), "open the index"));
+  IndexPtr owned_index(raw_index);
+  RETURN_IF_ERROR(GitStatus(git_index_read(raw_index, /*force=*/0), "read the index"));
+  ASSIGN_OR_RETURN(conflicts, MoveWorkTreeExact(repo, h_tree, to, raw_index, staged_tree));
+  if (!conflicts.empty()) return conflicts;
+  RETURN_IF_ERROR(GitStatus(git_index_read_tree(raw_index, staged_tree), "restore the stashed index"));
+  RETURN_IF_ERROR(GitStatus(git_index_write(raw_index), "write the index"));
+  RETURN_IF_ERROR(GitStatus(git_stash_drop(repo, index), "drop the restored stash"));
+  return std::vector<std::string>();
+}
+
 // Applies the stash at `index` (index state included) and drops it.
 // Returns the conflicting paths; empty on success. A stash taken on HEAD
 // (step-back's, back at the tip) is written with the raw bytes it holds
-// (MoveWorkTreeExact); one taken elsewhere is merged by git_stash_apply,
-// filters off.
+// (MoveWorkTreeExact); one taken on another commit (the branch moved on
+// while stepped back) too, path by path, where HEAD kept the stash base's
+// version (RestoreStashOnMovedBranch: never a merge); any other stash is
+// merged by git_stash_apply, filters off.
 absl::StatusOr<std::vector<std::string>> RestoreStash(
     git_repository* repo, size_t index,
     const std::vector<std::string>& stashed) {
@@ -98,6 +204,10 @@ absl::StatusOr<std::vector<std::string>> RestoreStash(
   ASSIGN_OR_RETURN(CommitPtr w, LookupCommit(repo, *w_id));
   ASSIGN_OR_RETURN(CommitPtr head, HeadCommit(repo));
   const unsigned parents = git_commit_parentcount(w.get());
+  if (head != nullptr && parents >= 2 &&
+      !git_oid_equal(git_commit_parent_id(w.get(), 0), git_commit_id(head.get()))) {
+    return RestoreStashOnMovedBranch(repo, index, w.get(), head.get());
+  }
   if (head != nullptr && parents >= 2 &&
       git_oid_equal(git_commit_parent_id(w.get(), 0), git_commit_id(head.get()))) {
     ASSIGN_OR_RETURN(CommitPtr i_commit, LookupCommit(repo, *git_commit_parent_id(w.get(), 1)));
