@@ -750,6 +750,33 @@ int64_t KeptReportBudget(const CladaOptions& options) {
 // transaction (a real run with something to run): what Execute and
 // ExecuteActions share once the answer is read. `actions` holds what the
 // items point to.
+// The files the batch's line-addressed actions (a parameter of format
+// line_range in the schema) name, watched in `lines`; `lines`, or null when
+// the batch has no such action (then no edit is recorded).
+core::AnswerLines* WatchLineAddressedFiles(const std::vector<AnswerItem>& items, const ActionStore& actions,
+                                           const core::PathPolicy& paths, core::AnswerLines& lines) {
+  bool any = false;
+  for (const AnswerItem& item : items) {
+    const sham_action_parser::ActionDefinition* def = actions.Definition(item);
+    if (def == nullptr) continue;
+    bool line_addressed = false;
+    for (const sham_action_parser::ParameterDef& p : def->parameters) line_addressed |= p.format == "line_range";
+    if (!line_addressed) continue;
+    absl::StatusOr<core::Action> action = actions.Make(item);
+    if (!action.ok()) continue;
+    any = true;
+    for (const sham_action_parser::ParameterDef& p : def->parameters) {
+      if (p.format != "path") continue;
+      auto it = action->params.find(p.name);
+      if (it == action->params.end() || !it->is_string()) continue;
+      absl::StatusOr<std::string> resolved = core::ResolvePath(paths, it->get_ref<const std::string&>());
+      if (resolved.ok()) lines.Watch(*resolved);
+    }
+  }
+  if (any) lines.Watch("");  // none of the named paths resolved: still keep only those
+  return any ? &lines : nullptr;
+}
+
 ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
                          std::vector<AnswerItem> items, ActionStore actions, const core::ExecContext& ctx) {
   const Settings& settings = options.settings;
@@ -867,8 +894,10 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   fs_ops::OverlayStore dry_store(fs_ops::DiskStore::Get());
   // The lines each edit of the batch changed: a line-addressed edit numbers
   // the lines of the file as the model read it (core::AnswerLines), in a
-  // run and a dry run alike.
+  // run and a dry run alike. Kept only when the batch has a line-addressed
+  // action, and only for the files those name.
   core::AnswerLines answer_lines;
+  core::AnswerLines* const lines_record = WatchLineAddressedFiles(items, actions, ctx.paths, answer_lines);
   int seq = 0;
   std::map<int, std::string> failed_group;  // fail_fast group key -> the task that failed ("task 3", "task-2.1")
   for (AnswerItem& item : items) {
@@ -938,7 +967,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     }
     if (options.dry_run) {
       core::ExecContext dry_ctx = ctx;
-      dry_ctx.answer_lines = &answer_lines;
+      dry_ctx.answer_lines = lines_record;
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
       if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
@@ -950,7 +979,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       continue;
     }
     core::ExecContext action_ctx = ctx;
-    action_ctx.answer_lines = &answer_lines;
+    action_ctx.answer_lines = lines_record;
     double elapsed = MillisSince(start);
     if (settings.total_timeout_ms > 0) {
       int64_t left = settings.total_timeout_ms - static_cast<int64_t>(elapsed);

@@ -62,6 +62,7 @@ std::optional<LineChange> ChangedLines(absl::string_view before, absl::string_vi
 
 void AnswerLines::Record(const std::string& path, absl::string_view before, absl::string_view after,
                          absl::string_view label) {
+  if (!Kept(path)) return;
   std::optional<LineChange> c = ChangedLines(before, after);
   if (!c.has_value()) return;
   File& f = files_[path];
@@ -70,7 +71,13 @@ void AnswerLines::Record(const std::string& path, absl::string_view before, absl
   Apply(f, *c, label);
 }
 
+void AnswerLines::Watch(const std::string& path) {
+  limited_ = true;
+  watched_.insert(path);
+}
+
 void AnswerLines::Created(const std::string& path, absl::string_view label) {
+  if (!Kept(path)) return;
   File& f = files_[path];
   f.runs.clear();
   f.created_by = label.empty() ? "an earlier action" : std::string(label);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ class AnswerLines {
     bool created = false;
   };
 
+  // Keeps records for `path` (canonical) and the other paths watched only:
+  // the engine watches the files its batch's line-addressed actions name,
+  // so an answer of many edits and few line edits holds few records. Until
+  // the first call every path is kept.
+  void Watch(const std::string& path);
+
   // `path` (canonical) went from `before` to `after` by the action
   // labelled `label`.
   void Record(const std::string& path, absl::string_view before, absl::string_view after, absl::string_view label);
@@ -82,8 +89,11 @@ class AnswerLines {
     std::string last_by;     // the last action that changed it
   };
   void Apply(File& f, const LineChange& c, absl::string_view label);
+  bool Kept(const std::string& path) const { return !limited_ || watched_.count(path) > 0; }
 
   std::map<std::string, File> files_;
+  bool limited_ = false;
+  std::set<std::string> watched_;
 };
 
 }  // namespace clada::core

@@ -100,6 +100,18 @@ TEST(AnswerLines, CreatedFilesAndMovesAndDeletes) {
   EXPECT_EQ(lines.Map("/r/e/f", 2, 2).first, 2);
 }
 
+TEST(AnswerLines, WatchedPathsOnlyOnceOneIsWatched) {
+  AnswerLines lines;
+  lines.Watch("/r/w");
+  lines.Record("/r/w", "1\n2\n", "0\n1\n2\n", "e1");
+  lines.Record("/r/u", "1\n2\n", "0\n1\n2\n", "e2");
+  lines.Created("/r/n", "e3");
+  EXPECT_EQ(lines.Map("/r/w", 2, 2).first, 3);
+  EXPECT_EQ(lines.Map("/r/u", 2, 2).first, 2);  // not kept: as it is now
+  EXPECT_TRUE(lines.Map("/r/n", 1, 1).ok);
+  EXPECT_EQ(lines.LastChangeBy("/r/u"), "");
+}
+
 // Random edits of a file whose lines are all different, against an oracle
 // that tracks where each original line is: a range maps when its lines are
 // all still there, in one piece, and then to where they are.
