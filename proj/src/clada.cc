@@ -411,10 +411,15 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
     // refusals that stand alone.
     constexpr int kNone = std::numeric_limits<int>::max();
     const size_t groups = r.groups.size();
+    // Actions [0, held) are r.actions, those after r.packed.
+    const size_t held = r.actions.size();
+    auto line_of = [&r, held](size_t i) {
+      return i < held ? r.actions[i].metadata.start_line : r.packed_lines[i - held];
+    };
     std::vector<int> first_line(groups + r.diagnostics.size(), kNone);
     for (size_t g = 0; g < groups; ++g) {
       for (size_t i = r.groups[g].first; i < r.groups[g].first + r.groups[g].count; ++i) {
-        first_line[g] = std::min(first_line[g], r.actions[i].metadata.start_line);
+        first_line[g] = std::min(first_line[g], line_of(i));
       }
     }
     for (size_t d = 0; d < r.diagnostics.size(); ++d) {
@@ -434,6 +439,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
 
     // The items: each action, and each refusal that stands in its group.
     const size_t items_before = out.items.size();
+    const size_t packed_base = r.packed.empty() ? 0 : out.actions.packed.Append(std::move(r.packed));
     for (size_t g = 0; g < groups; ++g) {
       const answer::Group& group = r.groups[g];
       AnswerItem shared;
@@ -447,9 +453,19 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
       }
       for (size_t i = group.first; i < group.first + group.count; ++i) {
         AnswerItem& item = out.items.emplace_back(shared);
-        item.line = r.actions[i].metadata.start_line;
-        item.task_number = LabelNumber(r.actions[i].metadata.block_id);
-        out.actions.Add(std::move(r.actions[i]), item);
+        item.line = line_of(i);
+        if (i < held) {
+          item.task_number = LabelNumber(r.actions[i].metadata.block_id);
+          out.actions.Add(std::move(r.actions[i]), item);
+          continue;
+        }
+        item.index = static_cast<int32_t>(packed_base + (i - held));
+        item.source = AnswerItem::Source::kPacked;
+        // Its number names it only when it fails a fail-fast group.
+        if (shared.fail_fast) {
+          item.task_number =
+              LabelNumber(out.actions.packed.Get(static_cast<size_t>(item.index)).metadata.block_id);
+        }
       }
     }
     for (size_t d = 0; d < r.diagnostics.size(); ++d) {
@@ -468,6 +484,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
       }
     }
     std::vector<core::Action>().swap(r.actions);
+    std::vector<int32_t>().swap(r.packed_lines);
     const auto by_line = [](const AnswerItem& a, const AnswerItem& b) { return a.line < b.line; };
     if (!std::is_sorted(out.items.begin() + static_cast<std::ptrdiff_t>(items_before), out.items.end(), by_line)) {
       std::stable_sort(out.items.begin() + static_cast<std::ptrdiff_t>(items_before), out.items.end(), by_line);

@@ -241,6 +241,27 @@ TEST(RunReadsThroughTheLayer, RefusedBlocksOfEveryDialectAreCountedPastTheKeptOn
   EXPECT_EQ(run.parse_error_dialects.front(), "replacer");
 }
 
+// An apply_patch envelope of more operations than an adapter holds as
+// actions (the rest packed as they are read): every one planned, in order,
+// with its label and line.
+TEST(RunReadsThroughTheLayer, AnEnvelopeOfManyOperationsRunsEachInOrder) {
+  constexpr int kOps = 5000;
+  std::string answer = "*** Begin Patch\n";
+  for (int i = 0; i < kOps; ++i) absl::StrAppend(&answer, "*** Delete File: no", i, "\n");
+  answer += "*** End Patch\n";
+  const ExecutionResult run = DryRun(answer, 0);
+  EXPECT_EQ(run.total_blocks, kOps);
+  int seen = 0;
+  for (const ActionResult& r : run.results) {
+    ++seen;
+    EXPECT_EQ(r.block_id, absl::StrCat("patch-", seen));
+    EXPECT_EQ(r.start_line, seen + 1);
+    EXPECT_EQ(r.action, "file_delete");
+    EXPECT_EQ(r.group, seen - 1);
+  }
+  EXPECT_EQ(seen + run.left_out.count, kOps);
+}
+
 // Each span is read alone; two SHAM blocks sharing an ID are still named,
 // as reading the whole answer named them.
 TEST(RunReadsThroughTheLayer, BlocksSharingAnIdAreNamedInTheWarnings) {

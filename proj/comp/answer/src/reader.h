@@ -6,6 +6,7 @@
 #define CLADA_PROJ_COMP_ANSWER_SRC_READER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/source_span.h"
 
 namespace clada::answer {
@@ -108,6 +110,12 @@ struct ReadResult {
   std::vector<std::string> warnings;
   // How many blocks the span held, run or refused (a report's block count).
   int blocks = 0;
+  // Actions a reader packed as it read them, following `actions` (group
+  // indices count on from actions.size()): a span of very many (an
+  // apply_patch envelope of 300,000 operations) is never held as actions.
+  // packed_lines[i]: the first line of packed action i.
+  core::PackedActions packed;
+  std::vector<int32_t> packed_lines;
 };
 
 // Reads the spans of one answer the segmenter accepted, in order, and keeps

@@ -20,20 +20,29 @@ class ApplyPatchSpanReader : public answer::SpanReader {
     for (apply_patch_reader::Patch& p :
          apply_patch_reader::ReadPatches(piece.text, {piece.first_line, piece.first_byte})) {
       bool first = true;
-      for (const apply_patch_reader::FileOp& op : p.ops) {
+      // Each operation let go once it is read; past the first kHeld
+      // actions, each packed as it comes (an envelope of 300,000
+      // operations is never held as actions).
+      for (; !p.ops.empty(); p.ops.pop_front()) {
+        const apply_patch_reader::FileOp& op = p.ops.front();
         // Each operation a group: an update with a move is its hunks, then
         // the move, and the move waits for the hunks.
         const std::string label = absl::StrCat("patch-", ++number_);
-        const size_t begin = out.actions.size();
+        const size_t begin = out.actions.size() + out.packed.size();
         PatchOpActions(op, text_, [&](core::Action&& a) {
           a.metadata.block_id = label;
           a.metadata.start_line = op.span.first_line;
           a.metadata.end_line = op.span.last_line;
           if (first) a.warnings.insert(a.warnings.begin(), p.warnings.begin(), p.warnings.end());
           first = false;
-          out.actions.push_back(std::move(a));
+          if (out.actions.size() < kHeld && out.packed.empty()) {
+            out.actions.push_back(std::move(a));
+          } else {
+            out.packed.Add(a);
+            out.packed_lines.push_back(op.span.first_line);
+          }
         });
-        const size_t count = out.actions.size() - begin;
+        const size_t count = out.actions.size() + out.packed.size() - begin;
         out.groups.push_back(
             {count > 1 ? answer::GroupPolicy::kFailFast : answer::GroupPolicy::kIndependent, begin, count});
         ++out.blocks;
@@ -48,6 +57,7 @@ class ApplyPatchSpanReader : public answer::SpanReader {
   }
 
  private:
+  static constexpr size_t kHeld = 4096;
   absl::string_view text_;
   int number_ = 0;  // patch-N over the operations read so far
 };
