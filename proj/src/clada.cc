@@ -1061,6 +1061,12 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
             "ignored by git, so changed but not committed (`clada undo` still takes the change back): ",
             absl::StrJoin(committed->ignored_uncommitted, ", ")));
       }
+      if (!committed->exec_changed_ignored.empty()) {
+        result.warnings.push_back(absl::StrCat(
+            "ignored by git and changed while exec ran, so in no commit and not restorable by `clada undo` (their "
+            "old bytes were never kept): ",
+            absl::StrJoin(committed->exec_changed_ignored, ", ")));
+      }
       if (!committed->head_moved.empty()) {
         result.warnings.push_back(absl::StrCat(
             "HEAD moved during the batch (", committed->head_moved,

@@ -70,6 +70,10 @@ struct BatchState {
   std::vector<std::string> notes;
   // Untracked nested repositories git cannot snapshot; ignored by Finish.
   std::set<std::string> left_out;
+  // With exec: the journal's change time once written (the file system's
+  // clock at BeginBatch): an ignored file changed at or after it, outside
+  // the plan, was changed during the batch.
+  std::optional<struct timespec> exec_began;
 };
 
 namespace {
@@ -910,6 +914,35 @@ absl::StatusOr<BatchCommitResult> CommitBatch(
     if (!removed.ok()) s.notes.push_back(std::string(removed.message()));
     return result;
   };
+  if (s.exec_began) {
+    // Ignored files outside the plan an exec changed: their old bytes were
+    // never kept (every ignored file before every exec would be too much:
+    // node_modules, build output), so they are reported, by change time.
+    std::set<std::string> known(new_ignored.begin(), new_ignored.end());
+    for (const TreeChange& c : ignored_after) known.insert(c.path);
+    git_status_options opts;
+    RETURN_IF_ERROR(GitStatus(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION), "initialise status"));
+    opts.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+    opts.flags = GIT_STATUS_OPT_INCLUDE_IGNORED | GIT_STATUS_OPT_RECURSE_IGNORED_DIRS;
+    git_status_list* list = nullptr;
+    RETURN_IF_ERROR(GitStatus(git_status_list_new(&list, wt.repo.get(), &opts), "list the ignored files"));
+    for (size_t i = 0; i < git_status_list_entrycount(list); ++i) {
+      const git_status_entry* e = git_status_byindex(list, i);
+      if ((e->status & GIT_STATUS_IGNORED) == 0 || e->index_to_workdir == nullptr) continue;
+      const char* rel = e->index_to_workdir->new_file.path;
+      if (rel == nullptr || known.count(rel) > 0) continue;
+      const absl::string_view r(rel);
+      if (absl::StartsWith(r, ".clada/") || absl::StrContains(r, "/.clada/")) continue;  // clada's own state
+      struct stat st;
+      if (::lstat(WorkdirPath(wt, rel).c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+      const struct timespec& began = *s.exec_began;
+      if (st.st_ctim.tv_sec > began.tv_sec ||
+          (st.st_ctim.tv_sec == began.tv_sec && st.st_ctim.tv_nsec >= began.tv_nsec)) {
+        result.exec_changed_ignored.push_back(WorkdirPath(wt, rel));
+      }
+    }
+    git_status_list_free(list);
+  }
   if (!ignored_after.empty()) {
     std::vector<std::string> names;
     for (const TreeChange& c : ignored_after) names.push_back(c.path);
@@ -1299,6 +1332,10 @@ absl::StatusOr<std::unique_ptr<BatchTransaction>> BeginBatch(
   state->batch_id = internal::NewBatchId();
   RETURN_IF_ERROR(internal::CaptureBeginState(*state, root, plan, head.get()));
   RETURN_IF_ERROR(internal::WriteJournal(*state));
+  if (plan.has_exec) {
+    struct stat st;
+    if (::stat(internal::JournalPath(w).c_str(), &st) == 0) state->exec_began = st.st_ctim;
+  }
   return std::make_unique<BatchTransaction>(std::move(state));
 }
 

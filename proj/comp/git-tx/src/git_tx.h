@@ -92,6 +92,13 @@ struct BatchCommitResult {
   // kept under refs/clada/ignored/ so `clada undo` still takes the change
   // back.
   std::vector<std::string> ignored_uncommitted;
+  // Canonical absolute paths of files git ignores, outside the plan, that
+  // changed (change time at or after BeginBatch) in a batch that ran exec:
+  // in no commit, and their old bytes were never kept (every ignored file
+  // before every exec would cost too much: node_modules, build output), so
+  // `clada undo` cannot give them back; reported. A file the exec deleted
+  // is not seen.
+  std::vector<std::string> exec_changed_ignored;
   // HEAD moved on during the batch (its code ran `git commit`, or someone
   // else committed): "<old> -> <new>" short ids. The AI commit records it
   // and `clada undo` takes the batch back to <old>, those commits included.

@@ -339,6 +339,11 @@ class Scenario {
     if (step.contains("head_moved")) {
       EXPECT_EQ(!result->head_moved.empty(), step["head_moved"].get<bool>()) << result->head_moved;
     }
+    if (step.contains("exec_ignored")) {
+      std::vector<std::string> want;
+      for (const json& f : step["exec_ignored"]) want.push_back(Abs(f.get<std::string>()));
+      EXPECT_EQ(result->exec_changed_ignored, want);
+    }
     if (step.contains("unattributed")) {
       std::vector<std::string> want;
       for (const json& f : step["unattributed"])
