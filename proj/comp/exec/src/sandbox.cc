@@ -2,6 +2,10 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -174,6 +178,38 @@ std::vector<std::string> GitDirsOf(const std::string& root) {
 
 namespace {
 
+// A seccomp program that fails socket(2) for AF_INET and AF_INET6 with
+// EAFNOSUPPORT (x86-64 and its x32 numbers; on i386 socket and socketcall,
+// whose arguments it cannot see, fail whole); everything else is allowed.
+// Empty on other architectures.
+std::vector<struct sock_filter> InetSocketFilter() {
+  std::vector<struct sock_filter> f;
+#if defined(__x86_64__)
+  constexpr uint32_t kRefuse = SECCOMP_RET_ERRNO | (EAFNOSUPPORT & SECCOMP_RET_DATA);
+  constexpr uint32_t kX32 = 0x40000000;
+  const uint32_t nr_off = offsetof(struct seccomp_data, nr);
+  const uint32_t arch_off = offsetof(struct seccomp_data, arch);
+  const uint32_t arg0_off = offsetof(struct seccomp_data, args[0]);  // low 32 bits (little-endian)
+  f = {
+      /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arch_off),
+      /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 4, 0),
+      /* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 9),
+      /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr_off),
+      /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 102 /* i386 socketcall */, 8, 0),
+      /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 359 /* i386 socket */, 7, 6),
+      /* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr_off),
+      /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 41 /* socket */, 1, 0),
+      /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 41 | kX32, 0, 3),
+      /* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0_off),
+      /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
+      /* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0),
+      /* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      /* 13 */ BPF_STMT(BPF_RET | BPF_K, kRefuse),
+  };
+#endif
+  return f;
+}
+
 // Namespaces: a forked child enters them as the supervisor will.
 std::string ProbeNamespaces() {
   const uid_t uid = ::geteuid();
@@ -247,9 +283,10 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
                     support.landlock_why_not, ")");
   } else if (!support.namespaces) {
     absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and ~/.ssh are not protected",
-                    network                        ? ""
-                    : support.landlock_abi >= 4 ? " and only TCP is blocked"
-                                                : " and the network is not blocked",
+                    network                         ? ""
+                    : !InetSocketFilter().empty() ? " and of the network only IPv4 and IPv6 sockets are refused (seccomp)"
+                    : support.landlock_abi >= 4   ? " and only TCP is blocked"
+                                                  : " and the network is not blocked",
                     ": ", support.namespaces_why_not, ")");
   }
   if (network) absl::StrAppend(&text, "; network allowed (exec_network: allow)");
@@ -383,6 +420,11 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
     parts.insert(parts.begin(), absl::StrCat("Landlock ABI ", abi));
   }
   if (parts.empty()) return absl::FailedPreconditionError(DescribeSupport(support, o.network));
+  if (!o.network && !support.namespaces) {
+    // No network namespace to cut the network off: IP sockets refused.
+    box->socket_filter_ = InetSocketFilter();
+    if (!box->socket_filter_.empty()) parts.push_back("seccomp (no IPv4 or IPv6 socket)");
+  }
 
   box->description_ = absl::StrJoin(parts, " + ");
   if (o.read_only) box->description_ = absl::StrCat("read-only tier: ", box->description_);
@@ -407,7 +449,8 @@ Sandbox::~Sandbox() {
 }
 
 // Steps: 0 unshare, 1 setgroups, 2 uid_map, 3 gid_map, 4 private mounts,
-// 100 + i mount i (200 + i its remount), 1000 no_new_privs, 1001 Landlock.
+// 100 + i mount i (200 + i its remount), 1000 no_new_privs, 1001 Landlock,
+// 1002 the seccomp filter.
 int Sandbox::Enter(int* step) const {
   auto fail = [step](int s) {
     *step = s;
@@ -432,6 +475,11 @@ int Sandbox::Enter(int* step) const {
     }
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(1000);
+  if (!socket_filter_.empty()) {
+    struct sock_fprog prog = {static_cast<unsigned short>(socket_filter_.size()),
+                              const_cast<struct sock_filter*>(socket_filter_.data())};
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) return fail(1002);
+  }
   if (ruleset_fd_ >= 0) {
     if (::syscall(__NR_landlock_restrict_self, ruleset_fd_, 0) != 0) return fail(1001);
     ::close(ruleset_fd_);
@@ -455,6 +503,8 @@ std::string Sandbox::StepName(int step) const {
       return "no_new_privs";
     case 1001:
       return "landlock_restrict_self";
+    case 1002:
+      return "seccomp filter";
   }
   const size_t i = static_cast<size_t>(step % 100);
   if (step >= 100 && step < 300 && i < mounts_.size()) {

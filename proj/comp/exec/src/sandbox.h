@@ -20,6 +20,7 @@
 #ifndef CLADA_PROJ_COMP_EXEC_SRC_SANDBOX_H_
 #define CLADA_PROJ_COMP_EXEC_SRC_SANDBOX_H_
 
+#include <linux/filter.h>
 #include <sys/types.h>
 
 #include <memory>
@@ -97,6 +98,9 @@ class Sandbox {
   std::string uid_map_, gid_map_;
   std::vector<Mount> mounts_;
   int ruleset_fd_ = -1;
+  // A seccomp filter refusing IPv4 and IPv6 sockets, when the network is not
+  // allowed and no network namespace can be made (empty: none).
+  std::vector<struct sock_filter> socket_filter_;
   std::string description_, limits_;
 };
 

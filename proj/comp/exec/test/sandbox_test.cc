@@ -632,8 +632,34 @@ TEST_F(SandboxTest, LandlockOnlyStillBlocksWritesOutside) {
   const std::string containment = o.data.value("containment", std::string());
   EXPECT_TRUE(absl::StrContains(containment, "partial: no namespaces")) << containment;
   EXPECT_TRUE(absl::StartsWith(required.error, "exec: sandbox_unavailable:")) << required.error;
-  EXPECT_TRUE(absl::StrContains(text, only.landlock_abi >= 4 ? "only TCP is blocked" : "network is not blocked"))
-      << text;
+  EXPECT_TRUE(absl::StrContains(text, "only IPv4 and IPv6 sockets are refused (seccomp)")) << text;
+}
+
+// Without a network namespace (as on a kernel without unprivileged user
+// namespaces), a seccomp filter refuses IPv4 and IPv6 sockets: UDP, which
+// Landlock does not handle, included.
+TEST_F(SandboxTest, NoInternetSocketWithoutANetworkNamespace) {
+  NEEDS(true, false);
+  internal::SandboxSupport only = internal::ProbeSandbox();
+  only.namespaces = false;
+  only.namespaces_why_not = "namespaces left out by the test";
+  internal::OverrideSandboxSupportForTesting(&only);
+  const std::string code = "exec 3<>/dev/udp/127.0.0.1/9 && echo opened";
+  core::ActionOutcome on = Run(code, ContainedMode());
+  core::ExecContext allowed = Context(ContainedMode());
+  allowed.exec_network = true;
+  core::ActionOutcome net = Run(code, ContainedMode(), &allowed);
+  internal::OverrideSandboxSupportForTesting(nullptr);
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(absl::StrContains(Out(on), "opened")) << Out(on);
+  if (ContainedMode() != SandboxMode::kOff) {
+    EXPECT_TRUE(absl::StrContains(on.data.value("containment", std::string()), "seccomp"))
+        << on.data.value("containment", std::string());
+  }
+  EXPECT_TRUE(net.success) << net.error;  // exec_network: allow: no filter
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_TRUE(absl::StrContains(Out(off), "opened")) << Out(off);
 }
 
 TEST_F(SandboxTest, NamespacesOnlyStillProtectGitAndSecrets) {
