@@ -262,6 +262,40 @@ TEST(RunReadsThroughTheLayer, AnEnvelopeOfManyOperationsRunsEachInOrder) {
   EXPECT_EQ(seen + run.left_out.count, kOps);
 }
 
+// A CML <tasks> block and a CSL TASKS block of over a megabyte each (their
+// actions packed as they are read), after a small block of each dialect:
+// every task planned in order, labelled on from the blocks before it, on
+// its line, the big blocks one group each.
+TEST(RunReadsThroughTheLayer, BlocksOverAMegabyteArePlannedLikeSmallOnes) {
+  constexpr int kTasks = 40000;
+  std::string answer = "<write path=\"a.txt\">a</write>\n<tasks>\n";
+  for (int i = 0; i < kTasks; ++i) absl::StrAppend(&answer, "<write path=\"w", i, ".txt\">x</write>\n");
+  answer += "</tasks>\n<---WRITE file=\"b.txt\"--->\nb\n<---END--->\n<---TASKS--->\n";
+  for (int i = 0; i < kTasks; ++i) absl::StrAppend(&answer, "<---WRITE file=\"c", i, ".txt\"--->\ny\n<---END--->\n");
+  answer += "<---END--->\n";
+  ASSERT_GT(answer.size(), 2u << 20);
+  const ExecutionResult run = DryRun(answer, 0);
+  ASSERT_EQ(run.results.size(), 2u + 2 * kTasks) << (run.parse_errors.empty() ? "" : run.parse_errors[0].message);
+  EXPECT_EQ(run.results[0].block_id, "task-1");
+  for (int i = 0; i < kTasks; ++i) {
+    const ActionResult& r = run.results[1 + i];
+    ASSERT_EQ(r.block_id, absl::StrCat("task-", i + 2));
+    ASSERT_EQ(r.start_line, i + 3);
+    ASSERT_EQ(r.group, 1);
+    ASSERT_EQ(r.group_policy, "fail_fast");
+  }
+  const int csl_first_line = kTasks + 4;
+  EXPECT_EQ(run.results[1 + kTasks].start_line, csl_first_line);
+  const std::string csl_first = run.results[1 + kTasks].block_id;
+  for (int i = 0; i < kTasks; ++i) {
+    const ActionResult& r = run.results[2 + kTasks + i];
+    ASSERT_NE(r.block_id, csl_first);
+    ASSERT_EQ(r.start_line, csl_first_line + 4 + 3 * i);
+    ASSERT_EQ(r.group, 3);
+    ASSERT_EQ(r.group_policy, "atomic_validation");
+  }
+}
+
 // Each span is read alone; two SHAM blocks sharing an ID are still named,
 // as reading the whole answer named them.
 TEST(RunReadsThroughTheLayer, BlocksSharingAnIdAreNamedInTheWarnings) {

@@ -25,9 +25,13 @@ namespace clada::answer {
 // `closed`: the block's end is there (its end marker, or every line its
 // header counts); an unclosed block may still be arriving, and the
 // segmenter cuts it at the next opener of another dialect.
+// `complete`: false when the block is unfinished though not cut (a CML
+// element whose end tag is missing still holds what follows it): the rest
+// may still be arriving, and the listener waits for it as for an unclosed one.
 struct Span {
   core::SourceSpan at;
   bool closed = true;
+  bool complete = true;
 };
 
 // A reader's spans in order of start, one at a time: the segmenter holds

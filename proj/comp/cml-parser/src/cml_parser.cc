@@ -869,6 +869,12 @@ std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRa
   return out;
 }
 
+std::vector<FoundSpan> FindCmlSpans(absl::string_view text) {
+  std::vector<FoundSpan> out;
+  ForEachFound(text, {}, 1, [&out](const Found& f) { out.push_back({f.span, f.closed}); });
+  return out;
+}
+
 CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip, const ParseOptions& options) {
   CmlParseResult result;
   int next_task = 0;

@@ -157,6 +157,14 @@ CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& sk
 // Where the blocks are, without reading them (cheap; the same spans as ParseCml).
 std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRange>& skip = {});
 
+// The same spans as FindCml, each with whether its element was closed (its end
+// tag or "/>" found); an unclosed one may be an answer still being written.
+struct FoundSpan {
+  SourceSpan span;
+  bool closed = true;
+};
+std::vector<FoundSpan> FindCmlSpans(absl::string_view text);
+
 // The seeds' error type of a failed task, from the executor's outcome
 // (`action`: the action that ran; `code`: its error code,
 // core::ActionOutcome::code; `data`: its data): search_not_found,

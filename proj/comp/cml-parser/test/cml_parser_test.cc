@@ -133,6 +133,29 @@ TEST_P(CmlCases, ReadsAsExpected) {
   for (size_t i = 0; i < spans.size(); ++i) {
     EXPECT_EQ(spans[i].first_line, got["blocks"][i]["lines"][0].get<int>());
   }
+  // FindCmlSpans: the same spans.
+  const std::vector<FoundSpan> found = FindCmlSpans(input);
+  ASSERT_EQ(found.size(), spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_EQ(found[i].span.begin, spans[i].begin);
+    EXPECT_EQ(found[i].span.end, spans[i].end);
+  }
+}
+
+// FindCmlSpans says which elements lack their end: an answer still being
+// written (a CDATA not yet ended, a <tasks> without </tasks>) is not closed.
+TEST(FindCmlSpans, AnElementWithoutItsEndIsNotClosed) {
+  const std::vector<FoundSpan> found = FindCmlSpans(
+      "<run>ls</run>\n<write path=\"a\"/>\n<tasks>\n<run>x</run>\n</tasks>\n"
+      "<write path=\"b\"><![CDATA[one\n</write>\n");
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_TRUE(found[0].closed);
+  EXPECT_TRUE(found[1].closed);
+  EXPECT_TRUE(found[2].closed);
+  EXPECT_FALSE(found[3].closed);
+  const std::vector<FoundSpan> tasks = FindCmlSpans("<tasks>\n<run>echo 1</run>\n<run>echo 2");
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_FALSE(tasks[0].closed);
 }
 
 // ToJson with each block's bytes, less `shift`.

@@ -105,7 +105,7 @@ struct ScannedBlock {
   std::string text;     // the block's lines as in the file, line terminators included
   int start_line = 0;   // 1-based, its first line
   int end_line = 0;     // 1-based, its last line
-  bool closed = false;  // its end is there (answer::Span::closed); an unclosed one may still be arriving
+  bool closed = false;  // its end is there (answer::Span::closed and complete); an unclosed one may still be arriving
 };
 
 // Finds the blocks of `text` (after a leading byte order mark), in order:

@@ -173,7 +173,7 @@ void Segments(absl::string_view text, const ScanReaders& readers, OnBlock&& on_b
     b.start_line = first;
     b.end_line = last;
     b.dialect = static_cast<uint32_t>(s.reader);
-    b.closed = s.span.closed;
+    b.closed = s.span.closed && s.span.complete;  // else the rest may still be arriving
     on_block(b);
   });
 }

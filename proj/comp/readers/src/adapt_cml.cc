@@ -20,22 +20,34 @@ class CmlSpanReader : public answer::SpanReader {
     cml_parser::ParseOptions where;
     where.first_line = piece.first_line;
     where.first_byte = piece.first_byte;
-    const cml_parser::CmlParseResult r = cml_parser::ParseCml(piece.text, {}, where);
+    const bool pack = span.at.end - span.at.begin > kPackSpanBytes;
+    where.pack_actions = pack;
+    cml_parser::CmlParseResult r = cml_parser::ParseCml(piece.text, {}, where);
+    if (pack) {
+      for (const cml_parser::PackedTask& t : r.packed) out.packed_lines.push_back(t.line);
+      out.packed = ShiftPackedLabels(std::move(r.packed_actions), "task-", tasks_);
+    }
     int tasks = 0;
     for (size_t i = 0; i < r.blocks.size(); ++i) {
       const cml_parser::CmlBlock& b = r.blocks[i];
-      const size_t first = out.actions.size();
-      for (const cml_parser::Task& t : b.tasks()) out.actions.push_back(t.action);
+      size_t first = out.actions.size(), count = 0;
+      if (pack) {
+        first = b.packed_begin();
+        count = r.PackedEnd(i) - first;
+      } else {
+        for (const cml_parser::Task& t : b.tasks()) out.actions.push_back(t.action);
+        count = out.actions.size() - first;
+      }
       // The block's refusals are numbered with its actions (a group of
       // its own when it has none); an invalid task fails its group where
       // it stands.
       int group = -1;
       if (b.is_tasks_block()) {
         group = static_cast<int>(out.groups.size());
-        out.groups.push_back({answer::GroupPolicy::kFailFast, first, out.actions.size() - first});
+        out.groups.push_back({answer::GroupPolicy::kFailFast, first, count});
       } else {
-        if (out.actions.size() > first) group = static_cast<int>(out.groups.size());
-        EachItsOwnGroup(out, first);
+        if (count > 0) group = static_cast<int>(out.groups.size());
+        for (size_t j = first; j < first + count; ++j) out.groups.push_back({answer::GroupPolicy::kIndependent, j, 1});
       }
       for (const cml_parser::CmlError& e : b.errors()) {
         out.diagnostics.push_back({e.task_number > 0 ? absl::StrCat("task-", e.task_number)
@@ -65,7 +77,9 @@ class CmlReader : public answer::Reader {
   absl::string_view dialect() const override { return "cml"; }
   std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
     std::vector<answer::Span> spans;
-    for (const core::SourceSpan& s : cml_parser::FindCml(text)) spans.push_back({s, true});
+    // Never cut (an unclosed element holds what follows, as the reader
+    // reads it), but one whose end tag is missing is not complete.
+    for (const cml_parser::FoundSpan& s : cml_parser::FindCmlSpans(text)) spans.push_back({s.span, true, s.closed});
     return std::make_unique<answer::VectorSpanStream>(std::move(spans));
   }
   std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {

@@ -25,22 +25,34 @@ class CslSpanReader : public answer::SpanReader {
     csl_parser::ParseOptions where;
     where.first_line = piece.first_line;
     where.first_byte = piece.first_byte;
-    const csl_parser::CslParseResult r = csl_parser::ParseCsl(piece.text, delimiters_, {}, where);
+    const bool pack = span.at.end - span.at.begin > kPackSpanBytes;
+    where.pack_actions = pack;
+    csl_parser::CslParseResult r = csl_parser::ParseCsl(piece.text, delimiters_, {}, where);
+    if (pack) {
+      for (const csl_parser::PackedOperation& op : r.packed) out.packed_lines.push_back(op.line);
+      out.packed = ShiftPackedLabels(std::move(r.packed_actions), "csl-", blocks_);
+    }
     std::vector<std::pair<size_t, int>> refused_tasks;  // a TASKS block with errors: its group, its line
     for (const csl_parser::CslBlock& b : r.blocks) {
       if (b.span.first_line > asked.at.last_line) break;
       ++blocks;
-      const size_t first = out.actions.size();
-      for (const csl_parser::Operation& op : b.operations()) out.actions.push_back(op.action);
+      size_t first = out.actions.size(), count = 0;
+      if (pack) {
+        first = b.packed_begin;
+        count = b.packed_end - b.packed_begin;
+      } else {
+        for (const csl_parser::Operation& op : b.operations()) out.actions.push_back(op.action);
+        count = out.actions.size() - first;
+      }
       // The block's refusals are numbered with its operations.
       int group = -1;
       if (b.is_tasks) {
         group = static_cast<int>(out.groups.size());
-        out.groups.push_back({answer::GroupPolicy::kAtomic, first, out.actions.size() - first});
+        out.groups.push_back({answer::GroupPolicy::kAtomic, first, count});
         if (!b.errors().empty()) refused_tasks.emplace_back(out.groups.size() - 1, b.span.first_line);
       } else {
-        if (out.actions.size() > first) group = static_cast<int>(out.groups.size());
-        EachItsOwnGroup(out, first);
+        if (count > 0) group = static_cast<int>(out.groups.size());
+        for (size_t j = first; j < first + count; ++j) out.groups.push_back({answer::GroupPolicy::kIndependent, j, 1});
       }
       for (const csl_parser::CslError& e : b.errors()) {
         out.diagnostics.push_back(

@@ -15,6 +15,7 @@
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/line_starts.h"
+#include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/readers/src/all_readers.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 
@@ -98,6 +99,15 @@ std::pair<uint32_t, uint32_t> AppendId(std::string& ids, absl::string_view id);
 // Every label, message, fix and warning of `r` with its `prefix<N>`
 // numbers raised by `by` (ShiftNumbers).
 void ShiftLabels(answer::ReadResult& r, absl::string_view prefix, int by);
+
+// `packed` with the number of every `prefix<N>` in its labels and warnings
+// raised by `by` (ShiftLabels for actions a reader packed).
+core::PackedActions ShiftPackedLabels(core::PackedActions packed, absl::string_view prefix, int by);
+
+// A span of more bytes than this is read with its actions packed as the
+// reader component reads them (ReadResult::packed): a CML <tasks> or CSL
+// TASKS block of 300,000 operations is never held as actions.
+inline constexpr size_t kPackSpanBytes = 1 << 20;
 
 // Each of `actions` (from `first` on) a group of its own.
 void EachItsOwnGroup(answer::ReadResult& r, size_t first);

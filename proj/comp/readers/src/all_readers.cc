@@ -6,6 +6,18 @@
 
 namespace clada::readers {
 
+core::PackedActions ShiftPackedLabels(core::PackedActions packed, absl::string_view prefix, int by) {
+  if (by == 0) return packed;
+  core::PackedActions out;
+  for (size_t i = 0; i < packed.size(); ++i) {
+    core::Action a = packed.Get(i);
+    ShiftNumbers(a.metadata.block_id, prefix, by);
+    for (std::string& w : a.warnings) ShiftNumbers(w, prefix, by);
+    out.Add(a);
+  }
+  return out;
+}
+
 Registry::Registry(const ReaderOptions& options) {
   // The one list of dialects. A tie (two blocks at the same byte) goes to
   // the reader listed first.
