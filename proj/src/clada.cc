@@ -794,6 +794,16 @@ core::AnswerLines* WatchLineAddressedFiles(const std::vector<AnswerItem>& items,
   return any ? &lines : nullptr;
 }
 
+// Appends to a failed action's error how to fix it in the words of the
+// dialect it came from (answer::Reader::PhraseFix): the executor's message
+// names no dialect's markers or tools.
+void PhraseFixInDialect(ActionResult& r) {
+  static const readers::Registry* const phrasing = new readers::Registry();
+  const answer::Reader* reader = phrasing->Find(r.dialect);
+  if (reader == nullptr) return;
+  if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) absl::StrAppend(&r.error, ". ", *fix);
+}
+
 ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
                          std::vector<AnswerItem> items, ActionStore actions, const core::ExecContext& ctx) {
   const Settings& settings = options.settings;
@@ -1025,6 +1035,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.error = std::move(outcome.error);
     r.code = std::move(outcome.code);
     r.data = std::move(outcome.data);
+    if (!r.success) PhraseFixInDialect(r);
     TypeCmlError(r);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
 

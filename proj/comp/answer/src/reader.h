@@ -153,6 +153,13 @@ class Reader {
   // start in (clada's own report pasted back): the segmenter weighs its
   // spans like any other and hands none on.
   virtual bool yields_blocks() const { return true; }
+  // How to fix an action's failure of `code` (core::ActionOutcome::code)
+  // in this dialect's own words (its markers or tool names), appended to
+  // the executor's message, which names no dialect's; none: the message
+  // stands alone. `action`: the failed action's name.
+  virtual std::optional<std::string> PhraseFix(absl::string_view /*code*/, absl::string_view /*action*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace clada::answer

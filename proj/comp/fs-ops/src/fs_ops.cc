@@ -425,7 +425,7 @@ absl::Status RequireFile(const Call& call, const std::string& path, absl::string
                        ". Check the path with ls or glob",
                        call.name() == "file_read" || call.name() == "files_read" || call.name() == "file_read_numbered"
                            ? ""
-                           : ", or create the file with file_write"));
+                           : ", or create the file first"));
     }
     return core::ErrnoStatus(err, "cannot access", call.Display(path));
   }

@@ -352,10 +352,11 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
   }
   std::vector<int64_t> lines = LineNumbersOf(t.norm(), hits);
   return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
-                            "old_text was found ", hits.size(), " times in '", label, "' (at lines ", LineList(lines),
-                            "); it must occur exactly once, so nothing was changed. Add surrounding lines to "
-                            "old_text so that it matches one place only, or use file_replace_all_text with count = ",
-                            hits.size(), " to replace every occurrence")),
+                            "the text to replace was found ", hits.size(), " times in '", label, "' (at lines ",
+                            LineList(lines),
+                            "); it must occur exactly once, so nothing was changed. Give more of the lines around "
+                            "it so that it matches one place only, or replace all ",
+                            hits.size(), " places at once")),
                         "match_count_mismatch");
 }
 
@@ -407,9 +408,9 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
     return core::WithCode(
         absl::FailedPreconditionError(absl::StrCat(
             "count mismatch in '", label, "': expected ", *count, ", found ", hits.size(), " occurrence",
-            hits.size() == 1 ? "" : "s", " of old_text (at line", lines.size() == 1 ? " " : "s ", LineList(lines),
-            "); nothing was changed. Set count = ", hits.size(),
-            " if every one should change, or make old_text more specific")),
+            hits.size() == 1 ? "" : "s", " of the text to replace (at line", lines.size() == 1 ? " " : "s ",
+            LineList(lines), "); nothing was changed. Ask for ", hits.size(),
+            " if every one should change, or give more of the lines around it")),
         "match_count_mismatch");
   }
   if (inside) return AlreadyApplied(content);

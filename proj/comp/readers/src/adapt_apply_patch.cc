@@ -78,6 +78,15 @@ class ApplyPatchReader : public answer::Reader {
     return std::make_unique<ApplyPatchSpanReader>(text);
   }
   std::string Instructions() const override { return apply_patch_reader::ApplyPatchInstructions(); }
+  std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
+    static constexpr FixPhrase kFixes[] = {
+        {"match_count_mismatch", false,
+         "In the patch: give more context lines, or an `@@` line naming the class or function, so that it matches one place only"},
+        {"not_found", true,
+         "In the patch, create the file with `*** Add File: <path>`"},
+    };
+    return LookUpFix(kFixes, code, action);
+  }
 };
 
 }  // namespace

@@ -86,6 +86,15 @@ class CmlReader : public answer::Reader {
     return std::make_unique<CmlSpanReader>(text);
   }
   std::string Instructions() const override { return cml_parser::CmlInstructions(); }
+  std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
+    static constexpr FixPhrase kFixes[] = {
+        {"match_count_mismatch", false,
+         "In CML: add the lines around it to <search>, or set count on <edit> to the number of places"},
+        {"not_found", true,
+         "In CML: create it with <write path=\"...\">"},
+    };
+    return LookUpFix(kFixes, code, action);
+  }
 };
 
 }  // namespace

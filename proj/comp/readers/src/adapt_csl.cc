@@ -109,6 +109,15 @@ class CslReader : public answer::Reader {
     return std::make_unique<CslSpanReader>(text, delimiters_);
   }
   std::string Instructions() const override { return csl_parser::CslInstructions(delimiters_); }
+  std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
+    static constexpr FixPhrase kFixes[] = {
+        {"match_count_mismatch", false,
+         "In CSL: add the lines around it to the SEARCH section, or set count (a number, or \"all\") on the SEARCH marker"},
+        {"not_found", true,
+         "In CSL: create it with a WRITE block"},
+    };
+    return LookUpFix(kFixes, code, action);
+  }
 
  private:
   csl_parser::Delimiters delimiters_;

@@ -61,6 +61,15 @@ class ReplacerReader : public answer::Reader {
     return std::make_unique<ReplacerSpanReader>(text);
   }
   std::string Instructions() const override { return replacer_reader::ReplacerInstructions(); }
+  std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
+    static constexpr FixPhrase kFixes[] = {
+        {"match_count_mismatch", false,
+         "In the replacer block: add the lines around it to the <<<SEARCH>>> section so that it matches one place only"},
+        {"not_found", true,
+         "In a replacer block: create it with <<<FILE>>> then <<<OVERWRITE>>>"},
+    };
+    return LookUpFix(kFixes, code, action);
+  }
 };
 
 }  // namespace

@@ -68,6 +68,15 @@ class SearchReplaceReader : public answer::Reader {
     return std::make_unique<SearchReplaceSpanReader>(text);
   }
   std::string Instructions() const override { return aider_reader::SearchReplaceInstructions(); }
+  std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
+    static constexpr FixPhrase kFixes[] = {
+        {"match_count_mismatch", false,
+         "In the SEARCH/REPLACE block: add the lines around it to the SEARCH section so that it matches one place only (a block replaces one place)"},
+        {"not_found", true,
+         "In SEARCH/REPLACE: a block with an empty SEARCH section creates the file"},
+    };
+    return LookUpFix(kFixes, code, action);
+  }
 };
 
 }  // namespace

@@ -108,6 +108,15 @@ class UdiffReader : public answer::Reader {
     return std::make_unique<UdiffSpanReader>(text);
   }
   std::string Instructions() const override { return udiff_reader::UdiffInstructions(); }
+  std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
+    static constexpr FixPhrase kFixes[] = {
+        {"match_count_mismatch", false,
+         "In the diff: give more context lines around the hunk so that it matches one place only"},
+        {"not_found", true,
+         "In a diff, a new file is `--- /dev/null` then `+++ b/<path>`, its lines all `+`"},
+    };
+    return LookUpFix(kFixes, code, action);
+  }
 };
 
 }  // namespace

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "proj/comp/answer/src/reader.h"
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/core/src/action.h"
@@ -114,6 +116,18 @@ void EachItsOwnGroup(answer::ReadResult& r, size_t first);
 
 // The byte span of lines first..last (1-based) of `text` (`lines` of it).
 core::SourceSpan LineSpan(const core::LineStarts& lines, int first, int last);
+
+// One row of a dialect's fixes (answer::Reader::PhraseFix): its words for
+// the failure `code`; with `edits_only`, only for an action that edits a
+// file that must exist (file_replace_*, file_apply_*).
+struct FixPhrase {
+  absl::string_view code;
+  bool edits_only;
+  absl::string_view text;
+};
+// The text of `table`'s row for `code` and `action`, or none.
+std::optional<std::string> LookUpFix(absl::Span<const FixPhrase> table, absl::string_view code,
+                                     absl::string_view action);
 
 }  // namespace clada::readers
 

@@ -146,4 +146,13 @@ void ShiftNumbers(std::string& s, absl::string_view prefix, int by) {
   s = std::move(out);
 }
 
+std::optional<std::string> LookUpFix(absl::Span<const FixPhrase> table, absl::string_view code,
+                                     absl::string_view action) {
+  const bool edit = absl::StartsWith(action, "file_replace") || absl::StartsWith(action, "file_apply");
+  for (const FixPhrase& row : table) {
+    if (row.code == code && (edit || !row.edits_only)) return std::string(row.text);
+  }
+  return std::nullopt;
+}
+
 }  // namespace clada::readers
