@@ -22,6 +22,7 @@
 #include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/terminal_text.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/listener/src/listener.h"
@@ -432,7 +433,7 @@ absl::StatusOr<Invocation> ParseArgs(const std::vector<std::string>& args) {
 // block header on the first line is still found. `clada parse` keeps the
 // bytes as given: it mirrors the reference parser exactly.
 void DropByteOrderMark(std::string& text) {
-  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
+  core::DropUtf8Bom(&text);
 }
 
 // Reads the answer from FILE or stdin, refusing more than `limit` bytes.

@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/mcp/src/stdio_transport.h"
@@ -454,7 +455,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     // keep every result and return them all in structuredContent.
     c->clada.full_outputs = false;
     std::string text = args["text"].get<std::string>();
-    if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
+    core::DropUtf8Bom(&text);
     const std::string working_root = c->clada.working_root;
     ExecutionResult result = Clada(std::move(c->clada)).Execute(text);
     RecordBatch(*session, working_root, result);

@@ -5,6 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+
 namespace clada::core {
 namespace {
 
@@ -127,6 +130,17 @@ size_t MakeJsonValidUtf8(nlohmann::ordered_json* value) {
     }
   }
   return repaired;
+}
+
+absl::string_view WithoutUtf8Bom(absl::string_view text) {
+  absl::ConsumePrefix(&text, kUtf8Bom);
+  return text;
+}
+
+bool DropUtf8Bom(std::string* text) {
+  if (!absl::StartsWith(*text, kUtf8Bom)) return false;
+  text->erase(0, kUtf8Bom.size());
+  return true;
 }
 
 }  // namespace clada::core

@@ -36,6 +36,16 @@ std::string ToValidUtf8(absl::string_view text);
 // end inside a multi-byte character.
 absl::string_view Utf8Prefix(absl::string_view text, size_t max_bytes);
 
+// The UTF-8 byte order mark some editors save at a file's start.
+inline constexpr absl::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+// `text` without a byte order mark at its start: it would hide a block
+// header on an answer's first line.
+absl::string_view WithoutUtf8Bom(absl::string_view text);
+
+// Removes a byte order mark at the start of `*text`; true when there was one.
+bool DropUtf8Bom(std::string* text);
+
 // Repairs, in place, every string of `value` and every key of its objects
 // with ToValidUtf8, in a loop (no recursion, whatever the nesting). Two keys
 // of one object that differ only in bad bytes become one, the later value

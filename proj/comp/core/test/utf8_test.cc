@@ -10,6 +10,18 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+TEST(Utf8Bom, OnlyALeadingMarkIsDropped) {
+  EXPECT_EQ(WithoutUtf8Bom("\xEF\xBB\xBF#!SHAM"), "#!SHAM");
+  EXPECT_EQ(WithoutUtf8Bom("\xEF\xBB\xBF\xEF\xBB\xBFx"), "\xEF\xBB\xBFx");  // one mark only
+  EXPECT_EQ(WithoutUtf8Bom("a\xEF\xBB\xBF"), "a\xEF\xBB\xBF");
+  EXPECT_EQ(WithoutUtf8Bom("\xEF\xBB"), "\xEF\xBB");
+  std::string text = "\xEF\xBB\xBFline\n";
+  EXPECT_TRUE(DropUtf8Bom(&text));
+  EXPECT_EQ(text, "line\n");
+  EXPECT_FALSE(DropUtf8Bom(&text));
+  EXPECT_EQ(text, "line\n");
+}
+
 TEST(ToValidUtf8, ReplacesEachBadByte) {
   EXPECT_EQ(ToValidUtf8("ok \xc3\xa9"), "ok \xc3\xa9");
   EXPECT_EQ(ToValidUtf8("app\xe2\x82"), "app\xEF\xBF\xBD\xEF\xBF\xBD");

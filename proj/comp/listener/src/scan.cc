@@ -22,6 +22,7 @@
 #include "proj/comp/answer/src/segment.h"
 #include "proj/comp/core/src/line_starts.h"
 #include "proj/comp/core/src/newlines.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/comp/listener/src/internal/lines.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/readers/src/adapters.h"
@@ -102,13 +103,6 @@ size_t CountLines(absl::string_view text) {
 // A text the listener reads is at most 50 MB; a block's offsets are 32-bit.
 bool TooLargeToScan(absl::string_view text) { return text.size() > UINT32_MAX; }
 
-// `text` without a byte order mark at its start (some editors save one): it
-// would hide a header on line 1.
-absl::string_view WithoutBom(absl::string_view text) {
-  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
-  return text;
-}
-
 // A reader that yields no blocks (clada's report pasted back), shown to the
 // segmenter as one that does: its spans are weighed exactly as before (the
 // segmenter asks yields_blocks only to decide what it hands on), and come
@@ -178,7 +172,7 @@ void Segments(absl::string_view text, const ScanReaders& readers, OnBlock&& on_b
   });
 }
 
-// Every block of `text` (WithoutBom), keys not set; offsets into `text`.
+// Every block of `text` (core::WithoutUtf8Bom), keys not set; offsets into `text`.
 Scan FindBlocks(absl::string_view text, const readers::ReaderOptions& options) {
   Scan result;
   const ScanReaders readers(options);
@@ -212,7 +206,7 @@ std::vector<ScannedBlock> FilterNewBlocks(const std::vector<ScannedBlock>& all, 
 }
 
 Scan ScanSpans(absl::string_view text, const readers::ReaderOptions& options) {
-  text = WithoutBom(text);
+  text = core::WithoutUtf8Bom(text);
   Scan scan = FindBlocks(text, options);
   for (BlockSpan& b : scan.blocks) {
     b.key = KeyCode(BlockKey(scan.dialect(b), text.substr(b.begin, b.end - b.begin)));
@@ -224,7 +218,7 @@ Scan ScanSpans(absl::string_view text, const readers::ReaderOptions& options) {
 
 std::vector<ScannedBlock> ScanBlocks(absl::string_view text, const readers::ReaderOptions& options,
                                      bool with_texts) {
-  text = internal::WithoutBom(text);
+  text = core::WithoutUtf8Bom(text);
   const internal::Scan scan = internal::FindBlocks(text, options);
   std::vector<ScannedBlock> out;
   out.reserve(scan.blocks.size());
