@@ -20,6 +20,7 @@
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/status_macros.h"
+#include "proj/comp/core/src/utf8.h"
 
 namespace clada::context {
 namespace {
@@ -117,7 +118,7 @@ absl::StatusOr<Result> Add(const core::Action& action,
         "' is neither a regular file nor a directory; it cannot be added"));
   }
   const std::string stored = core::DisplayPath(policy, canonical);
-  if (!internal::IsValidUtf8(stored)) {
+  if (!core::IsValidUtf8(stored)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid_path: '", stored,
         "' is not valid UTF-8; the context keeps UTF-8 paths only. "

@@ -7,36 +7,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "proj/comp/core/src/file_io.h"
+#include "proj/comp/core/src/utf8.h"
 
 namespace clada::context::internal {
 namespace {
-
-// The length of the UTF-8 sequence at p, or 0 when it is invalid there
-// (a stray continuation byte, 0xF8..0xFF, truncated, overlong, a surrogate,
-// above U+10FFFF).
-size_t Utf8SequenceLength(const unsigned char* p, const unsigned char* end) {
-  const unsigned char c = *p;
-  if (c < 0x80) return 1;
-  size_t extra;
-  uint32_t cp;
-  uint32_t min;
-  if ((c & 0xE0) == 0xC0) {
-    extra = 1, cp = c & 0x1F, min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    extra = 2, cp = c & 0x0F, min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    extra = 3, cp = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (static_cast<size_t>(end - p) <= extra) return 0;
-  for (size_t i = 1; i <= extra; ++i) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return extra + 1;
-}
 
 int Digits(size_t n) {
   int d = 1;
@@ -49,29 +23,16 @@ int Digits(size_t n) {
 
 }  // namespace
 
-bool IsValidUtf8(absl::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    size_t n = Utf8SequenceLength(p, end);
-    if (n == 0) return false;
-    p += n;
-  }
-  return true;
-}
-
 std::string EscapeInvalidUtf8(absl::string_view text) {
   std::string out;
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    size_t n = Utf8SequenceLength(p, end);
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = core::Utf8SequenceLength(text, i);
     if (n == 0) {
-      absl::StrAppendFormat(&out, "\\x%02x", *p);
-      ++p;
+      absl::StrAppendFormat(&out, "\\x%02x", static_cast<unsigned char>(text[i]));
+      ++i;
     } else {
-      out.append(reinterpret_cast<const char*>(p), n);
-      p += n;
+      out.append(text.data() + i, n);
+      i += n;
     }
   }
   return out;
@@ -79,7 +40,7 @@ std::string EscapeInvalidUtf8(absl::string_view text) {
 
 bool LooksBinary(absl::string_view content) {
   return std::memchr(content.data(), '\0', content.size()) != nullptr ||
-         !IsValidUtf8(content);
+         !core::IsValidUtf8(content);
 }
 
 std::string NumberLines(absl::string_view content) {

@@ -25,10 +25,6 @@
 
 namespace clada::context::internal {
 
-// True when `text` is valid UTF-8: no overlong forms, surrogates or code
-// points above U+10FFFF, no truncated sequences.
-bool IsValidUtf8(absl::string_view text);
-
 // `text` with each byte that is not part of a valid UTF-8 sequence written
 // as \xNN, so it can go into a JSON report.
 std::string EscapeInvalidUtf8(absl::string_view text);

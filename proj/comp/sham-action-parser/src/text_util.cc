@@ -6,71 +6,9 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "proj/comp/core/src/utf8.h"
 
 namespace clada::sham_action_parser::internal {
-namespace {
-
-// Length of the well-formed UTF-8 sequence at text[i], or 0 if ill-formed.
-size_t Utf8SequenceLength(absl::string_view text, size_t i) {
-  const auto byte = [&](size_t k) {
-    return static_cast<unsigned char>(text[k]);
-  };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // no overlongs
-    if (b0 == 0xED) hi = 0x9F;  // no surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;  // no overlongs
-    if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return len;
-}
-
-}  // namespace
-
-bool IsValidUtf8(absl::string_view text, size_t* bad_offset) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t len = Utf8SequenceLength(text, i);
-    if (len == 0) {
-      if (bad_offset != nullptr) *bad_offset = i;
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
-std::string ToValidUtf8(absl::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t len = Utf8SequenceLength(text, i);
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    } else {
-      out.append(text.data() + i, len);
-      i += len;
-    }
-  }
-  return out;
-}
 
 std::string QuoteForMessage(absl::string_view text, size_t max_chars) {
   std::string out = "\"";
@@ -81,7 +19,7 @@ std::string QuoteForMessage(absl::string_view text, size_t max_chars) {
       out += "...";
       break;
     }
-    const size_t len = Utf8SequenceLength(text, i);
+    const size_t len = core::Utf8SequenceLength(text, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++i;

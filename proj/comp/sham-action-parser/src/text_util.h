@@ -8,15 +8,14 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/utf8.h"
 
 namespace clada::sham_action_parser::internal {
 
-// True when `text` is well-formed UTF-8 (no overlongs, surrogates or code
-// points above U+10FFFF). Otherwise sets *bad_offset to the first bad byte.
-bool IsValidUtf8(absl::string_view text, size_t* bad_offset = nullptr);
-
-// `text` with each ill-formed byte replaced by U+FFFD; a copy when valid.
-std::string ToValidUtf8(absl::string_view text);
+// UTF-8 checks and repair are core's (one byte of U+FFFD per ill-formed
+// byte), named here for this component's messages.
+using core::IsValidUtf8;
+using core::ToValidUtf8;
 
 // `text` in double quotes for an error message: valid UTF-8, newlines, tabs,
 // CR and NUL written as \n, \t, \r and \0, every other control character
