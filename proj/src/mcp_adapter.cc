@@ -735,7 +735,14 @@ std::string ArgumentsToParams(const ActionDefinition& def, const core::Json& arg
     switch (p->type) {
       case ParamType::kString:
         if (v.is_string()) {
-          (*params)[p->name] = v;
+          // The format checks a SHAM block's value gets (path, line range,
+          // path list, UTF-8): one validator for both.
+          absl::StatusOr<core::Json> checked = sham_action_parser::CheckParameterValue(*p, v.get<std::string>());
+          if (checked.ok()) {
+            (*params)[p->name] = *std::move(checked);
+          } else {
+            problems.push_back(std::string(checked.status().message()));
+          }
         } else {
           problems.push_back(absl::StrCat(p->name, " must be a string, got ", TypeOfJson(v)));
         }

@@ -596,6 +596,15 @@ absl::StatusOr<const ActionDefinition*> ValidateShamBlock(
   return check.definition;
 }
 
+absl::StatusOr<core::Json> CheckParameterValue(const ParameterDef& parameter,
+                                               std::string text) {
+  std::vector<internal::Issue> issues;
+  std::optional<core::Json> value =
+      internal::ConvertValue(parameter, std::move(text), &issues);
+  if (!value.has_value()) return internal::IssuesToStatus(issues);
+  return *std::move(value);
+}
+
 absl::StatusOr<core::Action> TransformToAction(
     const sham_parser::Block& block, const ActionDefinition& definition) {
   internal::Transform transform =

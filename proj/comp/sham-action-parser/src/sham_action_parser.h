@@ -182,6 +182,13 @@ bool QuotedAsAWhole(absl::string_view text);
 absl::StatusOr<const ActionDefinition*> ValidateShamBlock(
     const sham_parser::Block& block, const ActionSchema& schema);
 
+// One parameter's value given as text, checked and converted as a SHAM
+// block's is (integer, boolean, enum, UTF-8, path, line range, path list):
+// the typed value, or InvalidArgument saying what is wrong. clada mcp checks
+// a tool's string arguments with it, so both accept the same values.
+absl::StatusOr<core::Json> CheckParameterValue(const ParameterDef& parameter,
+                                               std::string text);
+
 // Converts the block's values to the types `definition` declares, fills in
 // defaults, and records ignored keys as warnings. Checks required parameters
 // too, so it never yields an incomplete action; it does not check
