@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "proj/comp/core/src/utf8.h"
 #include "proj/comp/sham-parser/src/internal/assignment.h"
 #include "proj/comp/sham-parser/src/internal/key_index.h"
 #include "proj/comp/sham-parser/src/internal/line_syntax.h"
@@ -604,7 +605,7 @@ ParseResult Parse(absl::string_view input, const ParseOptions& options,
     result.errors.push_back(std::move(e));
     return result;
   }
-  if (internal::IsValidUtf8(input)) return BlockParser(input, options.first_line, on_block).Run();
+  if (core::IsValidUtf8(input)) return BlockParser(input, options.first_line, on_block).Run();
   // Decode as Node does: each ill-formed sequence becomes U+FFFD.
   const std::string repaired = internal::ReplaceInvalidUtf8(input);
   return BlockParser(repaired, options.first_line, on_block).Run();

@@ -93,20 +93,6 @@ bool IsThreeByteWhitespace(unsigned char a, unsigned char b, unsigned char c) {
 
 }  // namespace
 
-bool IsValidUtf8(absl::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  size_t i = 0;
-  while (true) {
-    i = SkipAscii(p, i, n);
-    if (i >= n) return true;
-    int subpart;
-    const int len = CheckSequence(p + i, n - i, &subpart);
-    if (len == 0) return false;
-    i += len;
-  }
-}
-
 std::string ReplaceInvalidUtf8(absl::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();

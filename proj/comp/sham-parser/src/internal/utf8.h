@@ -12,9 +12,9 @@
 
 namespace clada::sham_parser::internal {
 
-// True if `s` is well-formed UTF-8 (no overlongs, surrogates or values above
-// U+10FFFF).
-bool IsValidUtf8(absl::string_view s);
+// Whether `s` is well-formed UTF-8 is core::IsValidUtf8. The repair differs
+// from core::ToValidUtf8 on purpose: the reference parser runs on Node,
+// whose decoder writes one U+FFFD per maximal subpart, not per byte.
 
 // Returns `s` with every ill-formed sequence replaced by U+FFFD, one per
 // maximal subpart, as the WHATWG/Node UTF-8 decoder does.
