@@ -565,7 +565,7 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
   }
   if (file.line_start.empty()) {
     d.message = absl::StrCat("The file is empty or holds only whitespace (", LineCount(file.total_lines),
-                             "); read it again with file_read before editing.");
+                             "); read it again before editing.");
     return d;
   }
 
@@ -675,8 +675,8 @@ MissDiagnosis DiagnoseMiss(absl::string_view text, absl::string_view needle, abs
   }
 
   d.message = absl::StrCat("No similar text is in the file (", LineCount(file.total_lines),
-                           "). Read it again (file_read or file_read_numbered) and copy ", what,
-                           " exactly, including indentation, or check that the path names the file you mean.");
+                           "). Read it again and copy it exactly, including indentation, or check that the path "
+                           "names the file you mean.");
   return d;
 }
 
