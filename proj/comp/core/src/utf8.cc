@@ -132,6 +132,30 @@ size_t MakeJsonValidUtf8(nlohmann::ordered_json* value) {
   return repaired;
 }
 
+size_t Utf8WithoutIncompleteTail(absl::string_view text) {
+  const size_t n = text.size();
+  for (size_t back = 1; back <= 4 && back <= n; ++back) {
+    const unsigned char c = static_cast<unsigned char>(text[n - back]);
+    if ((c & 0xC0) == 0x80) continue;
+    size_t need = 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+      need = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      need = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      need = 4;
+    }
+    return need > back ? n - back : n;
+  }
+  return n;
+}
+
+size_t Utf8LeadingContinuations(absl::string_view text) {
+  size_t i = 0;
+  while (i < 3 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+  return i;
+}
+
 absl::string_view WithoutUtf8Bom(absl::string_view text) {
   absl::ConsumePrefix(&text, kUtf8Bom);
   return text;

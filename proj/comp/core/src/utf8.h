@@ -36,6 +36,15 @@ std::string ToValidUtf8(absl::string_view text);
 // end inside a multi-byte character.
 absl::string_view Utf8Prefix(absl::string_view text, size_t max_bytes);
 
+// The length of `text` without a multi-byte sequence at its end that a cut
+// left incomplete (its lead byte announces more bytes than follow): what
+// remains of the head of a stream cut at a byte count.
+size_t Utf8WithoutIncompleteTail(absl::string_view text);
+
+// How many continuation bytes (at most 3) open `text`: the rest of a
+// character whose start a cut dropped (the tail kept of a stream).
+size_t Utf8LeadingContinuations(absl::string_view text);
+
 // The UTF-8 byte order mark some editors save at a file's start.
 inline constexpr absl::string_view kUtf8Bom = "\xEF\xBB\xBF";
 

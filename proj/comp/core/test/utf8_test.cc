@@ -10,6 +10,26 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+TEST(Utf8WithoutIncompleteTail, DropsOnlyACutLastCharacter) {
+  EXPECT_EQ(Utf8WithoutIncompleteTail(""), 0u);
+  EXPECT_EQ(Utf8WithoutIncompleteTail("abc"), 3u);
+  EXPECT_EQ(Utf8WithoutIncompleteTail("a\xc3\xa9"), 3u);          // whole
+  EXPECT_EQ(Utf8WithoutIncompleteTail("a\xc3"), 1u);              // 2-byte cut after 1
+  EXPECT_EQ(Utf8WithoutIncompleteTail("a\xe2\x82"), 1u);          // 3-byte cut after 2
+  EXPECT_EQ(Utf8WithoutIncompleteTail("a\xf0\x9f\x98"), 1u);      // 4-byte cut after 3
+  EXPECT_EQ(Utf8WithoutIncompleteTail("a\xf0\x9f\x98\x80"), 5u);  // whole
+  EXPECT_EQ(Utf8WithoutIncompleteTail("a\xff"), 2u);              // not a lead byte: kept
+  EXPECT_EQ(Utf8WithoutIncompleteTail("\x80\x80\x80\x80"), 4u);  // no lead byte in reach
+}
+
+TEST(Utf8LeadingContinuations, CountsAtMostThree) {
+  EXPECT_EQ(Utf8LeadingContinuations(""), 0u);
+  EXPECT_EQ(Utf8LeadingContinuations("abc"), 0u);
+  EXPECT_EQ(Utf8LeadingContinuations("\x82\xacx"), 2u);
+  EXPECT_EQ(Utf8LeadingContinuations("\x80\x80\x80\x80\x80"), 3u);
+  EXPECT_EQ(Utf8LeadingContinuations("\xc3\xa9"), 0u);
+}
+
 TEST(Utf8Bom, OnlyALeadingMarkIsDropped) {
   EXPECT_EQ(WithoutUtf8Bom("\xEF\xBB\xBF#!SHAM"), "#!SHAM");
   EXPECT_EQ(WithoutUtf8Bom("\xEF\xBB\xBF\xEF\xBB\xBFx"), "\xEF\xBB\xBFx");  // one mark only

@@ -10,35 +10,6 @@
 namespace clada::exec::internal {
 namespace {
 
-bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
-
-// Length of `s` without a trailing multi-byte sequence that the cut left
-// incomplete.
-size_t WithoutIncompleteTail(absl::string_view s) {
-  const size_t n = s.size();
-  for (size_t back = 1; back <= 4 && back <= n; ++back) {
-    const unsigned char c = static_cast<unsigned char>(s[n - back]);
-    if (IsContinuation(c)) continue;
-    size_t need = 1;
-    if (c >= 0xC2 && c <= 0xDF)
-      need = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-      need = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-      need = 4;
-    return need > back ? n - back : n;
-  }
-  return n;
-}
-
-// Number of continuation bytes (at most 3) that open `s`: the rest of a
-// character whose start the cut dropped.
-size_t LeadingContinuations(absl::string_view s) {
-  size_t i = 0;
-  while (i < 3 && i < s.size() && IsContinuation(static_cast<unsigned char>(s[i]))) ++i;
-  return i;
-}
-
 // One step of decoding at text[i]: `raw` bytes read, `shown` bytes they
 // take in the result as shown (a well-formed sequence stays, or is escaped
 // by core's terminal writer; an ill-formed byte is one U+FFFD).
@@ -159,9 +130,9 @@ std::string HeadTailBuffer::Finish(absl::string_view stream_name) const {
     kept_tail = SuffixWithin(absl::string_view(whole).substr(head.size()), tail_cap);
   } else {
     head = absl::string_view(head_);
-    head = PrefixWithin(head.substr(0, WithoutIncompleteTail(head)), head_cap);
+    head = PrefixWithin(head.substr(0, core::Utf8WithoutIncompleteTail(head)), head_cap);
     kept_tail = absl::string_view(tail);
-    kept_tail.remove_prefix(LeadingContinuations(kept_tail));
+    kept_tail.remove_prefix(core::Utf8LeadingContinuations(kept_tail));
     kept_tail = SuffixWithin(kept_tail, tail_cap);
   }
   const int64_t left_out = total_ - static_cast<int64_t>(head.size()) - static_cast<int64_t>(kept_tail.size());
