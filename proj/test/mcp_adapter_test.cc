@@ -174,6 +174,18 @@ class McpCall : public ::testing::Test {
   mcp::ToolRegistry tools_;
 };
 
+// A failed call's fix is said in the tools' own words (SHAM's: the tools
+// are its actions); the executor's message names no dialect's.
+TEST_F(McpCall, AFixIsSaidInTheToolsWords) {
+  ASSERT_FALSE(Call("file_write", {{"path", "a.txt"}, {"content", "x\ny\nx\n"}}).is_error);
+  mcp::ToolResult twice = Call("file_replace_text", {{"path", "a.txt"}, {"old_text", "x"}, {"new_text", "z"}});
+  EXPECT_TRUE(twice.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(twice), "file_replace_all_text")) << Text(twice);
+  mcp::ToolResult missing = Call("file_replace_text", {{"path", "nope.txt"}, {"old_text", "x"}, {"new_text", "z"}});
+  EXPECT_TRUE(missing.is_error);
+  EXPECT_TRUE(absl::StrContains(Text(missing), "Create it with file_write")) << Text(missing);
+}
+
 TEST_F(McpCall, WritesReadsAndReturnsStructuredContent) {
   mcp::ToolResult w = Call("file_write", {{"path", "a.txt"}, {"content", "hello\n"}});
   EXPECT_FALSE(w.is_error) << Text(w);

@@ -118,9 +118,9 @@ class ShamReader : public answer::Reader {
   std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
     static constexpr FixPhrase kFixes[] = {
         {"match_count_mismatch", false,
-         "With SHAM: add the lines around it to old_text, or use file_replace_all_text with count set to the number of places"},
+         "Add the lines around it to old_text, or use file_replace_all_text with count set to the number of places"},
         {"not_found", true,
-         "With SHAM: create it with file_write"},
+         "Create it with file_write"},
     };
     return LookUpFix(kFixes, code, action);
   }
