@@ -114,12 +114,15 @@ int DiskStore::Rename(const std::string& from, const std::string& to) {
 
 int DiskStore::Chmod(const std::string& path, mode_t mode) { return ::chmod(path.c_str(), mode) == 0 ? 0 : errno; }
 
-int DiskStore::List(const std::string& dir, std::vector<DirEntry>* out) const {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno;
+namespace {
+
+// The entries of the open directory `fd` (closed here, whatever happens),
+// without "." and "..", each marked a directory or not without following a
+// symlink.
+int ListAndClose(int fd, std::vector<DirEntry>* out) {
   DIR* d = ::fdopendir(fd);
   if (d == nullptr) {
-    int err = errno;
+    const int err = errno;
     ::close(fd);
     return err;
   }
@@ -136,6 +139,14 @@ int DiskStore::List(const std::string& dir, std::vector<DirEntry>* out) const {
   }
   ::closedir(d);
   return 0;
+}
+
+}  // namespace
+
+int DiskStore::List(const std::string& dir, std::vector<DirEntry>* out) const {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  return ListAndClose(fd, out);
 }
 
 // ------------------------------------------------------------- DirHandle
@@ -183,25 +194,7 @@ int DirHandle::List(std::vector<DirEntry>* out) const {
   // and reads from its start, whatever was read before.
   const int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    const int err = errno;
-    ::close(fd);
-    return err;
-  }
-  out->clear();
-  while (struct dirent* e = ::readdir(d)) {
-    absl::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    bool is_dir = e->d_type == DT_DIR;
-    if (e->d_type == DT_UNKNOWN) {
-      struct stat st;
-      is_dir = ::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-    }
-    out->push_back({std::string(name), is_dir});
-  }
-  ::closedir(d);
-  return 0;
+  return ListAndClose(fd, out);
 }
 
 int DirHandle::Lstat(const std::string& name, struct stat* st) const {
