@@ -674,6 +674,13 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
   return r.errors.empty() ? 0 : 1;
 }
 
+void PhraseFixIn(ActionResult& r, absl::string_view dialect) {
+  static const readers::Registry* const phrasing = new readers::Registry();
+  const answer::Reader* reader = phrasing->Find(dialect);
+  if (reader == nullptr) return;
+  if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) absl::StrAppend(&r.error, ". ", *fix);
+}
+
 std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
   if (def == nullptr || def->primary_param.empty()) return "";
@@ -792,16 +799,6 @@ core::AnswerLines* WatchLineAddressedFiles(const std::vector<AnswerItem>& items,
   }
   if (any) lines.Watch("");  // none of the named paths resolved: still keep only those
   return any ? &lines : nullptr;
-}
-
-// Appends to a failed action's error how to fix it in the words of the
-// dialect it came from (answer::Reader::PhraseFix): the executor's message
-// names no dialect's markers or tools.
-void PhraseFixInDialect(ActionResult& r) {
-  static const readers::Registry* const phrasing = new readers::Registry();
-  const answer::Reader* reader = phrasing->Find(r.dialect);
-  if (reader == nullptr) return;
-  if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) absl::StrAppend(&r.error, ". ", *fix);
 }
 
 ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
@@ -1035,7 +1032,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.error = std::move(outcome.error);
     r.code = std::move(outcome.code);
     r.data = std::move(outcome.data);
-    if (!r.success) PhraseFixInDialect(r);
+    if (!r.success) PhraseFixIn(r, r.dialect);
     TypeCmlError(r);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
 

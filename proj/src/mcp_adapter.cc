@@ -34,7 +34,6 @@
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/mcp/src/stdio_transport.h"
-#include "proj/comp/readers/src/all_readers.h"
 #include "proj/src/clada.h"
 #include "proj/src/cli.h"
 #include "proj/src/report.h"
@@ -869,12 +868,8 @@ mcp::ToolResult RunActionAsBatch(CallContext& c, McpSession& session, core::Acti
   const std::string working_root = c.clada.working_root;
   ExecutionResult result = Clada(std::move(c.clada)).ExecuteActions(std::move(actions), "mcp");
   // The tools are SHAM's actions: a failure's fix in SHAM's words.
-  static const readers::Registry* const words = new readers::Registry();
-  if (const answer::Reader* sham = words->Find("sham"); sham != nullptr) {
-    for (ActionResult& r : result.results) {
-      if (r.success) continue;
-      if (std::optional<std::string> fix = sham->PhraseFix(r.code, r.action)) absl::StrAppend(&r.error, ". ", *fix);
-    }
+  for (ActionResult& r : result.results) {
+    if (!r.success) PhraseFixIn(r, "sham");
   }
   RecordBatch(session, working_root, result);
   return ActionToolResult(std::move(result), structured, report_budget);
