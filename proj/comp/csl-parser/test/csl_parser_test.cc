@@ -188,7 +188,9 @@ TEST_P(CslCases, ReadsAPieceWithItsBaseAsPadded) {
       EXPECT_EQ(WithBytes(got, line_start).dump(2), WithBytes(ParseCsl(padded, delimiters), s.first_line - 1).dump(2));
       ASSERT_FALSE(got.blocks.empty());
       EXPECT_EQ(got.blocks.front().span.begin, s.begin);
-      if (end == s.end) EXPECT_EQ(got.blocks.front().span.end, s.end);
+      if (end == s.end) {
+        EXPECT_EQ(got.blocks.front().span.end, s.end);
+      }
       based.pack_actions = true;
       EXPECT_EQ(WithoutLastLines(ToJson(Unpacked(ParseCsl(piece, delimiters, {}, based)))).dump(2),
                 WithoutLastLines(ToJson(got)).dump(2));
