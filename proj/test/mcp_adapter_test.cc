@@ -276,7 +276,9 @@ TEST_F(McpCall, TreeAndInfoStayInTheRootAndDoNotOpenAFifo) {
       EXPECT_EQ(e["type"], "symlink");
       EXPECT_FALSE(e.contains("children")) << e.dump();
     }
-    if (e["name"] == "pipe") EXPECT_EQ(e["type"], "fifo");
+    if (e["name"] == "pipe") {
+      EXPECT_EQ(e["type"], "fifo");
+    }
   }
   mcp::ToolResult git = Call("dir_tree", {{"path", ".git"}});
   EXPECT_TRUE(git.is_error);

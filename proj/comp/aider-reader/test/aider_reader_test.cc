@@ -50,8 +50,12 @@ TEST_P(ReaderCases, Reads) {
       EXPECT_EQ(got.span.first_line, e["lines"][0].get<int>());
       EXPECT_EQ(got.span.last_line, e["lines"][1].get<int>());
     }
-    if (e.contains("path_line")) EXPECT_EQ(got.path_line, e["path_line"].get<int>());
-    if (e.contains("number")) EXPECT_EQ(got.number, e["number"].get<int>());
+    if (e.contains("path_line")) {
+      EXPECT_EQ(got.path_line, e["path_line"].get<int>());
+    }
+    if (e.contains("number")) {
+      EXPECT_EQ(got.number, e["number"].get<int>());
+    }
   }
 
   const json errors = c.value("errors", json::array());
@@ -61,7 +65,9 @@ TEST_P(ReaderCases, Reads) {
     EXPECT_EQ(got.code, errors[k].at("code").get<std::string>());
     EXPECT_EQ(got.line, errors[k].at("line").get<int>());
     EXPECT_EQ(got.span.first_line, got.line);
-    if (errors[k].contains("number")) EXPECT_EQ(got.number, errors[k]["number"].get<int>());
+    if (errors[k].contains("number")) {
+      EXPECT_EQ(got.number, errors[k]["number"].get<int>());
+    }
     EXPECT_FALSE(got.message.empty());
     EXPECT_FALSE(got.fix.empty());
     ExpectContains(got.message, errors[k].value("message_contains", json::array()), "message");
@@ -90,11 +96,17 @@ TEST_P(ReaderCases, Reads) {
   for (size_t k = 0; k < actions.size(); ++k) {
     const json& e = c["actions"][k];
     EXPECT_EQ(actions[k].name, e.at("name").get<std::string>());
-    if (e.contains("block_id")) EXPECT_EQ(actions[k].metadata.block_id, e["block_id"].get<std::string>());
+    if (e.contains("block_id")) {
+      EXPECT_EQ(actions[k].metadata.block_id, e["block_id"].get<std::string>());
+    }
     EXPECT_EQ(actions[k].metadata.start_line, b.edits[k].span.first_line);
     EXPECT_EQ(actions[k].metadata.end_line, b.edits[k].span.last_line);
-    if (e.contains("params")) EXPECT_EQ(json::parse(actions[k].params.dump()), e["params"]);
-    if (e.contains("line_params")) EXPECT_EQ(actions[k].line_params, e["line_params"].get<std::vector<std::string>>());
+    if (e.contains("params")) {
+      EXPECT_EQ(json::parse(actions[k].params.dump()), e["params"]);
+    }
+    if (e.contains("line_params")) {
+      EXPECT_EQ(actions[k].line_params, e["line_params"].get<std::vector<std::string>>());
+    }
     // Every block runs as a SEARCH/REPLACE block: a replace with Aider's
     // tolerances and file-name resolution; an append (which may create a
     // file, and never moves to another path) is already applied when the

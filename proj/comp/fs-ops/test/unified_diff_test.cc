@@ -144,7 +144,9 @@ TEST(DiffAgainstGnuDiff, MinimalAndAppliesWithRepeatedLines) {
       at = nl + 1;
     }
     EXPECT_EQ(ours.added + ours.removed, gnu_changed) << "round " << round << "\n" << ours.text << "\n" << gnu;
-    if (before != after) EXPECT_EQ(Patched(before, ours.text), after) << "round " << round << "\n" << ours.text;
+    if (before != after) {
+      EXPECT_EQ(Patched(before, ours.text), after) << "round " << round << "\n" << ours.text;
+    }
   }
 }
 

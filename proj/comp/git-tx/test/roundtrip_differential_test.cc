@@ -326,7 +326,9 @@ TEST_P(RoundTrip, GivesTheTreeBackByteForByte) {
     EXPECT_TRUE(dry_diff.empty()) << "undo --dry-run changed the tree:\n" << dry_diff;
     const int code = RunGitCommand("undo", {}, twin, GitOptions(), out, err);
     EXPECT_EQ(dry_code, code) << "dry run:\n" << dry_out.str() << dry_err.str() << "undo:\n" << out.str() << err.str();
-    if (dry_code == code && code != 0) EXPECT_EQ(dry_err.str(), err.str());
+    if (dry_code == code && code != 0) {
+      EXPECT_EQ(dry_err.str(), err.str());
+    }
     if (dry_code == code && code == 0) {
       auto line = [](const std::string& text, const std::string& head) {
         const size_t at = text.find(head);

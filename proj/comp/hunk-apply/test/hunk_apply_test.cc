@@ -81,9 +81,15 @@ TEST_P(HunkApplyCases, Applies) {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
   }
   EXPECT_EQ(why.hunk, e.value("hunk", 1));
-  if (e.contains("candidates")) EXPECT_EQ(why.candidates, e["candidates"].get<std::vector<int>>());
-  if (e.contains("nearest_line")) EXPECT_EQ(why.nearest_line, e["nearest_line"].get<int>());
-  if (e.contains("mismatch_index")) EXPECT_EQ(why.mismatch_index, e["mismatch_index"].get<int>());
+  if (e.contains("candidates")) {
+    EXPECT_EQ(why.candidates, e["candidates"].get<std::vector<int>>());
+  }
+  if (e.contains("nearest_line")) {
+    EXPECT_EQ(why.nearest_line, e["nearest_line"].get<int>());
+  }
+  if (e.contains("mismatch_index")) {
+    EXPECT_EQ(why.mismatch_index, e["mismatch_index"].get<int>());
+  }
   if (e.contains("already_applied_line")) {
     EXPECT_EQ(why.already_applied_line, e["already_applied_line"].get<int>());
   }

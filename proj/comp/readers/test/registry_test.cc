@@ -107,7 +107,9 @@ TEST_P(AnswerCase, SegmentsAndReads) {
     ASSERT_TRUE(c.contains(key)) << key << "\n" << got.dump();
     EXPECT_EQ(got[key], c[key]) << key << "\n" << got.dump(1);
   }
-  if (c.contains("warnings")) EXPECT_EQ(got["warnings"], c["warnings"]);
+  if (c.contains("warnings")) {
+    EXPECT_EQ(got["warnings"], c["warnings"]);
+  }
 }
 
 std::vector<Json> Cases() { return Load("answers.json")["cases"].get<std::vector<Json>>(); }
