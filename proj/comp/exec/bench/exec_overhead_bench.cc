@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -163,7 +164,7 @@ void PairedSandbox(benchmark::State& state, const char* lang, const char* code) 
     on_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
     diff_us.push_back(on_us.back() - off_us.back());
   }
-  std::system(("rm -rf " + root).c_str());
+  if (std::system(("rm -rf " + root).c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", root.c_str());
   auto median = [](std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());

@@ -1,8 +1,8 @@
 // Parsing throughput on real-sized responses.
 //
 //   python3 proj/comp/sham-parser/bench/gen_input.py /tmp/sham-bench
-//   bazel run //proj/comp/sham-parser:sham_parser_bench -- \
-//       /tmp/sham-bench/clean.txt /tmp/sham-bench/errors.txt
+//   bazel run //proj/comp/sham-parser:sham_parser_bench --
+//       /tmp/sham-bench/clean.txt /tmp/sham-bench/errors.txt   (one line)
 //
 // Each file becomes two benchmarks: ParseBlocks alone, and ParseBlocks plus
 // the JSON rendering `clada parse` prints. Throughput is reported as
