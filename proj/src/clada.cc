@@ -678,7 +678,9 @@ void PhraseFixIn(ActionResult& r, absl::string_view dialect) {
   static const readers::Registry* const phrasing = new readers::Registry();
   const answer::Reader* reader = phrasing->Find(dialect);
   if (reader == nullptr) return;
-  if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) absl::StrAppend(&r.error, ". ", *fix);
+  if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) {
+    absl::StrAppend(&r.error, absl::EndsWith(r.error, ".") ? " " : ". ", *fix);
+  }
 }
 
 std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params) {

@@ -62,7 +62,7 @@ std::vector<Case> Cases() {
       {"replacer", Replacer("a.txt"), "match_count_mismatch", Replacer("nope.txt"), "<<<SEARCH>>>",
        "<<<OVERWRITE>>>"},
       // hunk-apply's own message, in the patch's words already.
-      {"apply_patch", ApplyPatch("a.txt"), "failed_precondition", ApplyPatch("nope.txt"), "context lines",
+      {"apply_patch", ApplyPatch("a.txt"), "match_count_mismatch", ApplyPatch("nope.txt"), "context lines",
        "*** Add File:"},
       {"udiff", "", "", Udiff("nope.txt"), "", "--- /dev/null"},
   };

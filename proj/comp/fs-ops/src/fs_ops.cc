@@ -1166,7 +1166,21 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
                                                                     -> absl::StatusOr<EditResult> {
     hunk_apply::ApplyError why;
     absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(body, op.hunks(), &why);
-    if (!r.ok()) return absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
+    if (!r.ok()) {
+      // The same codes as every other edit's: a hunk found at several places
+      // or at none is what a SEARCH found so is.
+      const absl::Status status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
+      switch (why.code) {
+        case hunk_apply::ApplyError::Code::kAmbiguous:
+          return core::WithCode(status, "match_count_mismatch");
+        case hunk_apply::ApplyError::Code::kNotFound:
+        case hunk_apply::ApplyError::Code::kAnchorNotFound:
+          return core::WithCode(status, "search_not_found");
+        case hunk_apply::ApplyError::Code::kOk:
+          break;
+      }
+      return status;
+    }
     EditResult e;
     e.content = std::move(r->content);
     e.replacements = static_cast<int64_t>(op.hunks().size());

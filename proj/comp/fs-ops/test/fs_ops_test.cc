@@ -485,6 +485,9 @@ TEST_P(CasesMd, Runs) {
   } else {
     EXPECT_TRUE(out.error.empty()) << report;
   }
+  if (want.contains("code")) {
+    EXPECT_EQ(out.code, want["code"].get<std::string>()) << report;
+  }
   if (want.contains("error")) {
     for (const Json& s : want["error"]) {
       std::string needle = box.Subst(s.get<std::string>());
