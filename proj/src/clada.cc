@@ -28,7 +28,6 @@
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "proj/comp/answer/src/segment.h"
-#include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/context/src/context.h"
 #include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/error_code.h"
@@ -551,11 +550,23 @@ void ResolveDeleteDirectories(core::Action& action, const core::PathPolicy& path
   action.params["recursive"] = true;
 }
 
-// A failed CML task's or CSL operation's error leads with the seeds' error
-// type (search_not_found, match_count_mismatch, ...).
-void TypeCmlError(ActionResult& r) {
-  if (r.success || (r.dialect != "cml" && r.dialect != "csl")) return;
-  r.error_type = cml_parser::ErrorType(r.action, r.code, r.data);
+// The reader of `dialect` (one registry for the answers' words), or null
+// (MCP's and ExecuteActions' callers' names).
+const answer::Reader* ReaderOf(absl::string_view dialect) {
+  static const readers::Registry* const registry = new readers::Registry();
+  return registry->Find(dialect);
+}
+
+// A failed action's error leads with its dialect's error type, where the
+// dialect has them (answer::Reader::ErrorType: the seeds' CML and CSL
+// forms, search_not_found, match_count_mismatch, ...).
+void TypeError(ActionResult& r) {
+  if (r.success) return;
+  const answer::Reader* reader = ReaderOf(r.dialect);
+  if (reader == nullptr) return;
+  std::optional<std::string> type = reader->ErrorType(r.action, r.code, r.data);
+  if (!type.has_value()) return;
+  r.error_type = std::move(*type);
   if (!absl::StartsWith(r.error, absl::StrCat(r.error_type, ": "))) r.error = absl::StrCat(r.error_type, ": ", r.error);
 }
 
@@ -675,8 +686,7 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
 }
 
 void PhraseFixIn(ActionResult& r, absl::string_view dialect) {
-  static const readers::Registry* const phrasing = new readers::Registry();
-  const answer::Reader* reader = phrasing->Find(dialect);
+  const answer::Reader* reader = ReaderOf(dialect);
   if (reader == nullptr) return;
   if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) {
     absl::StrAppend(&r.error, absl::EndsWith(r.error, ".") ? " " : ". ", *fix);
@@ -997,7 +1007,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
       if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
-      TypeCmlError(r);
+      TypeError(r);
       r.params = std::move(action.params);
       budget.Fit(r);
       keep_params(r);
@@ -1035,7 +1045,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.code = std::move(outcome.code);
     r.data = std::move(outcome.data);
     if (!r.success) PhraseFixIn(r, r.dialect);
-    TypeCmlError(r);
+    TypeError(r);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
 
     if (tx != nullptr && tx->active()) {  // what the AI commit says and holds

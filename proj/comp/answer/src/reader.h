@@ -160,6 +160,13 @@ class Reader {
   virtual std::optional<std::string> PhraseFix(absl::string_view /*code*/, absl::string_view /*action*/) const {
     return std::nullopt;
   }
+  // The error type a failed action's error leads with in this dialect's
+  // report (the seeds' CML and CSL forms: "search_not_found: ..."), from
+  // its code and data; none: the error is shown as the executor gave it.
+  virtual std::optional<std::string> ErrorType(absl::string_view /*action*/, absl::string_view /*code*/,
+                                               const core::Json& /*data*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace clada::answer

@@ -86,6 +86,11 @@ class CmlReader : public answer::Reader {
     return std::make_unique<CmlSpanReader>(text);
   }
   std::string Instructions() const override { return cml_parser::CmlInstructions(); }
+  // The seeds' error types, which CSL's report shares with CML's.
+  std::optional<std::string> ErrorType(absl::string_view action, absl::string_view code,
+                                       const core::Json& data) const override {
+    return cml_parser::ErrorType(action, code, data);
+  }
   std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
     static constexpr FixPhrase kFixes[] = {
         {"match_count_mismatch", false,

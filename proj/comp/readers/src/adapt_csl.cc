@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "proj/comp/cml-parser/src/cml_parser.h"
 #include "proj/comp/csl-parser/src/csl_parser.h"
 #include "proj/comp/readers/src/adapters.h"
 
@@ -109,6 +110,11 @@ class CslReader : public answer::Reader {
     return std::make_unique<CslSpanReader>(text, delimiters_);
   }
   std::string Instructions() const override { return csl_parser::CslInstructions(delimiters_); }
+  // The seeds' error types, which CSL's report shares with CML's.
+  std::optional<std::string> ErrorType(absl::string_view action, absl::string_view code,
+                                       const core::Json& data) const override {
+    return cml_parser::ErrorType(action, code, data);
+  }
   std::optional<std::string> PhraseFix(absl::string_view code, absl::string_view action) const override {
     static constexpr FixPhrase kFixes[] = {
         {"match_count_mismatch", false,
