@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/comp/core/test/span_testing.h"
 
 namespace clada::aider_reader {
 namespace {
@@ -181,10 +182,7 @@ TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
     const Blocks b =
         ReadBlocks(text, ReadOptions{kLine, kByte, carried}, [&](Edit&& e) { based_edits.push_back(std::move(e)); });
     auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
-      EXPECT_EQ(based.first_line, padded.first_line);
-      EXPECT_EQ(based.last_line, padded.last_line);
-      EXPECT_EQ(based.begin - kByte, padded.begin - shift);
-      EXPECT_EQ(based.end - kByte, padded.end - shift);
+      core::testing::ExpectSameSpanWithBase(based, padded, kByte, shift);
     };
     ASSERT_EQ(based_edits.size(), padded_edits.size());
     for (size_t k = 0; k < based_edits.size(); ++k) {

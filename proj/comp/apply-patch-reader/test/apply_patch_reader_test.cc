@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/apply-patch-reader/test/memory_apply.h"
+#include "proj/comp/core/test/span_testing.h"
 
 namespace clada::apply_patch_reader {
 namespace {
@@ -176,10 +177,7 @@ TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
   constexpr size_t kByte = 5000;  // and its first byte
   const std::string padded = std::string(kLine - 1, '\n') + text;
   auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
-    EXPECT_EQ(based.first_line, padded.first_line);
-    EXPECT_EQ(based.last_line, padded.last_line);
-    EXPECT_EQ(based.begin - kByte, padded.begin - (kLine - 1));
-    EXPECT_EQ(based.end - kByte, padded.end - (kLine - 1));
+    core::testing::ExpectSameSpanWithBase(based, padded, kByte, kLine - 1);
   };
   for (const bool keep_ops : {true, false}) {
     const std::vector<Patch> p = keep_ops ? ReadPatches(padded) : ReadEnvelopes(padded);

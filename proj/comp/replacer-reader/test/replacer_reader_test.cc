@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/comp/core/test/span_testing.h"
 
 namespace clada::replacer_reader {
 namespace {
@@ -221,10 +222,7 @@ TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
       [&](ParseError&& e) { based_errors.push_back(std::move(e)), based_order.push_back(1); });
   EXPECT_EQ(based_order, padded_order);
   auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
-    EXPECT_EQ(based.first_line, padded.first_line);
-    EXPECT_EQ(based.last_line, padded.last_line);
-    EXPECT_EQ(based.begin - kByte, padded.begin - (kLine - 1));
-    EXPECT_EQ(based.end - kByte, padded.end - (kLine - 1));
+    core::testing::ExpectSameSpanWithBase(based, padded, kByte, kLine - 1);
   };
   ASSERT_EQ(based_edits.size(), padded_edits.size());
   for (size_t k = 0; k < based_edits.size(); ++k) {

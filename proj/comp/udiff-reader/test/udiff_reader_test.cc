@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proj/comp/core/test/span_testing.h"
 #include "proj/comp/udiff-reader/test/memory_apply.h"
 
 namespace clada::udiff_reader {
@@ -145,10 +146,7 @@ TEST_P(ReaderCases, BasedReadEqualsPaddedRead) {
   constexpr size_t kByte = 5000;  // and its first byte
   const std::string padded = std::string(kLine - 1, '\n') + text;
   auto same_span = [&](const SourceSpan& based, const SourceSpan& padded) {
-    EXPECT_EQ(based.first_line, padded.first_line);
-    EXPECT_EQ(based.last_line, padded.last_line);
-    EXPECT_EQ(based.begin - kByte, padded.begin - (kLine - 1));
-    EXPECT_EQ(based.end - kByte, padded.end - (kLine - 1));
+    core::testing::ExpectSameSpanWithBase(based, padded, kByte, kLine - 1);
   };
   std::vector<FilePatch> pf, bf;
   const Diffs p = ReadDiffs(padded, [&](FilePatch&& f) { pf.push_back(std::move(f)); });
