@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -22,12 +23,13 @@ namespace {
 
 constexpr size_t kNpos = absl::string_view::npos;
 
-// The action's deadline, read from the clock once per kEvery units of work
-// (a file line keyed, a line compared), so that checking costs nothing a
-// benchmark sees. Once passed, it stays passed.
+// The action's deadline, read from the clock (`now`) once per kEvery units
+// of work (a file line keyed, a line compared), so that checking costs
+// nothing a benchmark sees. Once passed, it stays passed.
 class WorkClock {
  public:
-  explicit WorkClock(absl::Time deadline) : deadline_(deadline) {}
+  explicit WorkClock(absl::Time deadline, absl::FunctionRef<absl::Time()> now = absl::Now)
+      : deadline_(deadline), now_(now) {}
   // Counts `units` of work; true once the deadline has passed.
   bool Spend(size_t units) {
     if (passed_) return true;
@@ -40,7 +42,7 @@ class WorkClock {
   bool Passed() {
     if (!passed_ && deadline_ != absl::InfiniteFuture()) {
       spent_ = 0;
-      passed_ = absl::Now() >= deadline_;
+      passed_ = now_() >= deadline_;
     }
     return passed_;
   }
@@ -49,6 +51,7 @@ class WorkClock {
  private:
   static constexpr size_t kEvery = size_t{1} << 16;
   absl::Time deadline_;
+  absl::FunctionRef<absl::Time()> now_;
   size_t spent_ = 0;
   bool passed_ = false;
 };
@@ -434,7 +437,7 @@ std::optional<absl::StatusOr<EditResult>> TryDots(const BreakNormalizedText& t, 
 
 absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::string_view search,
                                               absl::string_view replace, absl::string_view label,
-                                              absl::Time deadline) {
+                                              absl::Time deadline, absl::FunctionRef<absl::Time()> now) {
   // ReplaceUnique decides an empty or unchanged edit, a SEARCH found as
   // written (once, or several times: an error), and an edit already applied
   // (the SEARCH absent, the REPLACE there once), as for every edit. Tested
@@ -448,7 +451,7 @@ absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::s
       (!replace_n.empty() && FindAllText(t.norm(), replace_n).size() == 1)) {
     return ReplaceUnique(content, search, replace, label);
   }
-  WorkClock clock(deadline);
+  WorkClock clock(deadline, now);
   if (clock.Passed()) return TimedOut(label, "indentation tolerance");
   if (std::optional<absl::StatusOr<EditResult>> r = TryIndentation(t, search_n, replace_n, label, &clock)) return *r;
   if (std::optional<absl::StatusOr<EditResult>> r = TryDots(t, search_n, replace_n, label, &clock)) return *r;

@@ -13,6 +13,7 @@
 #ifndef CLADA_PROJ_COMP_FS_OPS_SRC_SEARCH_REPLACE_H_
 #define CLADA_PROJ_COMP_FS_OPS_SRC_SEARCH_REPLACE_H_
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -38,10 +39,12 @@ namespace clada::fs_ops::internal {
 // DeadlineExceeded (code `timeout`) when `deadline` (the action's:
 // core::ExecLimits::deadline) passes before or while the tiers and the miss
 // diagnosis run: the clock is read between them and every 65,536 lines of
-// work inside them. The exact search runs whatever the deadline.
+// work inside them (`now` reads it: absl::Now, or a test's clock). The exact
+// search runs whatever the deadline.
 absl::StatusOr<EditResult> ReplaceSearchBlock(absl::string_view content, absl::string_view search,
                                               absl::string_view replace, absl::string_view label,
-                                              absl::Time deadline = absl::InfiniteFuture());
+                                              absl::Time deadline = absl::InfiniteFuture(),
+                                              absl::FunctionRef<absl::Time()> now = absl::Now);
 
 }  // namespace clada::fs_ops::internal
 

@@ -1,15 +1,18 @@
 // The SEARCH/REPLACE tolerance tiers stop at the action's deadline: a
-// deadline already past makes them stop with a `timeout` error (no clock is
-// raced: the deadline is in the past before the call).
+// deadline already past makes them stop with a `timeout` error, and so does
+// one that passes while a tier runs (a fake clock, which passes after a
+// given number of reads: no clock is raced).
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/action.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/test/test_dir.h"
 #include "proj/comp/fs-ops/src/fs_ops.h"
@@ -57,6 +60,83 @@ TEST(SearchReplaceDeadline, AnExactMatchNeedsNoTier) {
       ReplaceSearchBlock(kFile, "    a = 1\n", "    a = 10\n", "f.py", absl::InfinitePast());
   ASSERT_TRUE(exact.ok()) << exact.status();
   EXPECT_TRUE(absl::StrContains(exact->content, "    a = 10\n"));
+}
+
+// A clock for the tiers that reads as before `deadline` until its
+// `passes_at`-th read (1-based; 0: never), and after it from then on; it
+// counts its reads.
+struct FakeClock {
+  absl::Time deadline = absl::FromUnixSeconds(1000);
+  int passes_at = 0;
+  int reads = 0;
+  absl::Time Now() {
+    ++reads;
+    return passes_at > 0 && reads >= passes_at ? deadline + absl::Seconds(1) : deadline - absl::Seconds(1);
+  }
+};
+
+// 300,000 lines, then two indented ones that a SEARCH written without their
+// indentation matches (the indentation tier, after an exact miss).
+std::string LargeFile() {
+  std::string text;
+  for (int i = 0; i < 300000; ++i) absl::StrAppend(&text, "x", i, " = 0\n");
+  return text + "    target = 1\n    more = 2\n";
+}
+constexpr int kLargeLines = 300002;
+constexpr int kReadEvery = 65536;  // lines of work per clock read (WorkClock::kEvery)
+
+// The deadline passes while the indentation tier walks a large file: the
+// tier stops there (not at the next tier's boundary) with `timeout`, and
+// returns no content. The clock's reads prove where it was checked: read 1
+// is before the tiers, so read 2 is inside the indentation tier, after
+// 65,536 lines.
+TEST(SearchReplaceDeadline, DeadlinePassingMidTierStopsTheIndentationTier) {
+  const std::string file = LargeFile();
+  const std::string search = "target = 1\nmore = 2\n";
+  const std::string replace = "target = 10\nmore = 2\n";
+  // In time, the tier reads the clock once per 65,536 lines it walks.
+  FakeClock in_time;
+  auto in_time_now = [&in_time] { return in_time.Now(); };
+  absl::StatusOr<EditResult> done = ReplaceSearchBlock(file, search, replace, "big.py", in_time.deadline, in_time_now);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(absl::EndsWith(done->content, "    target = 10\n    more = 2\n"));
+  EXPECT_GE(in_time.reads, 1 + kLargeLines / kReadEvery);
+  for (int passes_at : {2, 3}) {
+    FakeClock late;
+    late.passes_at = passes_at;
+    auto late_now = [&late] { return late.Now(); };
+    absl::StatusOr<EditResult> stopped = ReplaceSearchBlock(file, search, replace, "big.py", late.deadline, late_now);
+    ASSERT_FALSE(stopped.ok()) << "passes at read " << passes_at;
+    EXPECT_EQ(core::ErrorCode(stopped.status()), "timeout") << stopped.status();
+    EXPECT_TRUE(absl::StrContains(stopped.status().message(), "time ran out while its indentation tolerance"))
+        << stopped.status();
+    EXPECT_TRUE(absl::StrContains(stopped.status().message(), "nothing was changed")) << stopped.status();
+    // Stopped at the read that saw the deadline passed, before the end of the
+    // file: no read after it.
+    EXPECT_EQ(late.reads, passes_at);
+    EXPECT_LT(late.reads, in_time.reads);
+  }
+}
+
+// The `...` tier reads the clock as it goes too: passing at its last read
+// (which, in time, is inside that tier) stops it there.
+TEST(SearchReplaceDeadline, DeadlinePassingInTheDotsTierStopsIt) {
+  const std::string file = LargeFile();
+  const std::string search = "x0 = 0\n...\n    more = 2\n";
+  const std::string replace = "x0 = 5\n...\n    more = 2\n";
+  FakeClock in_time;
+  auto in_time_now = [&in_time] { return in_time.Now(); };
+  absl::StatusOr<EditResult> done = ReplaceSearchBlock(file, search, replace, "big.py", in_time.deadline, in_time_now);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(absl::StartsWith(done->content, "x0 = 5\nx1 = 0\n"));
+  FakeClock late;
+  late.passes_at = in_time.reads;
+  auto late_now = [&late] { return late.Now(); };
+  absl::StatusOr<EditResult> stopped = ReplaceSearchBlock(file, search, replace, "big.py", late.deadline, late_now);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(core::ErrorCode(stopped.status()), "timeout") << stopped.status();
+  EXPECT_TRUE(absl::StrContains(stopped.status().message(), "`...` tolerance")) << stopped.status();
+  EXPECT_EQ(late.reads, in_time.reads);
 }
 
 // Through the action: the batch's deadline (ExecContext limits) reaches the
