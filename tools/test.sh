@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Runs every test: installs missing dependencies, then
-#   1. bazel test //...                      (the whole suite)
+#   1. the optimised build (the configuration clada ships in): every target
+#      that is not a test (clada, the benchmarks, the tools), and the tests
+#      that check the real binary (tagged no_asan: crash safety, load, the
+#      MCP client's test)
 #   2. bazel test --config=asan --build_tests_only //...
-#                                            (again under ASan + UBSan, clang-14;
-#                                             the benchmarks are built in stage 1 only)
+#                                            (every other test, once, under ASan + UBSan, clang-14)
 #   3. tools/fuzz.sh                         (each libFuzzer target for $FUZZ_SECONDS, default 20)
 #   4. tools/release.sh --allow-dirty        (the release's checks: the binary needs only the C
 #                                             library and runs with an empty environment, the npm
 #                                             package installs offline and passes the MCP SDK
 #                                             client's test; counted as one test)
+# Each source is compiled once per configuration, and each test is built
+# and run once: under the sanitizers, or, for the no_asan tests, optimised.
 # Ends with one line `N passed, M failed`, counted from Bazel's test
 # summaries (a fuzz target that finds a crash counts as one failed test).
-# `tools/test.sh --quick` runs stage 1 only.
+# `tools/test.sh --quick` runs the whole suite once, optimised, without the
+# sanitizers (`bazel test //...`), and nothing else.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/ensure-deps.sh || exit 2
@@ -32,8 +37,18 @@ run_stage() {
   return "$rc"
 }
 
-run_stage bazel test //... "$@"
-if [[ $quick -eq 0 ]]; then
+if [[ $quick -eq 1 ]]; then
+  run_stage bazel test //... "$@"
+else
+  # Stage 1: everything but the tests, and the no_asan tests, optimised.
+  mapfile -t not_tests < <(bazel query --noshow_progress 'kind(rule, //...) except tests(//...) except attr(tags, manual, //...)' 2>/dev/null)
+  if ((${#not_tests[@]} == 0)); then
+    echo "test.sh: bazel query found no targets" >&2
+    status=1
+  fi
+  run_stage bazel build "$@" -- "${not_tests[@]}"
+  run_stage bazel test --build_tests_only --test_tag_filters=no_asan //... "$@"
+  # Stage 2: every other test under ASan and UBSan.
   run_stage bazel test --config=asan --build_tests_only //... "$@"
   run_stage tools/fuzz.sh "${FUZZ_SECONDS:-20}"
   if run_stage tools/release.sh --allow-dirty; then
