@@ -17,6 +17,15 @@ constexpr std::array<bool, 256> kPlainTable = [] {
   return plain;
 }();
 
+// The same, plus the line break and the tab, which every form but one line
+// keeps as they are.
+constexpr std::array<bool, 256> kPlainOrLineTable = [] {
+  std::array<bool, 256> plain = kPlainTable;
+  plain['\n'] = true;
+  plain['\t'] = true;
+  return plain;
+}();
+
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 // The code points shown escaped although they are well-formed: C1 controls,
@@ -126,7 +135,8 @@ size_t AppendEscaped(absl::string_view text, TerminalForm form, bool final, size
   while (i < n) {
     // A run of bytes that are kept as they are, copied at once.
     size_t run = i;
-    while (run < n && (kPlainTable[s[run]] || (lines && (s[run] == '\n' || s[run] == '\t')))) ++run;
+    const std::array<bool, 256>& plain = lines ? kPlainOrLineTable : kPlainTable;
+    while (run < n && plain[s[run]]) ++run;
     const size_t copied = std::min(run - i, room());
     out->append(text.data() + i, copied);
     i += copied;

@@ -1,5 +1,6 @@
 #include "proj/comp/sham-parser/src/parse_command.h"
 
+#include <array>
 #include <cstdio>
 #include <string>
 
@@ -8,17 +9,28 @@
 namespace clada::sham_parser {
 namespace {
 
+// Bytes a JSON string holds as they are: all but the control characters,
+// the quote and the backslash.
+constexpr std::array<bool, 256> kJsonPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x100; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}();
+
 // Appends `s` as a JSON string, escaped exactly as nlohmann's dump() does
 // (UTF-8 kept, control characters escaped). Every string in a ParseResult is
 // valid UTF-8 already.
 void AppendJsonString(absl::string_view s, std::string& out) {
   out += '"';
-  size_t run = 0;  // start of the pending run of plain bytes
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (true) {
+    const size_t run = i;  // a run of plain bytes, copied at once
+    while (i < n && kJsonPlain[b[i]]) ++i;
     out.append(s.data() + run, i - run);
-    run = i + 1;
+    if (i == n) break;
+    const unsigned char c = b[i++];
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -34,7 +46,6 @@ void AppendJsonString(absl::string_view s, std::string& out) {
       }
     }
   }
-  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
@@ -49,7 +60,17 @@ void AppendKey(absl::string_view indent, absl::string_view key, std::string& out
 std::string ParseResultToJsonText(const ParseResult& result) {
   // The layout of nlohmann's dump(2), written directly: building the JSON
   // tree first took ten times as long as parsing.
-  std::string out = "{\n  \"blocks\": ";
+  // Reserved once: the values, escaped about as long as they are, and each
+  // key, index and line's share of the layout.
+  size_t size = 64;
+  for (const Block& b : result.blocks) {
+    size += 128 + b.id.size();
+    for (const auto& [key, value] : b.properties) size += 16 + key.size() + value.size() + value.size() / 8;
+  }
+  for (const ParseError& e : result.errors) size += 256 + e.content.size() + e.context.size() + e.message.size();
+  std::string out;
+  out.reserve(size);
+  out += "{\n  \"blocks\": ";
   if (result.blocks.empty()) out += "[]";
   for (size_t i = 0; i < result.blocks.size(); ++i) {
     const Block& b = result.blocks[i];
