@@ -81,6 +81,20 @@ std::string NameInLog(const Scan& scan, const BlockSpan& b) {
   return absl::StrCat(scan.dialect(b), " line ", b.start_line);
 }
 
+// How the listener names a block the answer has not finished (its dialect,
+// first line and where it stops): "udiff line 3 (stops at line 9)".
+std::string NameUnfinished(const Scan& scan, const BlockSpan& b) {
+  return absl::StrCat(NameInLog(scan, b), " (stops at line ", b.end_line, ")");
+}
+
+// The names of `blocks` (NameUnfinished), at most kMaxIdsInLog, joined.
+std::string NamesUnfinished(const Scan& scan, const std::vector<const BlockSpan*>& blocks);
+
+// What the summary and the report say of blocks the answer has not
+// finished: one line each (at most kMaxIdsInLog), addressed to whoever
+// wrote the answer.
+std::string UnfinishedText(const Scan& scan, const std::vector<const BlockSpan*>& blocks);
+
 // The keys of `blocks`, in order.
 std::vector<uint64_t> KeysOf(const std::vector<BlockSpan>& blocks) {
   std::vector<uint64_t> keys;
@@ -114,6 +128,29 @@ std::vector<uint64_t> CountKeys(const std::vector<BlockSpan>& blocks) {
 size_t CountOf(const std::vector<uint64_t>& counts, uint64_t key) {
   auto [first, last] = std::equal_range(counts.begin(), counts.end(), key);
   return static_cast<size_t>(last - first);
+}
+
+std::string NamesUnfinished(const Scan& scan, const std::vector<const BlockSpan*>& blocks) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < blocks.size() && i < kMaxIdsInLog; ++i) names.push_back(NameUnfinished(scan, *blocks[i]));
+  if (blocks.size() > kMaxIdsInLog) names.push_back("...");
+  return absl::StrJoin(names, ", ");
+}
+
+std::string UnfinishedText(const Scan& scan, const std::vector<const BlockSpan*>& blocks) {
+  std::string out;
+  for (size_t i = 0; i < blocks.size() && i < kMaxIdsInLog; ++i) {
+    const BlockSpan& b = *blocks[i];
+    absl::StrAppend(&out, "unfinished, not run: the ", scan.dialect(b), " block at line ", b.start_line,
+                    " stops at line ", b.end_line,
+                    " without its end (the answer was cut off there, or is still being written); nothing of it "
+                    "ran. Send the rest of it (the block from line ",
+                    b.start_line, " again, whole): it runs once it is complete.\n");
+  }
+  if (blocks.size() > kMaxIdsInLog) {
+    absl::StrAppend(&out, "unfinished, not run: ", blocks.size() - kMaxIdsInLog, " more blocks\n");
+  }
+  return out;
 }
 
 // True when the person wrote x in the run-again box of the section at the top.
@@ -150,7 +187,9 @@ class Listener {
   // Runs the new blocks of FILE, if any. Sets *recheck_at when a trailing
   // unclosed block should get more time. Errors are fatal to Listen.
   absl::Status Process(std::optional<absl::Time>* recheck_at);
-  void WriteBack(const RunReport& report, size_t blocks_given);
+  // `unfinished`: UnfinishedText of the blocks of this save the answer has
+  // not finished, or "".
+  void WriteBack(const RunReport& report, size_t blocks_given, const std::string& unfinished);
   // internal::ScanSpans(text), the set of keys run freed meanwhile for a
   // large text and built again after (nothing asks it during the scan):
   // the scan's peak and the set's would otherwise stack (1,982,807 blocks
@@ -162,6 +201,8 @@ class Listener {
   void WriteNote(const std::string& first_line, const std::string& body);
   // The blocks of `all` not run yet (pointers into it).
   std::vector<const BlockSpan*> NewBlocks(const std::vector<BlockSpan>& all) const;
+  // True when `all` holds a block not run yet that the answer has finished.
+  bool HasRunnable(const std::vector<BlockSpan>& all) const;
   void Log(absl::string_view line) {
     // The line names FILE and block IDs an answer chose: escaped, one line.
     if (options_.log != nullptr) {
@@ -182,6 +223,9 @@ class Listener {
   bool process_at_start_ = false;            // FILE holds blocks saved while no listener ran
   std::optional<std::string> written_text_;  // FILE as last written back, when it held no new block
   std::optional<std::string> waited_text_;   // FILE as read when a trailing unclosed block got its grace
+  // The keys of the unfinished blocks (never run) last said to be so:
+  // each is said once while it stays in FILE.
+  absl::flat_hash_set<uint64_t> unfinished_said_;
   // The runs of the last write-back, kept when FILE then held blocks saved
   // during the run: nobody could see their results, so the next run's
   // write-back shows them first. Empty otherwise.
@@ -315,6 +359,13 @@ std::vector<const BlockSpan*> Listener::NewBlocks(const std::vector<BlockSpan>& 
   return internal::NewBlocksOf(all, state_);
 }
 
+bool Listener::HasRunnable(const std::vector<BlockSpan>& all) const {
+  for (const BlockSpan* b : NewBlocks(all)) {
+    if (b->closed) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<Events> Listener::ReadEvents() {
   Events events;
   alignas(struct inotify_event) char buf[64 * 1024];
@@ -389,6 +440,34 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   Scan scan = ScanFreeingIndex(*text);
   std::vector<BlockSpan>& all = scan.blocks;
   std::vector<const BlockSpan*> fresh = NewBlocks(all);
+  // A block the answer has not finished (a hunk short of the lines its
+  // header counts, an envelope without *** End Patch, a block without its
+  // end marker, a CML element without its end tag) never runs: it is said
+  // to be unfinished, once, and runs when a save completes it (its text,
+  // so its key, is then another).
+  std::vector<const BlockSpan*> unfinished;
+  {
+    auto open = std::stable_partition(fresh.begin(), fresh.end(), [](const BlockSpan* b) { return b->closed; });
+    unfinished.assign(open, fresh.end());
+    fresh.erase(open, fresh.end());
+  }
+  // The last block may still be arriving (an editor writing in pieces): give
+  // it a moment, so that a block completed meanwhile runs with the others.
+  if (!unfinished.empty() && unfinished.back() == &all.back() && waited_text_ != *text) {
+    waited_text_ = *text;
+    *recheck_at = absl::Now() + kUnclosedGrace;
+    return absl::OkStatus();
+  }
+  waited_text_.reset();
+  std::vector<const BlockSpan*> unfinished_new;  // not said yet
+  {
+    absl::flat_hash_set<uint64_t> said;
+    for (const BlockSpan* b : unfinished) {
+      if (!unfinished_said_.contains(b->key)) unfinished_new.push_back(b);
+      said.insert(b->key);
+    }
+    unfinished_said_ = std::move(said);
+  }
   std::vector<uint64_t> counts = CountKeys(all);
   bool run_again = false;
   if (fresh.empty() && RunAgainTicked(*text)) {
@@ -414,6 +493,15 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     // next comes from a later save, after the results were in FILE.
     unseen_.clear();
     unseen_left_out_ = 0;
+    if (!unfinished_new.empty()) {
+      last_counts_ = std::move(counts);
+      const std::string names = NamesUnfinished(scan, unfinished_new);
+      Log(absl::StrCat(ClockTime(), " clada listen: unfinished, not run: ", names));
+      WriteNote(absl::StrCat(kSummaryPrefix, ClockTime(), ": unfinished, not run: ", names, "; ", kOutputFileName,
+                             " still holds the last report"),
+                UnfinishedText(scan, unfinished_new));
+      return absl::OkStatus();
+    }
     // A copy of a block already run was added (or the whole file replaced
     // by old blocks, the summary gone): say so rather than stay silent.
     std::vector<const BlockSpan*> again;
@@ -428,15 +516,13 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     return absl::OkStatus();
   }
 
-  // A last block without its end marker may still be arriving (an editor
-  // writing in pieces): give it a moment, then run it as it is.
-  const BlockSpan& last = all.back();
-  if (!run_again && !last.closed && fresh.back()->key == last.key && waited_text_ != *text) {
-    waited_text_ = *text;
-    *recheck_at = absl::Now() + kUnclosedGrace;
-    return absl::OkStatus();
+  std::string unfinished_names, unfinished_text;
+  if (!unfinished_new.empty()) {
+    unfinished_names = NamesUnfinished(scan, unfinished_new);
+    unfinished_text = UnfinishedText(scan, unfinished_new);
   }
-  waited_text_.reset();
+  std::vector<const BlockSpan*>().swap(unfinished);
+  std::vector<const BlockSpan*>().swap(unfinished_new);
 
   rerun_keys_.clear();
   std::string run_text;
@@ -490,8 +576,10 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
 
   size_t count = report.blocks_run > 0 ? static_cast<size_t>(report.blocks_run) : fresh_count;
   Log(absl::StrCat(ClockTime(), " clada listen: ran ", Plural(count, "block"), " (", absl::StrJoin(ids, ", "),
-                   ")", run_again ? ", again as asked" : "", ": ", report.stderr_line));
-  WriteBack(report, count);
+                   ")", run_again ? ", again as asked" : "", ": ", report.stderr_line,
+                   unfinished_names.empty() ? "" : "; unfinished, not run: ", unfinished_names));
+  if (!unfinished_names.empty()) absl::StrAppend(&report.stderr_line, "; unfinished, not run: ", unfinished_names);
+  WriteBack(report, count, unfinished_text);
   return absl::OkStatus();
 }
 
@@ -506,7 +594,7 @@ Scan Listener::ScanFreeingIndex(absl::string_view text) {
   return scan;
 }
 
-void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
+void Listener::WriteBack(const RunReport& report, size_t blocks_given, const std::string& unfinished) {
   std::string heading = absl::StrCat(ClockTime(), ": ran ", Plural(blocks_given, "block"));
   if (!report.stderr_line.empty()) absl::StrAppend(&heading, ", ", report.stderr_line);
   // This run's results come after those nobody could see yet.
@@ -514,7 +602,15 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   size_t left_out = unseen_left_out_;
   unseen_.clear();
   unseen_left_out_ = 0;
-  runs.push_back(internal::ShownRun{heading, report.summary, report.full_report});
+  if (unfinished.empty()) {
+    runs.push_back(internal::ShownRun{heading, report.summary, report.full_report});
+  } else {
+    // Said after the run's results in FILE, before them in the report the LLM reads.
+    std::string summary(internal::SummaryBody(report.summary));
+    if (!summary.empty() && summary.back() != '\n') summary += '\n';
+    runs.push_back(
+        internal::ShownRun{heading, absl::StrCat(summary, unfinished), absl::StrCat(unfinished, report.full_report)});
+  }
   if (runs.size() > kMaxRunsShown) {
     left_out += runs.size() - kMaxRunsShown;
     runs.erase(runs.begin(), runs.end() - kMaxRunsShown);
@@ -559,7 +655,7 @@ void Listener::WriteBack(const RunReport& report, size_t blocks_given) {
   bool saved_during_run = false;
   {
     const Scan scan = ScanFreeingIndex(updated);
-    saved_during_run = !NewBlocks(scan.blocks).empty();
+    saved_during_run = HasRunnable(scan.blocks);
     last_counts_ = CountKeys(scan.blocks);
   }
   if (saved_during_run) {
@@ -616,7 +712,7 @@ void Listener::WriteNote(const std::string& first_line, const std::string& body)
   bool unrun = false;
   {
     const Scan scan = ScanFreeingIndex(updated);
-    unrun = !NewBlocks(scan.blocks).empty();
+    unrun = HasRunnable(scan.blocks);
     last_counts_ = CountKeys(scan.blocks);
   }
   absl::Status written = core::WriteFileAtomic(file_, updated);

@@ -466,6 +466,9 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
   if (c.contains("expectLog")) {
     EXPECT_TRUE(absl::StrContains(log, c.at("expectLog").get<std::string>())) << log;
   }
+  if (c.contains("expectLogOnce")) {
+    EXPECT_EQ(CountOccurrences(log, c.at("expectLogOnce").get<std::string>()), 1) << log;
+  }
   if (c.contains("expectLogLacks")) {
     EXPECT_FALSE(absl::StrContains(log, c.at("expectLogLacks").get<std::string>())) << log;
   }
