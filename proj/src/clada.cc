@@ -157,7 +157,7 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
   if (std::string bad = NonUtf8PathRefusal(action.name, action.params); !bad.empty()) {
     r->success = false;
     r->code = "invalid_path";
-    r->error = absl::StrCat(action.name, ": ", bad, " (a real run would refuse this action)");
+    r->error = absl::StrCat(action.name, ": ", bad);
     r->data = core::Json{{"planned", true}};
     return;
   }
@@ -165,7 +165,7 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
   if (def != nullptr && def->executor == "fs-ops") {
     core::ActionOutcome outcome = fs_ops::ExecuteFileOperation(action, ctx, store);
     r->success = outcome.success;
-    if (!r->success) r->error = absl::StrCat(outcome.error, " (a real run would refuse this action)");
+    if (!r->success) r->error = std::move(outcome.error);
     r->code = std::move(outcome.code);
     r->data = std::move(outcome.data);
     if (!r->data.is_object()) r->data = core::Json::object();
@@ -175,7 +175,7 @@ void DryRunAction(const core::Action& action, const core::ExecContext& ctx, fs_o
   }
   std::string refusal = PathRefusal(action.name, action.params, ctx.paths, &r->code);
   r->success = refusal.empty();
-  if (!r->success) r->error = absl::StrCat(action.name, ": ", refusal, " (a real run would refuse this action)");
+  if (!r->success) r->error = absl::StrCat(action.name, ": ", refusal);
   r->data = core::Json{{"planned", true}, {"would_run", true}};
   if (r->success) {
     r->warnings.push_back(absl::StrCat("dry run: ", action.name,
@@ -310,10 +310,20 @@ const char* GroupPolicy(const AnswerItem& item) {
   return item.atomic ? "atomic_validation" : item.fail_fast ? "fail_fast" : "independent";
 }
 
-// How a failure is named in "not run: ... failed": CML's "task 3", CSL's
-// label (`label`: the action's block id; empty for an invalid item).
+// The reader of `dialect` (one registry for the answers' words), or null
+// (MCP's and ExecuteActions' callers' names).
+const answer::Reader* ReaderOf(absl::string_view dialect) {
+  static const readers::Registry* const registry = new readers::Registry();
+  return registry->Find(dialect);
+}
+
+// How a failure is named in "not run: ... failed", in its dialect's words
+// (answer::Reader::FailedMemberName; `label`: the action's block id, empty
+// for an invalid item).
 std::string FailureName(const AnswerItem& item, absl::string_view label) {
-  return item.dialect == "csl" && !label.empty() ? std::string(label) : absl::StrCat("task ", item.task_number);
+  const answer::Reader* reader = ReaderOf(item.dialect);
+  return reader != nullptr ? reader->FailedMemberName(label, item.task_number)
+                           : absl::StrCat("task ", item.task_number);
 }
 
 struct ReadAnswerResult {
@@ -550,19 +560,17 @@ void ResolveDeleteDirectories(core::Action& action, const core::PathPolicy& path
   action.params["recursive"] = true;
 }
 
-// The reader of `dialect` (one registry for the answers' words), or null
-// (MCP's and ExecuteActions' callers' names).
-const answer::Reader* ReaderOf(absl::string_view dialect) {
-  static const readers::Registry* const registry = new readers::Registry();
-  return registry->Find(dialect);
-}
-
-// A failed action's error leads with its dialect's error type, where the
-// dialect has them (answer::Reader::ErrorType: the seeds' CML and CSL
-// forms, search_not_found, match_count_mismatch, ...).
-void TypeError(ActionResult& r) {
+// A failed action's error as every report shows it, phrased in this one
+// place for a run, a dry run and MCP: in the words of `words` (the
+// dialect's, PhraseFixIn), led by its error type where the dialect has
+// them (answer::Reader::ErrorType: the seeds' CML and CSL forms,
+// search_not_found, ...); a dry run's ends in its note that a real run
+// would refuse the action.
+void PhraseFailure(ActionResult& r, absl::string_view words, bool dry_run) {
   if (r.success) return;
-  const answer::Reader* reader = ReaderOf(r.dialect);
+  PhraseFixIn(r, words);
+  if (dry_run) r.error += " (a real run would refuse this action)";
+  const answer::Reader* reader = ReaderOf(words);
   if (reader == nullptr) return;
   std::optional<std::string> type = reader->ErrorType(r.action, r.code, r.data);
   if (!type.has_value()) return;
@@ -813,8 +821,11 @@ core::AnswerLines* WatchLineAddressedFiles(const std::vector<AnswerItem>& items,
   return any ? &lines : nullptr;
 }
 
+// `words`: the dialect whose words phrase every failure; empty: each
+// item's own.
 ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, ExecutionResult result,
-                         std::vector<AnswerItem> items, ActionStore actions, const core::ExecContext& ctx) {
+                         std::vector<AnswerItem> items, ActionStore actions, const core::ExecContext& ctx,
+                         absl::string_view words = "") {
   const Settings& settings = options.settings;
   std::vector<const AnswerItem*> runnable;
   runnable.reserve(items.size());
@@ -909,11 +920,14 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     auto it = r.params.find(def->primary_param);
     core::Json kept = core::Json::object();
     if (it != r.params.end()) kept[def->primary_param] = std::move(*it);
-    // The CSL report names a RUN by its command's first line.
-    auto code = r.params.find("code");
-    if (r.dialect == "csl" && code != r.params.end() && code->is_string()) {
-      const std::string& text = code->get_ref<const std::string&>();
-      kept["code"] = text.substr(0, std::min<size_t>(text.find('\n'), 200));
+    // A dialect's report may name an action by one more (its first line:
+    // CSL's names a RUN by its command).
+    const answer::Reader* reader = ReaderOf(r.dialect);
+    const std::string naming(reader != nullptr ? reader->NamingParam() : "");
+    auto named = naming.empty() ? r.params.end() : r.params.find(naming);
+    if (named != r.params.end() && named->is_string()) {
+      const std::string& text = named->get_ref<const std::string&>();
+      kept[naming] = text.substr(0, std::min<size_t>(text.find('\n'), 200));
     }
     r.params = std::move(kept);
   };
@@ -1007,7 +1021,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       dry_ctx.limits.deadline = deadline;
       DryRunAction(action, dry_ctx, dry_store, &r);
       if (!r.success && item.fail_fast) failed_group.emplace(item.group_key, FailureName(item, r.block_id));
-      TypeError(r);
+      PhraseFailure(r, words.empty() ? absl::string_view(item.dialect) : words, /*dry_run=*/true);
       r.params = std::move(action.params);
       budget.Fit(r);
       keep_params(r);
@@ -1044,8 +1058,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     r.error = std::move(outcome.error);
     r.code = std::move(outcome.code);
     r.data = std::move(outcome.data);
-    if (!r.success) PhraseFixIn(r, r.dialect);
-    TypeError(r);
+    PhraseFailure(r, words.empty() ? absl::string_view(item.dialect) : words, /*dry_run=*/false);
     for (std::string& w : outcome.warnings) r.warnings.push_back(std::move(w));
 
     if (tx != nullptr && tx->active()) {  // what the AI commit says and holds
@@ -1193,7 +1206,8 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
   return RunItems(options_, start, std::move(result), std::move(parsed.items), std::move(parsed.actions), *ctx);
 }
 
-ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect) {
+ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect,
+                                      absl::string_view words) {
   const Clock::time_point start = Clock::now();
   ExecutionResult result;
   result.dry_run = options_.dry_run;
@@ -1220,7 +1234,7 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
     items.push_back(std::move(item));
   }
   result.total_blocks = static_cast<int>(items.size());
-  return RunItems(options_, start, std::move(result), std::move(items), std::move(store), *ctx);
+  return RunItems(options_, start, std::move(result), std::move(items), std::move(store), *ctx, words);
 }
 
 }  // namespace clada

@@ -61,7 +61,7 @@ struct ActionResult {
   // match_count_mismatch, file_not_found, ...; cml_parser::ErrorType maps
   // `code` to it), also the leading word of `error`. Empty otherwise.
   std::string error_type;
-  std::string dialect = "sham";
+  std::string dialect;
   int group = 0;
   std::string group_policy = "independent";
 };
@@ -251,10 +251,13 @@ class Clada {
   // exec policy, run lock and git transaction (snapshot, one AI commit), in
   // order, each action a group of its own (a failure never stops the
   // others). `dialect` names where they came from in each ActionResult
-  // (`clada mcp`: "mcp"). Actions are not validated against the schema
-  // here: an unknown action fails with "Unknown action". Never throws; a
-  // bad root, git failure or lock timeout is fatal_error as for Execute.
-  ExecutionResult ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect);
+  // (`clada mcp`: "mcp"); `words`, the dialect whose words a failure is
+  // phrased in (PhraseFixIn), `dialect` when empty (`clada mcp`'s tools are
+  // SHAM's actions: "sham"). Actions are not validated against the schema here: an
+  // unknown action fails with "Unknown action". Never throws; a bad root,
+  // git failure or lock timeout is fatal_error as for Execute.
+  ExecutionResult ExecuteActions(std::vector<core::Action> actions, absl::string_view dialect,
+                                 absl::string_view words = "");
 
  private:
   CladaOptions options_;

@@ -866,11 +866,8 @@ mcp::ToolResult RunActionAsBatch(CallContext& c, McpSession& session, core::Acti
   std::vector<core::Action> actions;
   actions.push_back(std::move(action));
   const std::string working_root = c.clada.working_root;
-  ExecutionResult result = Clada(std::move(c.clada)).ExecuteActions(std::move(actions), "mcp");
   // The tools are SHAM's actions: a failure's fix in SHAM's words.
-  for (ActionResult& r : result.results) {
-    if (!r.success) PhraseFixIn(r, "sham");
-  }
+  ExecutionResult result = Clada(std::move(c.clada)).ExecuteActions(std::move(actions), "mcp", "sham");
   RecordBatch(session, working_root, result);
   return ActionToolResult(std::move(result), structured, report_budget);
 }

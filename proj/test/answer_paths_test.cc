@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -418,6 +419,47 @@ TEST(DryRunMatchesRun, LineEditsOfOneAnswer) {
   // and edits moved below one.
   EXPECT_GT(refused, 0);
   EXPECT_GT(moved, 0);
+}
+
+// dry run vs run on a failed edit's error, in every dialect: the fix is
+// phrased in the block's own words in both (the dry run told a
+// SEARCH/REPLACE block SHAM's fix, or none, where the run told it its own).
+// The same text, but for the dry run's note that a real run would refuse
+// the action.
+std::string FailedEditError(const std::string& answer, bool dry_run) {
+  CladaOptions o;
+  o.working_root = core::testing::MakeTestDir("clada_answer_fix_");
+  std::ofstream(o.working_root + "/a.txt") << "x\ny\nx\n";
+  o.settings.quiet = true;
+  o.settings.git = git_tx::GitOptions::Mode::kOff;
+  o.settings.exec = core::ExecPolicy::kDeny;
+  o.dry_run = dry_run;
+  const ExecutionResult r = Clada(o).Execute(answer);
+  if (r.results.size() != 1 || r.results[0].success) return "expected one failed action";
+  std::string error = r.results[0].error;
+  if (dry_run) {
+    const std::string note = " (a real run would refuse this action)";
+    if (!absl::EndsWith(error, note)) return "the dry run's error does not end in its note: " + error;
+    error.resize(error.size() - note.size());
+  }
+  return absl::StrCat(r.results[0].code, " ", error);
+}
+
+TEST(DryRunMatchesRun, AFailedEditIsPhrasedInItsDialectsWords) {
+  const std::vector<std::pair<std::string, std::string>> answers = {
+      {"sham", "#!SHAM [@three-char-SHA-256: m01]\naction = \"file_replace_text\"\npath = \"a.txt\"\n"
+               "old_text = \"x\"\nnew_text = \"z\"\n#!END_SHAM_m01\n"},
+      {"search_replace", "a.txt\n```\n<<<<<<< SEARCH\nx\n=======\nz\n>>>>>>> REPLACE\n```\n"},
+      {"cml", "<edit path=\"a.txt\"><search><![CDATA[x]]></search><replace><![CDATA[z]]></replace></edit>\n"},
+      {"csl", "<---SEARCH file=\"a.txt\"--->\nx\n<---REPLACE--->\nz\n<---END--->\n"},
+      {"replacer", "<<<FILE>>>\na.txt\n<<<SEARCH>>>\nx\n<<<REPLACE>>>\nz\n<<<END>>>\n"},
+      {"apply_patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+z\n*** End Patch\n"},
+      {"udiff", "```diff\n--- a/nope.txt\n+++ b/nope.txt\n@@ -1,1 +1,1 @@\n-x\n+z\n```\n"},
+  };
+  for (const auto& [dialect, answer] : answers) {
+    const std::string run = FailedEditError(answer, false);
+    EXPECT_EQ(FailedEditError(answer, true), run) << dialect;
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "proj/comp/core/src/action.h"
 #include "proj/comp/core/src/packed_actions.h"
@@ -167,6 +168,17 @@ class Reader {
                                                const core::Json& /*data*/) const {
     return std::nullopt;
   }
+  // How a failed member of a fail-fast group is named where the members
+  // after it are reported not run ("not run: task 3 failed (...)"):
+  // `label` its label (empty for a member the reader refused), `number`
+  // the number its label ends in.
+  virtual std::string FailedMemberName(absl::string_view /*label*/, int number) const {
+    return absl::StrCat("task ", number);
+  }
+  // A parameter besides the schema's primary one that this dialect's text
+  // report names an action by, kept (its first line) where a report drops
+  // the others; empty: none.
+  virtual absl::string_view NamingParam() const { return ""; }
 };
 
 }  // namespace clada::answer

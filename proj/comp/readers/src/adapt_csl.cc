@@ -110,6 +110,13 @@ class CslReader : public answer::Reader {
     return std::make_unique<CslSpanReader>(text, delimiters_);
   }
   std::string Instructions() const override { return csl_parser::CslInstructions(delimiters_); }
+  // An operation of a TASKS block is named by its label (csl-1.2); one
+  // that could not be read, by its number.
+  std::string FailedMemberName(absl::string_view label, int number) const override {
+    return label.empty() ? absl::StrCat("task ", number) : std::string(label);
+  }
+  // The CSL report names a RUN by its command's first line.
+  absl::string_view NamingParam() const override { return "code"; }
   // The seeds' error types, which CSL's report shares with CML's.
   std::optional<std::string> ErrorType(absl::string_view action, absl::string_view code,
                                        const core::Json& data) const override {
