@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "proj/comp/core/src/newlines.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 #include "proj/comp/sham-action-parser/src/text_util.h"
 #include "proj/comp/sham-parser/src/sham_parser.h"
@@ -281,12 +283,11 @@ class Scanner {
         read_quoted_blocks_(read_quoted_blocks),
         first_line_(first_line),
         quoted_as_a_whole_(quoted_as_a_whole) {
-    starts_.reserve(1 + static_cast<size_t>(
-                            std::count(text_.begin(), text_.end(), '\n')));
+    starts_.reserve(1 + core::CountNewlines(text_));
     starts_.push_back(0);
-    for (size_t pos = text_.find('\n'); pos != kNpos;
-         pos = text_.find('\n', pos + 1))
-      starts_.push_back(pos + 1);
+    for (const char* p = text_.data(), *end = p + text_.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', end - p))) != nullptr;)
+      starts_.push_back(static_cast<size_t>(++p - text_.data()));
   }
 
   ToleratedText Run() && {
