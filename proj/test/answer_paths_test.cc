@@ -122,11 +122,67 @@ TEST_P(ValidateMatchesDryRun, SamePlan) {
   }
   EXPECT_EQ(listed, planned);
   std::vector<std::string> refused_run, refused_validate;
-  for (const auto& e : run.parse_errors) refused_run.push_back(absl::StrCat(e.block_id, " ", e.error_type));
+  for (const auto& e : run.parse_errors) {
+    refused_run.push_back(absl::StrCat(e.block_id, " ", e.error_type, " line ", e.block_start_line));
+  }
   for (const Json& e : validated["errors"]) {
-    refused_validate.push_back(absl::StrCat(e.value("blockId", ""), " ", e.value("errorType", "")));
+    refused_validate.push_back(absl::StrCat(e.value("blockId", ""), " ", e.value("errorType", ""), " line ",
+                                            e.value("blockStartLine", 0)));
   }
   EXPECT_EQ(refused_validate, refused_run);
+  EXPECT_EQ(validated["summary"]["errorCount"], run.parse_errors.size());
+
+  // Which would run: the actions validate says are not run are those the
+  // dry run does not run for the answer's own reasons (a group with an
+  // invalid member); the dry run stops a group at a failure too, which
+  // validate cannot see.
+  std::vector<std::string> not_run_validate, not_run_dry;
+  bool failed_in_dry_run = false;
+  for (const Json& a : validated["actions"]) {
+    if (a.contains("notRun")) not_run_validate.push_back(a["metadata"].value("blockId", ""));
+  }
+  for (const ActionResult& r : run.results) {
+    if (r.code == "not_run") {
+      not_run_dry.push_back(r.block_id);
+    } else if (!r.success) {
+      failed_in_dry_run = true;
+    }
+  }
+  if (failed_in_dry_run) {
+    for (const std::string& label : not_run_validate) {
+      EXPECT_NE(std::find(not_run_dry.begin(), not_run_dry.end(), label), not_run_dry.end()) << label;
+    }
+  } else {
+    EXPECT_EQ(not_run_validate, not_run_dry);
+  }
+  EXPECT_EQ(validated["summary"]["successCount"], validated["actions"].size() - not_run_validate.size());
+
+  // The text form, the same for every dialect: the summary, each planned
+  // action as `<label> <action>`, each refused block as `<label> line <N>
+  // <type>: `, and the exit status 1 exactly when a block is refused.
+  std::ostringstream text;
+  const int status = RunValidateAnswer(answer, /*json=*/false, text, 50u << 20, o.settings.csl_start,
+                                       o.settings.csl_end);
+  EXPECT_EQ(status, run.parse_errors.empty() ? 0 : 1);
+  const std::string printed = text.str();
+  EXPECT_TRUE(absl::StartsWith(printed, absl::StrCat(run.total_blocks, run.total_blocks == 1 ? " block: " : " blocks: ",
+                                                     validated["summary"]["successCount"].get<int>(), " would run, ",
+                                                     run.parse_errors.size(),
+                                                     run.parse_errors.size() == 1 ? " error\n" : " errors\n")))
+      << printed;
+  size_t at = 0;
+  for (const ActionResult& r : run.results) {
+    const size_t found = printed.find(absl::StrCat("\n  ", r.block_id, " ", r.action), at);
+    EXPECT_NE(found, std::string::npos) << r.block_id << " " << r.action << " in\n" << printed;
+    if (found != std::string::npos) at = found + 1;
+  }
+  for (const auto& e : run.parse_errors) {
+    const std::string line = absl::StrCat("\n  ", e.block_id.empty() ? "(no id)" : e.block_id, " line ",
+                                          e.block_start_line, " ", e.error_type, ": ");
+    const size_t found = printed.find(line, at);
+    EXPECT_NE(found, std::string::npos) << line << " in\n" << printed;
+    if (found != std::string::npos) at = found + 1;
+  }
 }
 
 std::string GTestName(const std::string& text) {
@@ -349,9 +405,49 @@ TEST_P(ListenRunsWhatRunRuns, SamePlan) {
   if (fresh.size() != all.size()) {
     GTEST_SKIP() << "the answer repeats a block: a listener runs it once, a run each time";
   }
-  const std::string run_text = listener::BuildRunText(answer, fresh);
+  // A block the answer did not finish never runs under the listener (it is
+  // said to be unfinished); the run of the whole answer refuses it.
+  std::vector<listener::ScannedBlock> finished, unfinished;
+  for (const listener::ScannedBlock& b : fresh) (b.closed ? finished : unfinished).push_back(b);
+  const std::string run_text = listener::BuildRunText(answer, finished);
   const ExecutionResult listened = Clada(o).Execute(run_text);
-  EXPECT_EQ(PlanOf(listened), PlanOf(run)) << "listen's run text:\n" << run_text;
+  if (unfinished.empty()) {
+    EXPECT_EQ(PlanOf(listened), PlanOf(run)) << "listen's run text:\n" << run_text;
+    return;
+  }
+  auto in_unfinished = [&unfinished](int line) {
+    for (const listener::ScannedBlock& b : unfinished) {
+      if (line >= b.start_line && line <= b.end_line) return true;
+    }
+    return false;
+  };
+  // The same results and refusals outside the unfinished blocks, at the
+  // same lines (their labels count on past the unfinished blocks in the
+  // whole answer, so they are left out); inside them, the run of the whole
+  // answer runs nothing.
+  auto outside = [&in_unfinished](const ExecutionResult& r) {
+    ExecutionResult kept;
+    for (const ActionResult& a : r.results) {
+      if (in_unfinished(a.start_line)) continue;
+      kept.results.push_back(a);
+      kept.results.back().block_id = "";
+    }
+    for (const auto& e : r.parse_errors) {
+      if (in_unfinished(e.block_start_line)) continue;
+      kept.parse_errors.push_back(e);
+      kept.parse_errors.back().block_id = "";
+    }
+    return PlanOf(kept);
+  };
+  EXPECT_EQ(outside(listened), outside(run)) << "listen's run text:\n" << run_text;
+  int refused_inside = 0;
+  for (const ActionResult& a : run.results) {
+    if (in_unfinished(a.start_line)) {
+      EXPECT_FALSE(a.success) << a.block_id << " ran from an unfinished block";
+    }
+  }
+  for (const auto& e : run.parse_errors) refused_inside += in_unfinished(e.block_start_line) ? 1 : 0;
+  EXPECT_GT(refused_inside, 0) << "the run refuses no unfinished block";
 }
 
 INSTANTIATE_TEST_SUITE_P(RunTestData, ListenRunsWhatRunRuns, ::testing::ValuesIn(PlanCases()),
