@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -178,36 +179,138 @@ std::vector<std::string> GitDirsOf(const std::string& root) {
 
 namespace {
 
-// A seccomp program that fails socket(2) for AF_INET and AF_INET6 with
-// EAFNOSUPPORT (x86-64 and its x32 numbers; on i386 socket and socketcall,
-// whose arguments it cannot see, fail whole); everything else is allowed.
-// Empty on other architectures.
-std::vector<struct sock_filter> InetSocketFilter() {
-  std::vector<struct sock_filter> f;
+constexpr uint32_t kX32 = 0x40000000;  // __X32_SYSCALL_BIT
+
+// x86-64 (arch/x86/entry/syscalls/syscall_64.tbl; x32 calls are the same
+// numbers with the x32 bit) and i386 (syscall_32.tbl).
+constexpr SeccompRow kX86_64Rows[] = {
+    {AUDIT_ARCH_X86_64, 425, SeccompRule::kIoUring, "io_uring_setup"},
+    {AUDIT_ARCH_X86_64, 426, SeccompRule::kIoUring, "io_uring_enter"},
+    {AUDIT_ARCH_X86_64, 427, SeccompRule::kIoUring, "io_uring_register"},
+    {AUDIT_ARCH_X86_64, 425 | kX32, SeccompRule::kIoUring, "io_uring_setup (x32)"},
+    {AUDIT_ARCH_X86_64, 426 | kX32, SeccompRule::kIoUring, "io_uring_enter (x32)"},
+    {AUDIT_ARCH_X86_64, 427 | kX32, SeccompRule::kIoUring, "io_uring_register (x32)"},
+    {AUDIT_ARCH_X86_64, 41, SeccompRule::kSocketInet, "socket"},
+    {AUDIT_ARCH_X86_64, 41 | kX32, SeccompRule::kSocketInet, "socket (x32)"},
+    {AUDIT_ARCH_I386, 425, SeccompRule::kIoUring, "io_uring_setup"},
+    {AUDIT_ARCH_I386, 426, SeccompRule::kIoUring, "io_uring_enter"},
+    {AUDIT_ARCH_I386, 427, SeccompRule::kIoUring, "io_uring_register"},
+    {AUDIT_ARCH_I386, 102, SeccompRule::kSocketWhole, "socketcall"},
+    {AUDIT_ARCH_I386, 359, SeccompRule::kSocketWhole, "socket"},
+};
+
+// aarch64 (include/uapi/asm-generic/unistd.h) and its 32-bit ARM EABI
+// compat calls (arch/arm/tools/syscall.tbl; EABI has no socketcall).
+constexpr SeccompRow kAarch64Rows[] = {
+    {AUDIT_ARCH_AARCH64, 425, SeccompRule::kIoUring, "io_uring_setup"},
+    {AUDIT_ARCH_AARCH64, 426, SeccompRule::kIoUring, "io_uring_enter"},
+    {AUDIT_ARCH_AARCH64, 427, SeccompRule::kIoUring, "io_uring_register"},
+    {AUDIT_ARCH_AARCH64, 198, SeccompRule::kSocketInet, "socket"},
+    {AUDIT_ARCH_ARM, 425, SeccompRule::kIoUring, "io_uring_setup"},
+    {AUDIT_ARCH_ARM, 426, SeccompRule::kIoUring, "io_uring_enter"},
+    {AUDIT_ARCH_ARM, 427, SeccompRule::kIoUring, "io_uring_register"},
+    {AUDIT_ARCH_ARM, 281, SeccompRule::kSocketInet, "socket"},
+};
+
+}  // namespace
+
+absl::Span<const SeccompRow> SeccompRowsX86_64() { return kX86_64Rows; }
+absl::Span<const SeccompRow> SeccompRowsAarch64() { return kAarch64Rows; }
+
+absl::Span<const SeccompRow> NativeSeccompRows() {
 #if defined(__x86_64__)
-  constexpr uint32_t kRefuse = SECCOMP_RET_ERRNO | (EAFNOSUPPORT & SECCOMP_RET_DATA);
-  constexpr uint32_t kX32 = 0x40000000;
+  return kX86_64Rows;
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+  return kAarch64Rows;
+#else
+  return {};
+#endif
+}
+
+std::vector<struct sock_filter> SeccompFilter(absl::Span<const SeccompRow> rows, bool refuse_inet) {
+  // Jumps go to labels: kAllow.. below, or kArch + i, the i-th arch's block.
+  enum Label : int { kNext = -1, kEperm, kEafnosupport, kFamily, kArch };
+  struct Insn {
+    struct sock_filter f;
+    int jt = kNext, jf = kNext;
+  };
+  std::vector<uint32_t> arches;
+  for (const SeccompRow& r : rows) {
+    if (std::find(arches.begin(), arches.end(), r.audit_arch) == arches.end()) arches.push_back(r.audit_arch);
+  }
+  const bool inet = refuse_inet && std::any_of(rows.begin(), rows.end(), [](const SeccompRow& r) {
+                      return r.rule != SeccompRule::kIoUring;
+                    });
   const uint32_t nr_off = offsetof(struct seccomp_data, nr);
   const uint32_t arch_off = offsetof(struct seccomp_data, arch);
-  const uint32_t arg0_off = offsetof(struct seccomp_data, args[0]);  // low 32 bits (little-endian)
-  f = {
-      /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arch_off),
-      /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 4, 0),
-      /* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 9),
-      /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr_off),
-      /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 102 /* i386 socketcall */, 8, 0),
-      /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 359 /* i386 socket */, 7, 6),
-      /* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr_off),
-      /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 41 /* socket */, 1, 0),
-      /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 41 | kX32, 0, 3),
-      /* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0_off),
-      /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
-      /* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0),
-      /* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      /* 13 */ BPF_STMT(BPF_RET | BPF_K, kRefuse),
-  };
+  // socket()'s family, an int: the low half of args[0].
+  const uint32_t family_off =
+      offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0);
+#ifdef SECCOMP_RET_KILL_PROCESS
+  constexpr uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
+#else
+  constexpr uint32_t kKill = SECCOMP_RET_KILL;
 #endif
-  return f;
+  auto load = [](uint32_t off) { return Insn{BPF_STMT(BPF_LD | BPF_W | BPF_ABS, off)}; };
+  auto ret = [](uint32_t k) { return Insn{BPF_STMT(BPF_RET | BPF_K, k)}; };
+  auto jeq = [](uint32_t k, int to) { return Insn{BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, 0), to, kNext}; };
+
+  std::vector<Insn> prog;
+  std::vector<size_t> at(kArch + arches.size(), 0);  // each label's instruction
+  prog.push_back(load(arch_off));
+  for (size_t i = 0; i < arches.size(); ++i) prog.push_back(jeq(arches[i], kArch + static_cast<int>(i)));
+  prog.push_back(ret(kKill));
+  for (size_t i = 0; i < arches.size(); ++i) {
+    at[kArch + i] = prog.size();
+    prog.push_back(load(nr_off));
+    for (const SeccompRow& r : rows) {
+      if (r.audit_arch != arches[i]) continue;
+      if (r.rule == SeccompRule::kIoUring) {
+        prog.push_back(jeq(r.nr, kEperm));
+      } else if (inet) {
+        prog.push_back(jeq(r.nr, r.rule == SeccompRule::kSocketInet ? kFamily : kEafnosupport));
+      }
+    }
+    prog.push_back(ret(SECCOMP_RET_ALLOW));
+  }
+  if (inet) {
+    at[kFamily] = prog.size();
+    prog.push_back(load(family_off));
+    prog.push_back(jeq(AF_INET, kEafnosupport));
+    prog.push_back(jeq(AF_INET6, kEafnosupport));
+    prog.push_back(ret(SECCOMP_RET_ALLOW));
+    at[kEafnosupport] = prog.size();
+    prog.push_back(ret(SECCOMP_RET_ERRNO | (EAFNOSUPPORT & SECCOMP_RET_DATA)));
+  }
+  at[kEperm] = prog.size();
+  prog.push_back(ret(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
+
+  std::vector<struct sock_filter> out;
+  for (size_t pc = 0; pc < prog.size(); ++pc) {
+    struct sock_filter f = prog[pc].f;
+    for (auto [label, field] : {std::pair{prog[pc].jt, &f.jt}, std::pair{prog[pc].jf, &f.jf}}) {
+      if (label == kNext) continue;
+      const size_t offset = at[label] - pc - 1;  // every jump goes forward
+      if (at[label] <= pc || offset > 255) return {};
+      *field = static_cast<uint8_t>(offset);
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+namespace {
+
+// Whether the kernel takes seccomp filters: PR_SET_SECCOMP with no program
+// fails with EFAULT where it does, EINVAL where it does not.
+std::string ProbeSeccomp() {
+  if (NativeSeccompRows().empty()) {
+    return "clada has no seccomp table for this architecture (x86-64 and aarch64 only)";
+  }
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, nullptr, 0, 0) == 0 || errno != EFAULT) {
+    return "this kernel takes no seccomp filter (CONFIG_SECCOMP_FILTER)";
+  }
+  return "";
 }
 
 // Namespaces: a forked child enters them as the supervisor will.
@@ -263,6 +366,8 @@ const SandboxSupport& ProbeSandbox() {
     }
     s->namespaces_why_not = ProbeNamespaces();
     s->namespaces = s->namespaces_why_not.empty();
+    s->seccomp_why_not = ProbeSeccomp();
+    s->seccomp = s->seccomp_why_not.empty();
     return s;
   }();
   return *kSupport;
@@ -277,6 +382,7 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
   if (parts.empty()) {
     return absl::StrCat("none: ", support.landlock_why_not, "; ", support.namespaces_why_not);
   }
+  if (support.seccomp) parts.push_back("io_uring refused by seccomp");
   std::string text = absl::StrJoin(parts, " + ");
   if (!support.landlock_abi) {
     absl::StrAppend(&text, " (partial: no Landlock, so writes outside the project are not blocked: ",
@@ -284,11 +390,12 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
   } else if (!support.namespaces) {
     absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and ~/.ssh are not protected",
                     network                         ? ""
-                    : !InetSocketFilter().empty() ? " and of the network only IPv4 and IPv6 sockets are refused (seccomp)"
+                    : support.seccomp           ? " and of the network only IPv4 and IPv6 sockets are refused (seccomp)"
                     : support.landlock_abi >= 4   ? " and only TCP is blocked"
                                                   : " and the network is not blocked",
                     ": ", support.namespaces_why_not, ")");
   }
+  if (!support.seccomp) absl::StrAppend(&text, "; io_uring not refused: ", support.seccomp_why_not);
   if (network) absl::StrAppend(&text, "; network allowed (exec_network: allow)");
   return text;
 }
@@ -420,13 +527,17 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
     parts.insert(parts.begin(), absl::StrCat("Landlock ABI ", abi));
   }
   if (parts.empty()) return absl::FailedPreconditionError(DescribeSupport(support, o.network));
-  if (!o.network && !support.namespaces) {
-    // No network namespace to cut the network off: IP sockets refused.
-    box->socket_filter_ = InetSocketFilter();
-    if (!box->socket_filter_.empty()) parts.push_back("seccomp (no IPv4 or IPv6 socket)");
+  if (support.seccomp) {
+    // io_uring refused always; without a network namespace to cut the
+    // network off, IP sockets too.
+    const bool inet = !o.network && !support.namespaces;
+    box->seccomp_filter_ = SeccompFilter(NativeSeccompRows(), inet);
+    if (box->seccomp_filter_.empty()) return absl::InternalError("the seccomp filter could not be built");
+    parts.push_back(inet ? "seccomp (no io_uring, no IPv4 or IPv6 socket)" : "io_uring refused by seccomp");
   }
 
   box->description_ = absl::StrJoin(parts, " + ");
+  if (!support.seccomp) absl::StrAppend(&box->description_, "; io_uring not refused: ", support.seccomp_why_not);
   if (o.read_only) box->description_ = absl::StrCat("read-only tier: ", box->description_);
   if (o.network) absl::StrAppend(&box->description_, "; network allowed");
   std::vector<std::string> limits;
@@ -475,9 +586,9 @@ int Sandbox::Enter(int* step) const {
     }
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(1000);
-  if (!socket_filter_.empty()) {
-    struct sock_fprog prog = {static_cast<unsigned short>(socket_filter_.size()),
-                              const_cast<struct sock_filter*>(socket_filter_.data())};
+  if (!seccomp_filter_.empty()) {
+    struct sock_fprog prog = {static_cast<unsigned short>(seccomp_filter_.size()),
+                              const_cast<struct sock_filter*>(seccomp_filter_.data())};
     if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) return fail(1002);
   }
   if (ruleset_fd_ >= 0) {

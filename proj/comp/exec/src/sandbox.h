@@ -23,11 +23,13 @@
 #include <linux/filter.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace clada::exec::internal {
 
@@ -35,8 +37,10 @@ namespace clada::exec::internal {
 struct SandboxSupport {
   int landlock_abi = 0;     // 0: no Landlock
   bool namespaces = false;  // unprivileged user + mount + network namespaces
+  bool seccomp = false;     // seccomp filters, and a table for this architecture
   std::string landlock_why_not;
   std::string namespaces_why_not;
+  std::string seccomp_why_not;
   bool Full() const { return landlock_abi > 0 && namespaces; }
   bool Any() const { return landlock_abi > 0 || namespaces; }
 };
@@ -50,8 +54,37 @@ const SandboxSupport& ProbeSandbox();
 void OverrideSandboxSupportForTesting(const SandboxSupport* support);
 
 // One line saying which containment `support` gives, e.g. "Landlock ABI 7 +
-// user, mount and network namespaces", or "none: <why>".
+// user, mount and network namespaces + io_uring refused by seccomp", or
+// "none: <why>".
 std::string DescribeSupport(const SandboxSupport& support, bool network);
+
+// The seccomp filter, one row per system call it refuses, for a kernel of
+// one architecture (its native calls and its 32-bit compat ones, each by the
+// audit arch the kernel reports for them):
+//   kIoUring:     refused with EPERM whenever the sandbox applies
+//   kSocketInet:  socket(2), refused with EAFNOSUPPORT for AF_INET and
+//                 AF_INET6, when the network is not allowed and no network
+//                 namespace cuts it off
+//   kSocketWhole: then refused whole (i386's socketcall, whose arguments the
+//                 filter cannot read)
+enum class SeccompRule { kIoUring, kSocketInet, kSocketWhole };
+struct SeccompRow {
+  uint32_t audit_arch;  // AUDIT_ARCH_*
+  uint32_t nr;          // the system call's number under that arch
+  SeccompRule rule;
+  const char* name;
+};
+absl::Span<const SeccompRow> SeccompRowsX86_64();
+absl::Span<const SeccompRow> SeccompRowsAarch64();
+// This build's table, chosen at compile time: x86-64's or (little-endian)
+// aarch64's; empty on any other architecture, where no filter is installed
+// and the containment says io_uring is not refused.
+absl::Span<const SeccompRow> NativeSeccompRows();
+// The BPF program for `rows`: a call of an arch not in `rows` kills the
+// process (a kernel reports no other); each row's call refused as its rule
+// says (kSocket* rows only with `refuse_inet`); everything else allowed.
+// Built for a little-endian machine (args[0]'s low half first).
+std::vector<struct sock_filter> SeccompFilter(absl::Span<const SeccompRow> rows, bool refuse_inet);
 
 struct SandboxOptions {
   std::vector<std::string> roots;  // canonical; writable unless read_only
@@ -98,9 +131,10 @@ class Sandbox {
   std::string uid_map_, gid_map_;
   std::vector<Mount> mounts_;
   int ruleset_fd_ = -1;
-  // A seccomp filter refusing IPv4 and IPv6 sockets, when the network is not
-  // allowed and no network namespace can be made (empty: none).
-  std::vector<struct sock_filter> socket_filter_;
+  // The seccomp filter (SeccompFilter): io_uring refused, and IPv4 and IPv6
+  // sockets when the network is not allowed and no network namespace can be
+  // made (empty: none).
+  std::vector<struct sock_filter> seccomp_filter_;
   std::string description_, limits_;
 };
 

@@ -12,7 +12,11 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,6 +66,32 @@ const int kHelper = [] {
   }
   std::perror("connect");
   ::_exit(3);
+}();
+
+// With CLADA_SANDBOX_TEST_IO_URING=1 it calls io_uring_setup(2) for a ring
+// of one entry and prints "io_uring_setup: ok" (exit 0) or
+// "io_uring_setup: errno N" (exit 3).
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+// io_uring_setup(1, params) in this process: the ring's fd (closed), or -errno.
+int TryIoUringSetup() {
+  unsigned char params[256] = {};  // struct io_uring_params (120 bytes), all zero
+  const long fd = ::syscall(__NR_io_uring_setup, 1, params);
+  if (fd < 0) return -errno;
+  ::close(static_cast<int>(fd));
+  return 0;
+}
+const int kIoUringHelper = [] {
+  if (::getenv("CLADA_SANDBOX_TEST_IO_URING") == nullptr) return 0;
+  const int rc = TryIoUringSetup();
+  if (rc == 0) {
+    std::printf("io_uring_setup: ok\n");
+  } else {
+    std::printf("io_uring_setup: errno %d\n", -rc);
+  }
+  std::fflush(stdout);
+  ::_exit(rc == 0 ? 0 : 3);
 }();
 
 std::string SelfPath() {
@@ -662,6 +692,193 @@ TEST_F(SandboxTest, NoInternetSocketWithoutANetworkNamespace) {
   EXPECT_TRUE(absl::StrContains(Out(off), "opened")) << Out(off);
 }
 
+// io_uring (whose operations, IORING_OP_SOCKET among them, pass no system
+// call a filter sees, and a large kernel surface) is refused with EPERM in
+// every sandbox: the whole one, with exec_network: allow, and each part
+// alone. The test binary itself is the program that calls io_uring_setup.
+TEST_F(SandboxTest, IoUringIsRefused) {
+  NEEDS(false, false);
+  const internal::SandboxSupport& support = internal::ProbeSandbox();
+  if (!support.Any() || !support.seccomp) {
+    const std::string why = !support.Any() ? "no sandbox on this kernel" : support.seccomp_why_not;
+    if (Required()) FAIL() << "CLADA_SANDBOX_REQUIRED=1 and io_uring is not refused: " << why;
+    GTEST_SKIP() << "io_uring is not refused here: " << why;
+  }
+  const int here = TryIoUringSetup();
+  if (here != 0) {
+    GTEST_SKIP() << "io_uring_setup fails outside the sandbox already (errno " << -here
+                 << ": a kernel without io_uring, or /proc/sys/kernel/io_uring_disabled)";
+  }
+  const std::string self = SelfPath();
+  ASSERT_FALSE(self.empty());
+  const std::string code = absl::StrCat("CLADA_SANDBOX_TEST_IO_URING=1 '", self, "'");
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << Out(off);
+  EXPECT_TRUE(absl::StrContains(Out(off), "io_uring_setup: ok")) << Out(off);
+  const std::string refused = absl::StrCat("io_uring_setup: errno ", EPERM, "\n");
+  core::ActionOutcome whole = Run(code, ContainedMode());
+  EXPECT_FALSE(whole.success) << Out(whole);
+  EXPECT_TRUE(absl::StrContains(Out(whole), refused)) << Out(whole);
+  core::ExecContext allowed = Context(ContainedMode());
+  allowed.exec_network = true;
+  core::ActionOutcome net = Run(code, ContainedMode(), &allowed);
+  EXPECT_FALSE(net.success) << Out(net);
+  EXPECT_TRUE(absl::StrContains(Out(net), refused)) << Out(net);
+  internal::SandboxSupport landlock_only = support;
+  landlock_only.namespaces = false;
+  landlock_only.namespaces_why_not = "namespaces left out by the test";
+  internal::SandboxSupport namespaces_only = support;
+  namespaces_only.landlock_abi = 0;
+  namespaces_only.landlock_why_not = "Landlock left out by the test";
+  for (const internal::SandboxSupport* part : {&landlock_only, &namespaces_only}) {
+    if (!part->Any()) continue;
+    internal::OverrideSandboxSupportForTesting(part);
+    core::ActionOutcome o = Run(code, ContainedMode());
+    internal::OverrideSandboxSupportForTesting(nullptr);
+    const char* which = part == &landlock_only ? "Landlock only" : "namespaces only";
+    EXPECT_FALSE(o.success) << which << ": " << Out(o);
+    EXPECT_TRUE(absl::StrContains(Out(o), refused)) << which << ": " << Out(o);
+    if (ContainedMode() != SandboxMode::kOff) {
+      EXPECT_TRUE(absl::StrContains(o.data.value("containment", std::string()), "seccomp"))
+          << which << ": " << o.data.value("containment", std::string());
+    }
+  }
+  if (ContainedMode() != SandboxMode::kOff) {
+    EXPECT_TRUE(absl::StrContains(whole.data.value("containment", std::string()), "io_uring refused by seccomp"))
+        << whole.data.value("containment", std::string());
+  }
+}
+
+// Where there is no filter (an architecture without a table, a kernel
+// without seccomp filters), the report says io_uring is not refused.
+TEST_F(SandboxTest, ContainmentSaysWhenIoUringIsNotRefused) {
+  NEEDS(false, false);
+  if (!internal::ProbeSandbox().Any()) GTEST_SKIP() << "no sandbox on this kernel";
+  internal::SandboxSupport without = internal::ProbeSandbox();
+  without.seccomp = false;
+  without.seccomp_why_not = "seccomp left out by the test";
+  internal::OverrideSandboxSupportForTesting(&without);
+  core::ActionOutcome o = Run("true", SandboxMode::kAuto);
+  const std::string config = DescribeContainment(SandboxMode::kAuto, false).text;
+  internal::OverrideSandboxSupportForTesting(nullptr);
+  EXPECT_TRUE(o.success) << o.error;
+  const std::string containment = o.data.value("containment", std::string());
+  EXPECT_TRUE(absl::StrContains(containment, "io_uring not refused: seccomp left out by the test")) << containment;
+  EXPECT_FALSE(absl::StrContains(containment, "io_uring refused")) << containment;
+  EXPECT_TRUE(absl::StrContains(config, "io_uring not refused: seccomp left out by the test")) << config;
+}
+
+// A classic BPF interpreter for the instructions SeccompFilter emits (load a
+// word of seccomp_data, jump if equal, return): what the kernel would
+// decide for one call, so that a table is checked on any machine.
+uint32_t Decide(const std::vector<struct sock_filter>& prog, uint32_t arch, uint32_t nr, uint64_t arg0) {
+  struct seccomp_data d = {};
+  d.arch = arch;
+  d.nr = static_cast<int>(nr);
+  d.args[0] = arg0;
+  uint32_t acc = 0;
+  for (size_t pc = 0; pc < prog.size(); ++pc) {
+    const struct sock_filter& f = prog[pc];
+    if (f.code == (BPF_LD | BPF_W | BPF_ABS) && f.k + sizeof acc <= sizeof d && f.k % 4 == 0) {
+      std::memcpy(&acc, reinterpret_cast<const char*>(&d) + f.k, sizeof acc);
+    } else if (f.code == (BPF_JMP | BPF_JEQ | BPF_K)) {
+      pc += acc == f.k ? f.jt : f.jf;
+    } else if (f.code == (BPF_RET | BPF_K)) {
+      return f.k;
+    } else {
+      ADD_FAILURE() << "instruction " << pc << ": code " << f.code << " k " << f.k;
+      return 0xdeadbeef;
+    }
+  }
+  ADD_FAILURE() << "the program runs off its end";
+  return 0xdeadbeef;
+}
+
+constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
+constexpr uint32_t kEperm = SECCOMP_RET_ERRNO | EPERM;
+constexpr uint32_t kNoInet = SECCOMP_RET_ERRNO | EAFNOSUPPORT;
+#ifdef SECCOMP_RET_KILL_PROCESS
+constexpr uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
+#else
+constexpr uint32_t kKill = SECCOMP_RET_KILL;
+#endif
+
+// aarch64's table, checked here on any machine: the numbers are those of
+// include/uapi/asm-generic/unistd.h (socket 198, io_uring_setup 425) and,
+// for 32-bit ARM programs, arch/arm/tools/syscall.tbl (socket 281).
+TEST(SeccompFilterTest, Aarch64Table) {
+  const std::vector<struct sock_filter> net = internal::SeccompFilter(internal::SeccompRowsAarch64(), true);
+  const std::vector<struct sock_filter> io = internal::SeccompFilter(internal::SeccompRowsAarch64(), false);
+  ASSERT_FALSE(net.empty());
+  ASSERT_FALSE(io.empty());
+  EXPECT_LT(io.size(), net.size());  // no socket rules without refuse_inet
+  for (uint32_t arch : {uint32_t{AUDIT_ARCH_AARCH64}, uint32_t{AUDIT_ARCH_ARM}}) {
+    const uint32_t socket = arch == AUDIT_ARCH_AARCH64 ? 198 : 281;
+    for (const std::vector<struct sock_filter>* p : {&net, &io}) {
+      EXPECT_EQ(Decide(*p, arch, 425, 0), kEperm) << arch;  // io_uring_setup
+      EXPECT_EQ(Decide(*p, arch, 426, 0), kEperm) << arch;  // io_uring_enter
+      EXPECT_EQ(Decide(*p, arch, 427, 0), kEperm) << arch;  // io_uring_register
+      EXPECT_EQ(Decide(*p, arch, socket, AF_UNIX), kAllow) << arch;
+      EXPECT_EQ(Decide(*p, arch, 63, 0), kAllow) << arch;  // read on aarch64
+      EXPECT_EQ(Decide(*p, arch, 41, AF_INET), kAllow) << arch;  // x86-64's socket: not aarch64's
+    }
+    EXPECT_EQ(Decide(net, arch, socket, AF_INET), kNoInet) << arch;
+    EXPECT_EQ(Decide(net, arch, socket, AF_INET6), kNoInet) << arch;
+    EXPECT_EQ(Decide(io, arch, socket, AF_INET), kAllow) << arch;
+  }
+  // A call reported under another arch is killed (the kernel reports none).
+  EXPECT_EQ(Decide(net, AUDIT_ARCH_X86_64, 198, AF_INET), kKill);
+  EXPECT_EQ(Decide(io, AUDIT_ARCH_X86_64, 0, 0), kKill);
+}
+
+TEST(SeccompFilterTest, X86_64Table) {
+  const std::vector<struct sock_filter> net = internal::SeccompFilter(internal::SeccompRowsX86_64(), true);
+  const std::vector<struct sock_filter> io = internal::SeccompFilter(internal::SeccompRowsX86_64(), false);
+  ASSERT_FALSE(net.empty());
+  constexpr uint32_t kX32 = 0x40000000;
+  for (uint32_t nr : {425u, 426u, 427u, 425u | kX32, 426u | kX32, 427u | kX32}) {
+    EXPECT_EQ(Decide(net, AUDIT_ARCH_X86_64, nr, 0), kEperm) << nr;
+    EXPECT_EQ(Decide(io, AUDIT_ARCH_X86_64, nr, 0), kEperm) << nr;
+    EXPECT_EQ(Decide(io, AUDIT_ARCH_I386, nr & ~kX32, 0), kEperm) << nr;
+  }
+  for (uint32_t socket : {41u, 41u | kX32}) {
+    EXPECT_EQ(Decide(net, AUDIT_ARCH_X86_64, socket, AF_INET6), kNoInet);
+    EXPECT_EQ(Decide(net, AUDIT_ARCH_X86_64, socket, AF_UNIX), kAllow);
+    EXPECT_EQ(Decide(io, AUDIT_ARCH_X86_64, socket, AF_INET), kAllow);
+  }
+  // i386: socketcall and socket refused whole without a network namespace.
+  EXPECT_EQ(Decide(net, AUDIT_ARCH_I386, 102, AF_UNIX), kNoInet);
+  EXPECT_EQ(Decide(net, AUDIT_ARCH_I386, 359, AF_UNIX), kNoInet);
+  EXPECT_EQ(Decide(io, AUDIT_ARCH_I386, 102, 0), kAllow);
+  EXPECT_EQ(Decide(net, AUDIT_ARCH_X86_64, 0, 0), kAllow);  // read
+  EXPECT_EQ(Decide(net, AUDIT_ARCH_AARCH64, 0, 0), kKill);
+}
+
+// This build's table agrees with the system's own headers.
+TEST(SeccompFilterTest, NativeTableMatchesTheSystemHeaders) {
+  const absl::Span<const internal::SeccompRow> rows = internal::NativeSeccompRows();
+#if defined(__x86_64__)
+  const uint32_t native = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+  const uint32_t native = AUDIT_ARCH_AARCH64;
+#else
+  EXPECT_TRUE(rows.empty());
+  GTEST_SKIP() << "no seccomp table for this architecture";
+  const uint32_t native = 0;
+#endif
+  bool socket = false;
+  bool setup = false;
+  for (const internal::SeccompRow& r : rows) {
+    if (r.audit_arch != native) continue;
+    if (r.nr == static_cast<uint32_t>(__NR_socket)) socket = r.rule == internal::SeccompRule::kSocketInet;
+#ifdef __NR_io_uring_setup
+    if (r.nr == static_cast<uint32_t>(__NR_io_uring_setup)) setup = r.rule == internal::SeccompRule::kIoUring;
+#endif
+  }
+  EXPECT_TRUE(socket) << "__NR_socket " << __NR_socket;
+  EXPECT_TRUE(setup) << "__NR_io_uring_setup";
+}
+
 TEST_F(SandboxTest, NamespacesOnlyStillProtectGitAndSecrets) {
   NEEDS(false, true);
   internal::SandboxSupport only = internal::ProbeSandbox();
@@ -684,7 +901,10 @@ TEST_F(SandboxTest, ConfigLineSaysWhichContainment) {
   EXPECT_EQ(autod.sandboxed, internal::ProbeSandbox().Any());
   if (internal::ProbeSandbox().Full()) {
     EXPECT_TRUE(autod.full);
-    EXPECT_TRUE(absl::StrContains(autod.text, "network namespaces (sandbox: auto")) << autod.text;
+    EXPECT_TRUE(absl::StrContains(autod.text, internal::ProbeSandbox().seccomp
+                                                  ? "network namespaces + io_uring refused by seccomp (sandbox: auto"
+                                                  : "network namespaces; io_uring not refused: "))
+        << autod.text;
     EXPECT_TRUE(absl::StrContains(DescribeContainment(SandboxMode::kAuto, true).text, "network allowed"));
   }
 }
