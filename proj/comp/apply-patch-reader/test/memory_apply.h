@@ -1,31 +1,17 @@
-// Test helper: applies one file operation to an in-memory tree of files, with
-// the semantics the file executor will have (doc/ARCH.md, "Wiring"):
-// - Add over an existing file replaces it and says so with its old line count;
-// - Delete of a missing file (or of a directory) fails;
-// - Update of a missing file fails; its hunks apply all or nothing;
-// - Move to an existing file replaces it and says so (Codex does it silently);
-//   the reader already turned a Move to the file's own path into no move.
+// The file executor's semantics for one file operation on an in-memory
+// tree, for the tests: patch-text's test helper
+// (test/envelope_memory_apply.h), named in this reader's namespace.
 #ifndef CLADA_PROJ_COMP_APPLY_PATCH_READER_TEST_MEMORY_APPLY_H_
 #define CLADA_PROJ_COMP_APPLY_PATCH_READER_TEST_MEMORY_APPLY_H_
 
-#include <map>
-#include <string>
-#include <vector>
-
 #include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
+#include "proj/comp/patch-text/test/envelope_memory_apply.h"
 
 namespace clada::apply_patch_reader::testing {
 
-using FileMap = std::map<std::string, std::string>;
-
-struct OpOutcome {
-  bool ok = true;
-  std::string error;
-  std::vector<std::string> warnings;
-};
-
-// Changes *files only when the operation succeeds.
-OpOutcome ApplyFileOp(const FileOp& op, FileMap* files);
+using patch_text::testing::ApplyFileOp;
+using patch_text::testing::FileMap;
+using patch_text::testing::OpOutcome;
 
 }  // namespace clada::apply_patch_reader::testing
 

@@ -27,7 +27,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
 #include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
@@ -43,7 +42,8 @@
 #include "proj/comp/fs-ops/src/tree_search.h"
 #include "proj/comp/fs-ops/src/unified_diff.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
-#include "proj/comp/udiff-reader/src/udiff_reader.h"
+#include "proj/comp/patch-text/src/diff_format.h"
+#include "proj/comp/patch-text/src/envelope_format.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
 namespace clada::fs_ops {
@@ -970,12 +970,12 @@ absl::StatusOr<ActionOutcome> FileReplaceLines(const Call& call) {
   return out;
 }
 
-// One file's unified-diff hunks (udiff-reader): at their lines as git apply,
+// One file's unified-diff hunks (patch-text): at their lines as git apply,
 // else placed by their context through hunk-apply, with a warning.
 // A diff that creates a file (--- /dev/null) applies, as git apply, only
 // where no file is: one already there is never overwritten by it.
 absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::string& param,
-                                              const udiff_reader::FilePatch& patch) {
+                                              const patch_text::FilePatch& patch) {
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   struct stat st;
   if (call.store().Lstat(path, &st) == 0) {
@@ -983,7 +983,7 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
         "'", call.Display(path), "' already exists, and a diff that creates it (--- /dev/null) applies only where "
         "no file is, as git apply; nothing was written. Send a diff of its changes (read it first), or file_write"));
   }
-  ASSIGN_OR_RETURN(udiff_reader::Applied applied, udiff_reader::ApplyFilePatch("", patch));
+  ASSIGN_OR_RETURN(patch_text::Applied applied, patch_text::ApplyFilePatch("", patch));
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, applied.content));
   NoteCreated(call, path);
@@ -1012,7 +1012,7 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
 // git apply: from the source's bytes with the hunks applied, with the
 // source's mode, where no file is yet; the source is kept.
 absl::StatusOr<ActionOutcome> DiffCopiesFile(const Call& call, const std::string& param,
-                                             const udiff_reader::FilePatch& patch) {
+                                             const patch_text::FilePatch& patch) {
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   ASSIGN_OR_RETURN(std::string from, call.Resolve(*patch.copy_from));
   if (Exists(call, path)) {
@@ -1024,7 +1024,7 @@ absl::StatusOr<ActionOutcome> DiffCopiesFile(const Call& call, const std::string
   struct stat src;
   RETURN_IF_ERROR(RequireFile(call, from, "copy source", &src));
   ASSIGN_OR_RETURN(std::string text, ReadLimited(call, from, "copy source", false));
-  absl::StatusOr<udiff_reader::Applied> applied = udiff_reader::ApplyFilePatch(text, patch);
+  absl::StatusOr<patch_text::Applied> applied = patch_text::ApplyFilePatch(text, patch);
   if (!applied.ok()) {
     return absl::Status(applied.status().code(),
                         absl::StrCat("the copy of '", call.Display(from), "' to '", call.Display(path),
@@ -1057,7 +1057,7 @@ absl::StatusOr<ActionOutcome> DiffCopiesFile(const Call& call, const std::string
 // when the file holds exactly the lines the diff removes: a file changed
 // since the diff was made is kept.
 absl::StatusOr<ActionOutcome> DiffDeletesFile(const Call& call, const std::string& param,
-                                              const udiff_reader::FilePatch& patch) {
+                                              const patch_text::FilePatch& patch) {
   ASSIGN_OR_RETURN(std::string path, call.ResolveNoFollow(param));
   struct stat st;
   if (call.store().Lstat(path, &st) != 0) {
@@ -1069,7 +1069,7 @@ absl::StatusOr<ActionOutcome> DiffDeletesFile(const Call& call, const std::strin
         absl::StrCat("'", call.Display(path), "' is not a regular file; a diff deletes files only"));
   }
   ASSIGN_OR_RETURN(std::string text, ReadLimited(call, path, "file", false));
-  absl::StatusOr<udiff_reader::Applied> applied = udiff_reader::ApplyFilePatch(text, patch);
+  absl::StatusOr<patch_text::Applied> applied = patch_text::ApplyFilePatch(text, patch);
   if (!applied.ok() || !applied->content.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "'", call.Display(path), "' does not hold the lines the diff deletes",
@@ -1096,7 +1096,7 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   // counts warning, where the end of the text would read as cut off.
   if (!diff.empty() && diff.back() != '\n') diff += '\n';
   diff += "(end of the diff)\n";
-  const udiff_reader::Diffs parsed = udiff_reader::ReadDiffs(diff);
+  const patch_text::Diffs parsed = patch_text::ParseDiffs(diff);
   if (!parsed.errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(parsed.errors[0].message, ": ", parsed.errors[0].fix));
   }
@@ -1104,23 +1104,23 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
     return DiffCopiesFile(call, param, parsed.files[0]);
   }
   if (parsed.files.size() == 1 && !parsed.files[0].move_to.has_value() &&
-      parsed.files[0].kind == udiff_reader::FileKind::kAdd) {
+      parsed.files[0].kind == patch_text::FileKind::kAdd) {
     return DiffCreatesFile(call, param, parsed.files[0]);
   }
   if (parsed.files.size() == 1 && !parsed.files[0].move_to.has_value() &&
-      parsed.files[0].kind == udiff_reader::FileKind::kDelete) {
+      parsed.files[0].kind == patch_text::FileKind::kDelete) {
     return DiffDeletesFile(call, param, parsed.files[0]);
   }
-  if (parsed.files.size() != 1 || parsed.files[0].kind != udiff_reader::FileKind::kUpdate ||
+  if (parsed.files.size() != 1 || parsed.files[0].kind != patch_text::FileKind::kUpdate ||
       parsed.files[0].hunks.empty() || parsed.files[0].move_to.has_value()) {
     return absl::InvalidArgumentError(
         "diff must hold the hunks of one file (@@ -LINE,COUNT +LINE,COUNT @@ and its lines), or create one "
         "(--- /dev/null) or delete one (+++ /dev/null); move files with file_move");
   }
-  const udiff_reader::FilePatch& patch = parsed.files[0];
+  const patch_text::FilePatch& patch = parsed.files[0];
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
                                                                     -> absl::StatusOr<EditResult> {
-    absl::StatusOr<udiff_reader::Applied> r = udiff_reader::ApplyFilePatch(body, patch);
+    absl::StatusOr<patch_text::Applied> r = patch_text::ApplyFilePatch(body, patch);
     if (!r.ok()) return absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
     EditResult e;
     e.content = std::move(r->content);
@@ -1134,7 +1134,7 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   return out;
 }
 
-// One file's Codex apply_patch update (apply-patch-reader), its hunks
+// One file's Codex apply_patch update (patch-text's envelope), its hunks
 // placed by hunk-apply: unique at the first tier that matches, anchors
 // narrowing, line endings per line; all or none.
 absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
@@ -1149,19 +1149,19 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
     if (!wrapped.empty() && wrapped.back() != '\n') wrapped += '\n';
     wrapped = absl::StrCat("*** Begin Patch\n", wrapped, "*** End Patch\n");
   }
-  const std::vector<apply_patch_reader::Patch> patches = apply_patch_reader::ReadPatches(wrapped);
-  for (const apply_patch_reader::Patch& p : patches) {
+  const std::vector<patch_text::Patch> patches = patch_text::ParsePatches(wrapped);
+  for (const patch_text::Patch& p : patches) {
     if (!p.errors.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(p.errors[0].message, "; ", p.errors[0].fix));
     }
   }
   if (patches.size() != 1 || patches[0].ops.size() != 1 ||
-      patches[0].ops[0].kind != apply_patch_reader::OpKind::kUpdate || patches[0].ops[0].move_to().has_value()) {
+      patches[0].ops[0].kind != patch_text::OpKind::kUpdate || patches[0].ops[0].move_to().has_value()) {
     return absl::InvalidArgumentError(
         "patch must hold one file's update (its @@ hunks); add, delete and move files with file_write, file_delete "
         "and file_move");
   }
-  const apply_patch_reader::FileOp& op = patches[0].ops[0];
+  const patch_text::FileOp& op = patches[0].ops[0];
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
                                                                     -> absl::StatusOr<EditResult> {
     hunk_apply::ApplyError why;

@@ -1,26 +1,17 @@
 // The file executor's semantics for one file patch on an in-memory tree, for
-// the tests: add refuses an existing file, delete and update a missing one;
-// a rename writes the new path and removes the old; a failure changes nothing.
+// the tests: patch-text's test helper (test/diff_memory_apply.h), named in
+// this reader's namespace for its tests.
 #ifndef CLADA_PROJ_COMP_UDIFF_READER_TEST_MEMORY_APPLY_H_
 #define CLADA_PROJ_COMP_UDIFF_READER_TEST_MEMORY_APPLY_H_
 
-#include <map>
-#include <string>
-#include <vector>
-
+#include "proj/comp/patch-text/test/diff_memory_apply.h"
 #include "proj/comp/udiff-reader/src/udiff_reader.h"
 
 namespace clada::udiff_reader::testing {
 
-using FileMap = std::map<std::string, std::string>;
-
-struct Outcome {
-  bool ok = false;
-  std::string error;
-  std::vector<std::string> warnings;
-};
-
-Outcome ApplyToTree(const FilePatch& patch, FileMap* files);
+using patch_text::testing::ApplyToTree;
+using patch_text::testing::FileMap;
+using patch_text::testing::Outcome;
 
 }  // namespace clada::udiff_reader::testing
 

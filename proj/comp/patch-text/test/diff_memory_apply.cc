@@ -1,8 +1,8 @@
-#include "proj/comp/udiff-reader/test/memory_apply.h"
+#include "proj/comp/patch-text/test/diff_memory_apply.h"
 
 #include "absl/strings/str_cat.h"
 
-namespace clada::udiff_reader::testing {
+namespace clada::patch_text::testing {
 
 Outcome ApplyToTree(const FilePatch& patch, FileMap* files) {
   Outcome o;
@@ -52,4 +52,4 @@ Outcome ApplyToTree(const FilePatch& patch, FileMap* files) {
   return o;
 }
 
-}  // namespace clada::udiff_reader::testing
+}  // namespace clada::patch_text::testing

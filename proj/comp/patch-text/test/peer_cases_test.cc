@@ -1,7 +1,7 @@
 // Every case of ../shared/peers/apply_patch.jsonl (Codex's apply-patch
 // scenarios): the patch is read, each file operation applied to an
 // in-memory tree, and the tree compared with Codex's. Deliberate
-// differences (doc/ARCH.md) are checked as such, not skipped.
+// differences (../apply-patch-reader/doc/ARCH.md) are checked as such, not skipped.
 #include <fstream>
 #include <map>
 #include <string>
@@ -11,10 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "proj/comp/apply-patch-reader/src/apply_patch_reader.h"
-#include "proj/comp/apply-patch-reader/test/memory_apply.h"
+#include "proj/comp/patch-text/src/envelope_format.h"
+#include "proj/comp/patch-text/test/envelope_memory_apply.h"
 
-namespace clada::apply_patch_reader {
+namespace clada::patch_text {
 namespace {
 
 using nlohmann::json;
@@ -55,11 +55,11 @@ TEST_P(PeerCases, MatchesCodex) {
   const json& c = GetParam();
   const std::string name = c.at("name").get<std::string>();
   FileMap files = c.at("files_before").get<FileMap>();
-  std::vector<Patch> patches = ReadPatches(c.at("patch").get<std::string>());
+  std::vector<Patch> patches = ParsePatches(c.at("patch").get<std::string>());
   ASSERT_EQ(patches.size(), 1u) << "one envelope per case";
   bool ok = true;
   std::vector<std::string> errors, warnings = patches[0].warnings;
-  for (const ParseError& e : patches[0].errors) {
+  for (const PatchError& e : patches[0].errors) {
     ok = false;
     errors.push_back(absl::StrCat("line ", e.line, ": ", e.code, ": ", e.message, " (", e.fix, ")"));
   }
@@ -92,4 +92,4 @@ INSTANTIATE_TEST_SUITE_P(Codex, PeerCases, ::testing::ValuesIn(LoadCases()), Tes
 TEST(PeerCases, AllTwentyFiveAreThere) { EXPECT_EQ(LoadCases().size(), 25u); }
 
 }  // namespace
-}  // namespace clada::apply_patch_reader
+}  // namespace clada::patch_text

@@ -1,4 +1,4 @@
-#include "proj/comp/apply-patch-reader/test/memory_apply.h"
+#include "proj/comp/patch-text/test/envelope_memory_apply.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "proj/comp/hunk-apply/src/hunk_apply.h"
 
-namespace clada::apply_patch_reader::testing {
+namespace clada::patch_text::testing {
 namespace {
 
 bool IsDirectory(const FileMap& files, const std::string& path) {
@@ -76,4 +76,4 @@ OpOutcome ApplyFileOp(const FileOp& op, FileMap* files) {
   return out;
 }
 
-}  // namespace clada::apply_patch_reader::testing
+}  // namespace clada::patch_text::testing

@@ -13,10 +13,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "proj/comp/udiff-reader/src/udiff_reader.h"
-#include "proj/comp/udiff-reader/test/memory_apply.h"
+#include "proj/comp/patch-text/src/diff_format.h"
+#include "proj/comp/patch-text/test/diff_memory_apply.h"
 
-namespace clada::udiff_reader {
+namespace clada::patch_text {
 namespace {
 
 namespace fs = std::filesystem;
@@ -123,7 +123,7 @@ TEST(GitApplyDifferential, SameTreeAsGitApply) {
     FileMap by_git = ReadTree(root);
 
     FileMap by_clada = before;
-    const Diffs d = ReadDiffs(patch);
+    const Diffs d = ParseDiffs(patch);
     EXPECT_TRUE(d.errors.empty()) << d.errors[0].message << "\n" << patch;
     for (const FilePatch& f : d.files) {
       testing::Outcome o = testing::ApplyToTree(f, &by_clada);
@@ -146,7 +146,7 @@ TEST(GitApplyDifferential, SameTreeAsGitApply) {
       shifted += line + "\n";
     }
     FileMap by_context = before;
-    for (const FilePatch& f : ReadDiffs(shifted).files) {
+    for (const FilePatch& f : ParseDiffs(shifted).files) {
       FileMap one = by_context;
       testing::Outcome o = testing::ApplyToTree(f, &one);
       if (o.ok) {
@@ -165,4 +165,4 @@ TEST(GitApplyDifferential, SameTreeAsGitApply) {
 }
 
 }  // namespace
-}  // namespace clada::udiff_reader
+}  // namespace clada::patch_text
