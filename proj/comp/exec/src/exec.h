@@ -67,7 +67,8 @@ core::ActionOutcome ExecuteCode(const core::Action& action, const core::ExecCont
 // kernel, and why: `sandboxed` when a kernel sandbox applies, `full` when it
 // is the whole sandbox (Landlock and user, mount and network namespaces),
 // `text` one line for `clada config`, e.g. "Landlock ABI 7 + user, mount and
-// network namespaces (sandbox: auto, the strongest this kernel offers)".
+// network namespaces + io_uring refused by seccomp (sandbox: auto, the
+// strongest this kernel offers)".
 struct Containment {
   bool sandboxed = false;
   bool full = false;
