@@ -61,8 +61,11 @@ core::SourceSpan Span(const Lines& lines, size_t first, size_t last, const TextO
   return s;
 }
 
+// IsFileHeader of line i, the next line made only when line i is a `--- `.
 bool IsFileStart(const Lines& lines, size_t i) {
-  return IsFileHeader(lines[i].head, i + 1 < lines.size() ? lines[i + 1].head : absl::string_view());
+  const absl::string_view head = lines[i].head;
+  if (!absl::StartsWith(head, "--- ")) return IsFileHeader(head, absl::string_view());
+  return i + 1 < lines.size() && IsFileHeader(head, lines[i + 1].head);
 }
 
 // A C-quoted git path ("a/x y\tz") unquoted; others as they are.

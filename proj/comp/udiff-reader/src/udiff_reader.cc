@@ -22,7 +22,9 @@ void HeaderlessFences(absl::string_view text, std::vector<ParseError>* errors, c
   const core::LineStarts lines(text);
   const size_t n = lines.size();
   auto is_file_start = [&lines, n](size_t k) {
-    return patch_text::IsFileHeader(lines.Content(k), k + 1 < n ? lines.Content(k + 1) : absl::string_view());
+    const absl::string_view line = lines.Content(k);
+    if (!absl::StartsWith(line, "--- ")) return patch_text::IsFileHeader(line, absl::string_view());
+    return k + 1 < n && patch_text::IsFileHeader(line, lines.Content(k + 1));
   };
   for (size_t i = 0; i < n; ++i) {
     const absl::string_view open = absl::StripAsciiWhitespace(lines.Content(i));
