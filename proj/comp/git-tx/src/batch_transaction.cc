@@ -134,7 +134,7 @@ absl::StatusOr<std::vector<TreeChange>> ReadChanges(
     TreeChange c;
     c.path = rel;
     std::optional<struct stat> st = StatPath(wt, rel);
-    if (!st || S_ISDIR(st->st_mode)) {
+    if (!st || !GitCanHold(*st)) {  // absent, a directory, or a pipe, socket or device
       c.remove = true;
       out.push_back(std::move(c));
       continue;

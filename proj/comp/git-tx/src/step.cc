@@ -301,7 +301,7 @@ absl::StatusOr<std::vector<TreeChange>> RawStates(const WorkTree& wt,
     TreeChange c;
     c.path = rel;
     struct stat st;
-    if (::lstat(WorkdirPath(wt, rel).c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (::lstat(WorkdirPath(wt, rel).c_str(), &st) != 0 || !GitCanHold(st)) {
       c.remove = true;
     } else {
       ASSIGN_OR_RETURN(c.id, RawBlobFromWorkdir(wt, rel, st));

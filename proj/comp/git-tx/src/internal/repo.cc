@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/json_bounded.h"
 #include "proj/comp/core/src/status_macros.h"
@@ -793,18 +794,45 @@ absl::StatusOr<git_oid> RawBlobFromWorkdir(const WorkTree& wt,
         absl::StrCat("read '", rel, "' into git")));
     return id;
   }
+  const auto not_a_file = [&] {
+    return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
+                              "'", rel, "' is not a file or a link (a named pipe, socket or device): git cannot hold it")),
+                          "not_a_file");
+  };
+  if (!GitCanHold(st)) return not_a_file();
+  // Opened without waiting (a pipe swapped in after the lstat would block
+  // the open), and checked again once open.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return core::ErrnoStatus(errno, "open", path);
+  struct stat opened;
+  if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    ::close(fd);
+    return not_a_file();
+  }
   // Small files whole; a large one streamed (no hint path: no filter), so
   // a file of gigabytes is never held in memory.
   constexpr int64_t kWhole = 16 << 20;
-  if (st.st_size <= kWhole) {
-    ASSIGN_OR_RETURN(std::string bytes, core::ReadFileToString(path));
+  if (opened.st_size <= kWhole) {
+    std::string bytes;
+    bytes.reserve(static_cast<size_t>(opened.st_size));
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return core::ErrnoStatus(err, "read", path);
+      }
+      if (n == 0) break;
+      bytes.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
     RETURN_IF_ERROR(GitStatus(git_blob_create_from_buffer(
                                   &id, wt.repo.get(), bytes.data(), bytes.size()),
                               absl::StrCat("read '", rel, "' into git")));
     return id;
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return core::ErrnoStatus(errno, "open", path);
   git_writestream* stream = nullptr;
   int rc = git_blob_create_from_stream(&stream, wt.repo.get(), nullptr);
   if (rc < 0) {
@@ -894,6 +922,7 @@ absl::StatusOr<std::optional<std::pair<git_oid, git_filemode_t>>> StateNow(
   if (S_ISDIR(st.st_mode)) {
     return std::make_optional(std::make_pair(git_oid{}, GIT_FILEMODE_TREE));
   }
+  if (!GitCanHold(st)) return std::optional<std::pair<git_oid, git_filemode_t>>();
   ASSIGN_OR_RETURN(git_oid id, RawBlobFromWorkdir(wt, rel, st));
   const git_filemode_t mode = S_ISLNK(st.st_mode)      ? GIT_FILEMODE_LINK
                               : (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE

@@ -266,12 +266,20 @@ absl::StatusOr<std::vector<std::string>> CleanOnlyThroughFilters(
 // Joins a repo-relative path to the work tree.
 std::string WorkdirPath(const WorkTree& wt, absl::string_view rel);
 
+// Whether git can hold what lstat(2) found: a file or a symlink. A named
+// pipe, socket or device is treated as absent, as git treats it (git add
+// refuses it), and is never opened: opening a pipe blocks until a writer
+// comes.
+inline bool GitCanHold(const struct stat& st) { return S_ISREG(st.st_mode) || S_ISLNK(st.st_mode); }
+
 // Writes the bytes of work tree path `rel` into the object database as a
 // blob, exactly as they are on disk: no clean filter (`.gitattributes`
 // text/eol rules, core.autocrlf, ident) is applied, where
 // git_blob_create_from_workdir would turn CR LF into LF. A symlink's blob
 // is its target, as git stores it. `st` is its lstat(2).
-// Errors: the errno errors of reading it; Internal for libgit2 failures.
+// Errors: FailedPrecondition (code `not_a_file`) when it is not a file or a
+// link (GitCanHold), then or by the time it is opened; the errno errors of
+// reading it; Internal for libgit2 failures.
 absl::StatusOr<git_oid> RawBlobFromWorkdir(const WorkTree& wt,
                                            const std::string& rel,
                                            const struct stat& st);
