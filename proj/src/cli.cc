@@ -99,8 +99,8 @@ usage error naming the flags it takes (undo, step-back, step-forward, squash
 and log take --root and the git flags; validate and parse --root, --max-input
 and --json; config and listen every setting):
   --root DIR            working root (default: the current directory; inside
-                        a git repository its top, unless the current
-                        directory has a .clada/config.yaml)
+                        a git repository its top; a .clada/config.yaml below
+                        the top is read only when --root names its folder)
   --allow DIR           add an allowed root (repeatable)
   --dry-run             validate and show what would run; touch nothing
   --json                print the result as JSON
@@ -476,6 +476,8 @@ struct Environment {
   Settings settings;
   bool root_is_repository_top = false;  // chosen for a folder inside a repository
   bool root_is_elsewhere = false;       // not the current folder (named first in the report)
+  std::string settings_file;            // the settings file read ("" when one was ignored)
+  std::vector<std::string> warnings;    // for stderr, e.g. a settings file that was ignored
 };
 
 // The top of the git work tree holding `dir` (canonical): the nearest folder
@@ -493,10 +495,26 @@ std::string RepositoryTop(const std::string& dir) {
   }
 }
 
+// The nearest folder strictly above `dir` (canonical) that clada already
+// uses as a root (it has a `.clada/` folder); "" when none.
+std::string CladaRootAbove(const std::string& dir) {
+  std::string at = dir;
+  while (at != "/" && !at.empty()) {
+    const size_t slash = at.rfind('/');
+    at = slash == 0 ? "/" : at.substr(0, slash);
+    struct stat st;
+    if (::lstat(absl::StrCat(at == "/" ? "" : at, "/.clada").c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return at;
+  }
+  return "";
+}
+
 // Root, then the settings file in it, then flags. Without --root the root
 // is the current folder, or, inside a git repository, the repository's top
 // (an answer's `tests/x.py` means the project's tests/, wherever clada was
-// started), unless the current folder has its own `.clada/config.yaml`.
+// started). A `.clada/config.yaml` below the repository's top, or below a
+// folder that is already a clada root, is read only when --root names its
+// folder: an exec may write anywhere in the project but the root's own
+// .clada/, so such a file could be an answer's, turning the sandbox off.
 absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
   Environment env;
   env.base = BaseDirectory();
@@ -506,18 +524,33 @@ absl::StatusOr<Environment> LoadEnvironment(const Invocation& inv) {
     return absl::InvalidArgumentError(absl::StrCat("working root '", env.root, "' does not exist"));
   }
   env.root = real;
-  struct stat st;
-  if (inv.root.empty() && ::stat((env.root + "/.clada/config.yaml").c_str(), &st) != 0) {
+  env.settings_file = env.root + "/.clada/config.yaml";
+  if (inv.root.empty()) {
+    const std::string own = env.settings_file;
+    struct stat st;
+    const bool has_own = ::stat(own.c_str(), &st) == 0;
     const std::string top = RepositoryTop(env.root);
-    if (!top.empty() && top != env.root) {
-      env.root = top;
-      env.root_is_repository_top = true;
+    const std::string above = top.empty() ? CladaRootAbove(env.root) : top;
+    if (!above.empty() && above != env.root) {
+      if (has_own) {
+        env.warnings.push_back(absl::StrCat(
+            "ignored ", own, ": it lies below ", top.empty() ? "the clada root " : "the repository's top ", above,
+            ", where code an answer ran could have written it; --root ", env.root, " reads it"));
+      }
+      if (!top.empty()) {
+        env.root = top;
+        env.root_is_repository_top = true;
+        env.settings_file = env.root + "/.clada/config.yaml";
+      } else if (has_own) {
+        env.settings_file.clear();
+      }
     }
   }
   char base_real[PATH_MAX];
   env.root_is_elsewhere = ::realpath(env.base.c_str(), base_real) == nullptr || env.root != base_real;
   env.settings = DefaultSettings();
-  absl::Status status = ApplySettingsFile(env.root + "/.clada/config.yaml", env.settings);
+  absl::Status status =
+      env.settings_file.empty() ? absl::OkStatus() : ApplySettingsFile(env.settings_file, env.settings);
   if (!status.ok()) return status;
   for (const auto& [key, value] : inv.settings) {
     std::string flag = absl::StrCat("flag --", key);
@@ -717,7 +750,10 @@ int RunMcpConfig(const Invocation& inv, const Environment& env, std::ostream& ou
 
 int RunConfig(const Environment& env, std::ostream& out) {
   out << "working root: " << env.root << "\n";
-  out << "settings file: " << env.root << "/.clada/config.yaml\n";
+  out << "settings file: "
+      << (env.settings_file.empty() ? absl::StrCat("none (", env.root, "/.clada/config.yaml ignored)")
+                                    : env.settings_file)
+      << "\n";
   for (const std::string& key : SettingNames()) {
     out << key << ": " << SettingValueText(env.settings, key) << "  (" << env.settings.source.at(key) << ")\n";
   }
@@ -964,6 +1000,7 @@ int internal::RunCliUnescaped(const std::vector<std::string>& args, std::istream
     err << "clada: " << env.status().message() << "\n";
     return kExitUsage;
   }
+  for (const std::string& warning : env->warnings) err << "clada: warning: " << warning << "\n";
   if (inv.command == "run") {
     return RunCommand(inv, *env, in, out, err);
   }

@@ -1,6 +1,6 @@
 // Where an answer's relative paths land when clada runs from a folder inside
 // a git repository (issue 34): the default working root is the repository's
-// top; --root and a settings file in the current folder choose another, and
+// top; --root chooses another (a settings file below the top is ignored), and
 // the report's first line names the root when it is not the current folder.
 #include <sys/wait.h>
 
@@ -84,14 +84,52 @@ TEST_F(RootChoice, ARootFlagNamingAnotherFolderIsNamedFirst) {
   EXPECT_TRUE(absl::StartsWith(out, absl::StrCat("working root: ", repo_, "/src\n"))) << out;
 }
 
-TEST_F(RootChoice, ASettingsFileInTheCurrentFolderKeepsIt) {
-  ASSERT_EQ(clada::testing::Sh(absl::StrCat("mkdir -p ", ShellQuote(repo_ + "/src/.clada"), " && : > ",
+// A settings file below the repository's top could have been written by an
+// earlier exec (which may write anywhere in the project but its top's
+// .clada/): it is not read unless --root names its folder, and a warning
+// says which file was ignored and why.
+TEST_F(RootChoice, ASettingsFileBelowTheRepositoryTopIsIgnored) {
+  ASSERT_EQ(clada::testing::Sh(absl::StrCat("mkdir -p ", ShellQuote(repo_ + "/src/.clada"), " && printf 'sandbox: off\\n' > ",
                                             ShellQuote(repo_ + "/src/.clada/config.yaml"))),
             0);
   std::string out;
   EXPECT_EQ(Run("src", "", &out), 0) << out << ReadAll(repo_ + "/.err");
+  EXPECT_TRUE(Exists("tests/test_x.py")) << out;
+  EXPECT_FALSE(Exists("src/tests/test_x.py")) << out;
+  const std::string err = ReadAll(repo_ + "/.err");
+  EXPECT_TRUE(absl::StrContains(err, absl::StrCat("ignored ", repo_, "/src/.clada/config.yaml"))) << err;
+  EXPECT_TRUE(absl::StrContains(err, "--root")) << err;
+  // `clada config` shows the settings in force: not the ignored file's.
+  EXPECT_EQ(Run("src", "config", &out), 0) << out;
+  EXPECT_FALSE(absl::StrContains(out, "sandbox: off")) << out;
+}
+
+TEST_F(RootChoice, ARootFlagNamingTheFolderReadsItsSettingsFile) {
+  ASSERT_EQ(clada::testing::Sh(absl::StrCat("mkdir -p ", ShellQuote(repo_ + "/src/.clada"), " && : > ",
+                                            ShellQuote(repo_ + "/src/.clada/config.yaml"))),
+            0);
+  std::string out;
+  EXPECT_EQ(Run("src", "--root .", &out), 0) << out << ReadAll(repo_ + "/.err");
   EXPECT_TRUE(Exists("src/tests/test_x.py"));
   EXPECT_FALSE(Exists("tests/test_x.py"));
+  EXPECT_FALSE(absl::StrContains(ReadAll(repo_ + "/.err"), "ignored")) << ReadAll(repo_ + "/.err");
+}
+
+// Outside a repository, a folder below one clada already uses as a root
+// (it has .clada/) is treated the same way.
+TEST_F(RootChoice, OutsideARepositoryASettingsFileBelowACladaRootIsIgnored) {
+  const std::string plain = clada::testing::MakeTempDir("clada_plain_");
+  ASSERT_EQ(clada::testing::Sh(absl::StrCat("mkdir -p ", ShellQuote(plain + "/.clada"), " ",
+                                            ShellQuote(plain + "/src/.clada"), " && printf 'sandbox: off\\n' > ",
+                                            ShellQuote(plain + "/src/.clada/config.yaml"))),
+            0);
+  const std::string cmd = absl::StrCat("cd ", ShellQuote(plain + "/src"), " && env -u BUILD_WORKING_DIRECTORY ",
+                                       ShellQuote(clada::testing::CladaBinary()), " config >", ShellQuote(plain + "/.out"),
+                                       " 2>", ShellQuote(plain + "/.err"));
+  ASSERT_EQ(clada::testing::Sh(cmd), 0) << ReadAll(plain + "/.err");
+  EXPECT_FALSE(absl::StrContains(ReadAll(plain + "/.out"), "sandbox: off")) << ReadAll(plain + "/.out");
+  EXPECT_TRUE(absl::StrContains(ReadAll(plain + "/.err"), absl::StrCat("ignored ", plain, "/src/.clada/config.yaml")))
+      << ReadAll(plain + "/.err");
 }
 
 TEST_F(RootChoice, OutsideARepositoryTheCurrentFolderIsTheRoot) {
