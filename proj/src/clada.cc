@@ -39,7 +39,6 @@
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/readers/src/all_readers.h"
-#include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/src/report.h"
 
 namespace clada {
@@ -609,16 +608,31 @@ ExecutionResult FatalResult(ExecutionResult result, std::string message) {
   return result;
 }
 
+// What validate lists an action by: its primary parameter's first line,
+// cut at 80 bytes, and how many lines follow (valid UTF-8).
+std::string ListedValue(const core::Action& action) {
+  constexpr size_t kMaxChars = 80;
+  const std::string value = PrimaryParamValue(action.name, action.params);
+  const size_t nl = value.find('\n');
+  std::string shown = core::ToValidUtf8(absl::string_view(value).substr(0, nl));
+  if (shown.size() > kMaxChars) {
+    size_t cut = kMaxChars;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
+    shown = absl::StrCat(shown.substr(0, cut), "...");
+  }
+  if (nl != std::string::npos) {
+    const size_t more = static_cast<size_t>(std::count(value.begin() + nl, value.end(), '\n'));
+    absl::StrAppend(&shown, " (+", more, more == 1 ? " more line)" : " more lines)");
+  }
+  return shown;
+}
+
 }  // namespace
 
 int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
                       absl::string_view csl_start, absl::string_view csl_end) {
-  // An answer that only a SHAM reader finds blocks in prints as the SHAM
-  // validator prints it; any other dialect's block, and the plan is a run's.
+  // The plan a dry run makes, every dialect alike, without touching a file.
   const readers::Registry registry({std::string(csl_start), std::string(csl_end), max_input_bytes});
-  if (!readers::AnyBlockBesides(registry, input, "sham")) {
-    return sham_action_parser::RunValidateCommand(input, json, out, max_input_bytes);
-  }
   ReadAnswerResult r = ReadAnswer(input, registry);
   // In a fail-fast group, the tasks after an invalid one would not run.
   std::map<int, int> invalid_in_group;
@@ -669,10 +683,11 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       out << "\nwould run:\n";
       for (const auto& [item, why] : listed) {
         const core::Action action = r.actions.Make(*item).value_or(core::Action());
-        const std::string value = PrimaryParamValue(action.name, action.params);
-        out << "  " << action.metadata.block_id << " " << action.name << (value.empty() ? "" : " ") << value << "\n";
-        if (!why.empty()) out << "      " << why << "\n";
-        for (const std::string& w : action.warnings) out << "      warning: " << w << "\n";
+        const std::string value = ListedValue(action);
+        out << "  " << core::ToValidUtf8(action.metadata.block_id) << " " << action.name << (value.empty() ? "" : " ")
+            << value << "\n";
+        if (!why.empty()) out << "      " << core::ToValidUtf8(why) << "\n";
+        for (const std::string& w : action.warnings) out << "      warning: " << core::ToValidUtf8(w) << "\n";
       }
     }
     if (!r.errors.empty()) {
@@ -680,14 +695,15 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       for (const auto& e : r.errors) {
         // CML messages already lead with their type (malformed_xml: ...).
         const bool typed = absl::StartsWith(e.message, absl::StrCat(e.error_type, ": "));
-        out << "  " << (e.block_id.empty() ? "(no id)" : e.block_id) << " line " << e.block_start_line << " "
-            << (typed ? "" : absl::StrCat(e.error_type, ": ")) << e.message << "\n";
-        out << "      fix: " << e.fix << "\n";
+        out << "  " << (e.block_id.empty() ? "(no id)" : core::ToValidUtf8(e.block_id)) << " line "
+            << e.block_start_line << " " << (typed ? "" : absl::StrCat(e.error_type, ": "))
+            << core::ToValidUtf8(e.message) << "\n";
+        out << "      fix: " << core::ToValidUtf8(e.fix) << "\n";
       }
     }
     if (!r.warnings.empty()) {
       out << "\nwarnings:\n";
-      for (const std::string& w : r.warnings) out << "  " << w << "\n";
+      for (const std::string& w : r.warnings) out << "  " << core::ToValidUtf8(w) << "\n";
     }
   }
   return r.errors.empty() ? 0 : 1;

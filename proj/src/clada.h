@@ -263,11 +263,12 @@ class Clada {
   CladaOptions options_;
 };
 
-// `clada validate`: what a run of `input` would run and what it would
-// refuse, every dialect in document order; exit code 0 when nothing is
-// refused. An answer without CML or CSL prints exactly what
-// sham_action_parser::RunValidateCommand prints. `csl_start`/`csl_end`: the
-// CSL delimiters (settings csl_start, csl_end).
+// `clada validate`: the plan a dry run of `input` makes, without touching
+// a file: what would run and what is refused, every dialect in document
+// order and printed alike (each action as `<label> <action> <value>`, its
+// value's first line; each refused block as `<label> line <N> <type>:
+// <message>` and its fix); exit code 0 when nothing is refused.
+// `csl_start`/`csl_end`: the CSL delimiters (settings csl_start, csl_end).
 int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
                       absl::string_view csl_start = "<---", absl::string_view csl_end = "--->");
 

@@ -76,6 +76,36 @@ std::vector<Json> ReadsCases() {
 INSTANTIATE_TEST_SUITE_P(Dialects, ValidateReads, ::testing::ValuesIn(ReadsCases()),
                          [](const auto& info) { return info.param["name"].template get<std::string>(); });
 
+// validate prints every block alike, whatever its dialect and whatever
+// other dialects the answer holds: a SHAM block in an answer of SHAM only
+// was printed by SHAM's own validator (its long value cut, no dialect or
+// label in --json), the same block beside a CML one by the answer layer's
+// (the whole value; dialect, label and group policy in --json).
+TEST(ValidatePrintsEveryDialectAlike, TheSameLineAndFieldsForEveryBlock) {
+  const std::string path = absl::StrCat("d/", std::string(100, 'x'), ".txt");
+  const std::string sham = absl::StrCat("#!SHAM [@three-char-SHA-256: v01]\naction = \"file_write\"\npath = \"", path,
+                                        "\"\ncontent = \"x\"\n#!END_SHAM_v01\n");
+  const std::string cml = absl::StrCat("<write path=\"", path, "\">x</write>\n");
+  std::vector<std::string> lines;
+  for (const std::string& answer : {sham, cml, sham + "\n" + cml, cml + "\n" + sham}) {
+    const std::string text = ValidateText(answer);
+    for (const std::string label : {"v01", "task-1"}) {
+      const size_t at = text.find(absl::StrCat("\n  ", label, " file_write "));
+      if (at == std::string::npos) continue;
+      const size_t value = text.find(" file_write ", at) + 12;
+      lines.push_back(text.substr(value, text.find('\n', value) - value));
+    }
+    const Json doc = ValidateJson(answer);
+    for (const Json& a : doc["actions"]) {
+      EXPECT_TRUE(a.contains("dialect") && a.contains("label") && a.contains("groupPolicy")) << a.dump();
+    }
+  }
+  ASSERT_EQ(lines.size(), 6u);
+  for (const std::string& line : lines) EXPECT_EQ(line, lines[0]);
+  // One line, cut as SHAM's validator cut it.
+  EXPECT_EQ(lines[0], absl::StrCat(path.substr(0, 80), "..."));
+}
+
 // validate vs --dry-run, over every answer of the run's test data (every
 // dialect, alone and mixed): the same number of blocks, the same actions
 // with the same labels in the same order, the same refused blocks.

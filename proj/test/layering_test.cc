@@ -112,6 +112,14 @@ std::set<std::string> LibraryDeps(const std::string& build) {
   return out;
 }
 
+// A dialect named as a string ("cml", "search_replace", ...), or an
+// action field named for one.
+const std::regex& DialectName() {
+  static const std::regex* const dialect = new std::regex(
+      R"re("(sham|cml|csl|replacer|search_replace|apply_patch|udiff|aider)"|\.search_replace\b)re");
+  return *dialect;
+}
+
 bool IsReader(const std::string& name) {
   return std::find(std::begin(kReaders), std::end(kReaders), name) != std::end(kReaders);
 }
@@ -119,10 +127,7 @@ bool IsReader(const std::string& name) {
 TEST(Layering, ExecutorsAndCoreKnowNoReaderNorDialect) {
   std::set<std::pair<std::string, std::string>> used;  // allowed exceptions met
   const std::regex include(R"re(#include\s+"proj/comp/([a-z0-9-]+)/)re");
-  // A dialect named as a string ("cml", "search_replace", ...), or an
-  // action field named for one.
-  const std::regex dialect(
-      R"re("(sham|cml|csl|replacer|search_replace|apply_patch|udiff|aider)"|\.search_replace\b)re");
+  const std::regex& dialect = DialectName();
   for (const char* component : kExecutors) {
     const std::vector<std::string> files = SourcesOf(component);
     ASSERT_FALSE(files.empty()) << component;
@@ -161,6 +166,21 @@ TEST(Layering, ExecutorsAndCoreKnowNoReaderNorDialect) {
   for (const auto& allowed : kStillAllowed) {
     EXPECT_TRUE(used.count(allowed) > 0) << allowed.first << " no longer uses " << allowed.second
                                          << ": take it off kStillAllowed";
+  }
+}
+
+// The engine (proj/src/clada.cc and its header) asks a failure's reader
+// what its dialect says (answer::Reader) and names no dialect itself: a
+// dialect added is its reader and one registry line, never an engine edit.
+TEST(Layering, TheEngineNamesNoDialect) {
+  for (const char* path : {"proj/src/clada.cc", "proj/src/clada.h"}) {
+    const std::string text = Read(path);
+    ASSERT_FALSE(text.empty()) << path;
+    const std::string code = WithoutComments(text);
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), DialectName()); it != std::sregex_iterator();
+         ++it) {
+      ADD_FAILURE() << path << " names the dialect " << it->str() << ": ask the reader (answer::Reader)";
+    }
   }
 }
 
