@@ -65,15 +65,31 @@ absl::Status MissError(absl::string_view what, absl::string_view label, absl::st
 // spans, their original-text copy and a list of starts held 40 (a 100 MB
 // file with 2.9 million places: 253 MB over the input while the result is
 // built, now 164 MB).
+// With `keep_places` the result is not built: r.spliced holds the places.
 absl::StatusOr<EditResult> Replace(const BreakNormalizedText& t, std::vector<NormSpan> spans,
                                    absl::string_view new_text, uint64_t max_bytes = kNoSizeLimit,
-                                   absl::string_view label = "", absl::string_view what = "") {
+                                   absl::string_view label = "", absl::string_view what = "",
+                                   bool keep_places = false) {
   EditResult r;
   std::vector<Splice> splices;
   splices.reserve(spans.size());
   for (const NormSpan& s : spans) splices.push_back({t.ToOriginal(s.begin), t.ToOriginal(s.end)});
   const std::optional<size_t> first_start = spans.empty() ? std::nullopt : std::optional<size_t>(spans[0].begin);
   std::vector<NormSpan>().swap(spans);
+  if (keep_places) {
+    const int64_t replacements = static_cast<int64_t>(splices.size());
+    r.spliced.emplace(t.original(), std::move(splices), new_text);
+    if (r.spliced->size() > max_bytes) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "replacing the ", replacements, " ", what, replacements == 1 ? "" : "s", " in '", label,
+          "' would make it ", r.spliced->size(), " bytes, over the limit of ", max_bytes,
+          " bytes for files (setting max_file_size); nothing was changed. Replace fewer places (count), or make "
+          "the change with a command via exec"));
+    }
+    r.replacements = replacements;
+    if (first_start.has_value()) r.lines = LineNumbersOf(t.norm(), {*first_start});
+    return r;
+  }
   if (max_bytes != kNoSizeLimit) {
     const uint64_t size = SplicedSize(t.original(), splices, new_text);
     if (size > max_bytes) {
@@ -258,42 +274,93 @@ std::string JoinNumbers(const std::vector<std::string>& items, size_t max_items)
   return out;
 }
 
-namespace {
+SpliceText::SpliceText(absl::string_view text, absl::string_view new_text)
+    : text_(text), new_text_(new_text), new_has_break_(new_text.find('\n') != kNpos) {
+  if (new_has_break_) {
+    as_lf_ = ConvertLineBreaks(new_text, "\n");
+    as_crlf_ = ConvertLineBreaks(new_text, "\r\n");
+    dominant_ = DominantBreak(CountLineEndings(text));
+  }
+}
 
-// The text a splice puts in (ApplySplices): new_text with the line breaks of
-// the span it replaces when the span has one kind, else the file's dominant
-// ones.
-class SpliceText {
- public:
-  SpliceText(absl::string_view text, absl::string_view new_text)
-      : text_(text), new_text_(new_text), new_has_break_(new_text.find('\n') != kNpos) {
-    if (new_has_break_) {
-      as_lf_ = ConvertLineBreaks(new_text, "\n");
-      as_crlf_ = ConvertLineBreaks(new_text, "\r\n");
-      dominant_ = DominantBreak(CountLineEndings(text));
+absl::string_view SpliceText::For(const Splice& s) const {
+  if (!new_has_break_) return new_text_;
+  LineEndings in_span = CountLineEndings(text_.substr(s.begin, s.end - s.begin));
+  absl::string_view eol = dominant_;
+  if (in_span.crlf > 0 && in_span.lf == 0) eol = "\r\n";
+  if (in_span.lf > 0 && in_span.crlf == 0) eol = "\n";
+  if (eol == "\r\n") return as_crlf_;
+  if (eol == "\n") return as_lf_;
+  return new_text_;
+}
+
+SplicedText::SplicedText(absl::string_view original, std::vector<Splice> spans, absl::string_view new_text)
+    : original_(original), spans_(std::move(spans)), put_(original, new_text) {
+  size_ = original.size();
+  for (const Splice& s : spans_) size_ += put_.For(s).size() - (s.end - s.begin);
+}
+
+absl::string_view SplicedText::Piece(size_t i) const {
+  const size_t k = i / 2;
+  if (i % 2 == 1) return TextFor(k);
+  const size_t from = k == 0 ? 0 : spans_[k - 1].end;
+  const size_t to = k < spans_.size() ? spans_[k].begin : original_.size();
+  return original_.substr(from, to - from);
+}
+
+std::string SplicedText::Build() const {
+  std::string out;
+  ReserveLarge(&out, size_);
+  for (size_t i = 0; i < PieceCount(); ++i) {
+    absl::string_view piece = Piece(i);
+    out.append(piece.data(), piece.size());
+  }
+  return out;
+}
+
+void ForEachChangedRun(const SplicedText& t, const std::function<bool(const ChangedRun&)>& fn) {
+  const absl::string_view text = t.original();
+  const std::vector<Splice>& spans = t.spans();
+  std::string buffer;  // the run's new text
+  ChangedRun run;
+  size_t counted_to = 0;  // run.old_line counts the breaks before this offset
+  int64_t delta = 0;      // result lines less original lines, in the runs so far
+  size_t k = 0;
+  while (k < spans.size()) {
+    size_t begin = spans[k].begin;
+    while (begin > 0 && text[begin - 1] != '\n') --begin;
+    buffer.assign(text.data() + begin, spans[k].begin - begin);
+    size_t end = 0;
+    while (true) {
+      absl::string_view put = t.TextFor(k);
+      buffer.append(put.data(), put.size());
+      const size_t after = spans[k].end;
+      // The run ends where the span ends when a line starts there in both
+      // texts, else at the end of the line the span ends in.
+      if (after == text.size() || (text[after - 1] == '\n' && (buffer.empty() || buffer.back() == '\n'))) {
+        end = after;
+      } else {
+        const void* nl = memchr(text.data() + after, '\n', text.size() - after);
+        end = nl == nullptr ? text.size() : static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+      }
+      ++k;
+      if (k == spans.size() || spans[k].begin >= end) break;
+      // The next place is on a line of this run: one run.
+      buffer.append(text.data() + after, spans[k].begin - after);
     }
+    buffer.append(text.data() + spans[k - 1].end, end - spans[k - 1].end);
+    run.old_line += CountNewlines(text.substr(counted_to, begin - counted_to));
+    counted_to = begin;
+    run.old_begin = begin;
+    run.old_end = end;
+    run.new_line = run.old_line + delta;
+    run.new_text = buffer;
+    const absl::string_view old_text = text.substr(begin, end - begin);
+    delta += (CountNewlines(buffer) + (!buffer.empty() && buffer.back() != '\n' ? 1 : 0)) -
+             (CountNewlines(old_text) + (!old_text.empty() && old_text.back() != '\n' ? 1 : 0));
+    if (!fn(run)) return;
   }
-
-  absl::string_view For(const Splice& s) const {
-    if (!new_has_break_) return new_text_;
-    LineEndings in_span = CountLineEndings(text_.substr(s.begin, s.end - s.begin));
-    absl::string_view eol = dominant_;
-    if (in_span.crlf > 0 && in_span.lf == 0) eol = "\r\n";
-    if (in_span.lf > 0 && in_span.crlf == 0) eol = "\n";
-    if (eol == "\r\n") return as_crlf_;
-    if (eol == "\n") return as_lf_;
-    return new_text_;
-  }
-
- private:
-  absl::string_view text_;
-  absl::string_view new_text_;
-  bool new_has_break_;
-  std::string as_lf_, as_crlf_;
-  absl::string_view dominant_;
-};
-
-}  // namespace
+}
 
 std::string ApplySplices(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text) {
   const SpliceText put(text, new_text);
@@ -362,7 +429,7 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
 
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
                                         absl::string_view new_text, std::optional<int64_t> count,
-                                        absl::string_view label, uint64_t max_bytes) {
+                                        absl::string_view label, uint64_t max_bytes, bool keep_places) {
   if (old_text.empty()) {
     return absl::InvalidArgumentError(
         "old_text is empty; give the exact text to replace (to write a whole file, use file_write)");
@@ -415,12 +482,12 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
   }
   if (inside) return AlreadyApplied(content);
   std::vector<size_t>().swap(hits);  // the spans hold the places now
-  return Replace(t, std::move(spans), new_text, max_bytes, label, "occurrence");
+  return Replace(t, std::move(spans), new_text, max_bytes, label, "occurrence", keep_places);
 }
 
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
                                          absl::string_view new_text, std::optional<int64_t> count,
-                                         absl::string_view label, uint64_t max_bytes) {
+                                         absl::string_view label, uint64_t max_bytes, bool keep_places) {
   if (start.empty()) {
     return absl::InvalidArgumentError("old_text_start is empty; give the exact text the range begins with");
   }
@@ -516,7 +583,7 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
         ranges.size(), " to replace only the complete ones, or make old_text_start more specific")),
         "search_not_found");
   }
-  return Replace(t, std::move(ranges), new_text, max_bytes, label, "range");
+  return Replace(t, std::move(ranges), new_text, max_bytes, label, "range", keep_places);
 }
 
 EditResult AppendText(absl::string_view content, absl::string_view addition, bool as_lines) {

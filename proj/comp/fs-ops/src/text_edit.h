@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -100,12 +101,79 @@ std::string ApplySplices(absl::string_view text, const std::vector<Splice>& span
 // The size ApplySplices' result would have, without building it.
 uint64_t SplicedSize(absl::string_view text, const std::vector<Splice>& spans, absl::string_view new_text);
 
+// The text ApplySplices puts in place of a span of `text`: `new_text` with
+// the span's own line-break style when the span holds breaks of one style,
+// else the file's dominant style, else as given. Holds a view of `text`.
+class SpliceText {
+ public:
+  SpliceText(absl::string_view text, absl::string_view new_text);
+  absl::string_view For(const Splice& s) const;
+
+ private:
+  absl::string_view text_;
+  std::string new_text_;
+  bool new_has_break_;
+  std::string as_lf_, as_crlf_;
+  absl::string_view dominant_;  // a literal
+};
+
+// An edit's result not built whole: `original` with each span (ascending,
+// disjoint) replaced as ApplySplices replaces it. Read piece by piece (the
+// original's bytes between spans, each span's text), so the result can be
+// written, diffed and checked without a copy of it in memory. Holds a view
+// of `original`, which must outlive it.
+class SplicedText {
+ public:
+  SplicedText(absl::string_view original, std::vector<Splice> spans, absl::string_view new_text);
+
+  absl::string_view original() const { return original_; }
+  const std::vector<Splice>& spans() const { return spans_; }
+  // What replaces span i.
+  absl::string_view TextFor(size_t i) const { return put_.For(spans_[i]); }
+  uint64_t size() const { return size_; }
+  // The pieces, in order: 2 * spans + 1 of them (some may be empty); piece
+  // 2k is the original before span k, 2k + 1 its text, the last the rest.
+  size_t PieceCount() const { return 2 * spans_.size() + 1; }
+  absl::string_view Piece(size_t i) const;
+  // The whole result (ApplySplices).
+  std::string Build() const;
+
+ private:
+  absl::string_view original_;
+  std::vector<Splice> spans_;
+  SpliceText put_;
+  uint64_t size_ = 0;
+};
+
+// A run of whole lines an edit of places changes: the original's bytes
+// [old_begin, old_end) (whole lines: old_begin starts a line, old_end starts
+// one or is the end) become `new_text` (whole lines too, the last ending
+// without a break only at the end of the file). A place's run reaches from
+// the start of its line to the end of the line it ends in (or to its end,
+// when that starts a line and its new text ends with a break); places whose
+// runs share a line are one run. Runs are ascending and disjoint.
+struct ChangedRun {
+  size_t old_begin = 0, old_end = 0;
+  int64_t old_line = 1;  // the line old_begin starts (1-based)
+  int64_t new_line = 1;  // the line the run's new text starts in the result
+  absl::string_view new_text;
+};
+
+// Calls `fn` with each run of `t` in order (the run's new_text is valid
+// during the call only); stops when `fn` returns false.
+void ForEachChangedRun(const SplicedText& t, const std::function<bool(const ChangedRun&)>& fn);
+
 // No limit on the size of an edit's result.
 inline constexpr uint64_t kNoSizeLimit = ~uint64_t{0};
 
 // What a pure edit produced.
 struct EditResult {
-  std::string content;  // the whole new text (unchanged when already_applied)
+  // The whole new text (unchanged when already_applied); empty when
+  // `spliced` holds the result instead.
+  std::string content;
+  // ReplaceEvery and ReplaceRanges: the result as the file's text and the
+  // places replaced, not built (a view of the `content` they were given).
+  std::optional<SplicedText> spliced;
   int64_t replacements = 0;
   bool already_applied = false;  // the edit's result is already in the text
   std::vector<int64_t> lines;    // line where the first replaced span starts
@@ -141,10 +209,12 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
 // new_text as in RequireChange, negative count),
 // NotFound (absent; with count the message also says "expected C, found
 // 0"), FailedPrecondition (also when the result would be over `max_bytes`,
-// which is computed before the result is built).
+// which is computed before the result is built). With `keep_places` the
+// result is not built: EditResult::spliced holds it (a view of `content`).
 absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_view old_text,
                                         absl::string_view new_text, std::optional<int64_t> count,
-                                        absl::string_view label, uint64_t max_bytes = kNoSizeLimit);
+                                        absl::string_view label, uint64_t max_bytes = kNoSizeLimit,
+                                        bool keep_places = false);
 
 // Replaces each range that starts with `start` and ends with the first
 // `end` after it (both included); ranges do not overlap (the next start is
@@ -159,9 +229,11 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
 // count < 1), NotFound (start absent, no end after the first start, or,
 // without count, after any start), FailedPrecondition (count mismatch;
 // lists the ranges; or a result over `max_bytes`, as in ReplaceEvery).
+// `keep_places` as in ReplaceEvery.
 absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string_view start, absl::string_view end,
                                          absl::string_view new_text, std::optional<int64_t> count,
-                                         absl::string_view label, uint64_t max_bytes = kNoSizeLimit);
+                                         absl::string_view label, uint64_t max_bytes = kNoSizeLimit,
+                                         bool keep_places = false);
 
 // `content` + `addition`, the addition's line breaks adapted to the file's.
 // With `as_lines` (content given as lines, a heredoc) the addition starts on

@@ -72,6 +72,7 @@ class Aligner {
   }
 
   const std::vector<char>& removed() const { return removed_; }
+  int64_t work() const { return work_; }
   const std::vector<char>& added() const { return added_; }
 
  private:
@@ -283,7 +284,235 @@ bool SteppedRanges(const std::vector<absl::string_view>& old_lines, size_t o0, s
   return true;
 }
 
+// The lines of `text` as SplitLines gives them, into `lines` (reused).
+void SplitLinesInto(absl::string_view text, std::vector<absl::string_view>* lines) {
+  lines->clear();
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const void* nl = std::memchr(text.data() + begin, '\n', text.size() - begin);
+    const size_t end = nl == nullptr ? text.size() : static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+    lines->emplace_back(text.data() + begin, end - begin);
+    begin = end;
+  }
+}
+
+// Each line of `lines` (whole lines) marked with `mark`.
+void AppendLines(std::string& out, char mark, absl::string_view lines) {
+  size_t begin = 0;
+  while (begin < lines.size()) {
+    size_t nl = lines.find('\n', begin);
+    size_t end = nl == absl::string_view::npos ? lines.size() : nl + 1;
+    AppendLine(out, mark, lines.substr(begin, end - begin));
+    begin = end;
+  }
+}
+
+// The hunks of a diff made change by change, in order (DiffSplices): the
+// changes DiffTexts would group into one hunk (at most 2 * context lines
+// apart) are one, its context and the lines between its changes read from
+// the original text.
+class HunkWriter {
+ public:
+  HunkWriter(absl::string_view original, absl::string_view label, int64_t context, int64_t max_text_bytes,
+             UnifiedDiff* diff)
+      : text_(original), label_(label), ctx_(context), max_bytes_(max_text_bytes), diff_(diff) {}
+
+  // Old lines [i0, i1) (bytes [off0, off1) of the original) became new
+  // lines [j0, j1), whose text is `added`. A change that begins where the
+  // one before it ends is one change with it (all its removals, then all
+  // its additions), as DiffTexts writes a run of changed lines.
+  void Change(int64_t i0, int64_t i1, int64_t j0, int64_t j1, size_t off0, size_t off1, absl::string_view added) {
+    diff_->removed += i1 - i0;
+    diff_->added += j1 - j0;
+    if (diff_->too_long) return;
+    if (pending_ && i0 == p_.i1 && j0 == p_.j1) {
+      p_.i1 = i1;
+      p_.j1 = j1;
+      p_.off1 = off1;
+    } else {
+      Emit();
+      pending_ = true;
+      p_ = {i0, i1, j0, j1, off0, off1};
+      added_.clear();
+    }
+    added_.append(added.data(), added.size());
+    CheckSize();
+  }
+
+  // Ends the last hunk.
+  void Flush() {
+    Emit();
+    if (!open_ || diff_->too_long) return;
+    open_ = false;
+    size_t end = last_off1_;
+    int64_t k = 0;
+    while (k < ctx_ && end < text_.size()) {
+      size_t nl = text_.find('\n', end);
+      end = nl == absl::string_view::npos ? text_.size() : nl + 1;
+      ++k;
+    }
+    AppendLines(body_, ' ', text_.substr(last_off1_, end - last_off1_));
+    if (diff_->text.empty()) absl::StrAppend(&diff_->text, "--- a/", label_, "\n+++ b/", label_, "\n");
+    const int64_t old_end = last_i1_ + k, new_end = last_j1_ + k;
+    absl::StrAppend(&diff_->text, "@@ -", Range(old_begin_, old_end - old_begin_), " +",
+                    Range(new_begin_, new_end - new_begin_), " @@\n", body_);
+    body_.clear();
+    CheckSize();
+  }
+
+ private:
+  struct Pending {
+    int64_t i0, i1, j0, j1;
+    size_t off0, off1;
+  };
+
+  // The pending change into the hunk's body.
+  void Emit() {
+    if (!pending_ || diff_->too_long) return;
+    pending_ = false;
+    if (open_ && p_.i0 - last_i1_ <= 2 * ctx_) {
+      AppendLines(body_, ' ', text_.substr(last_off1_, p_.off0 - last_off1_));
+    } else {
+      Flush();
+      open_ = true;
+      size_t start = p_.off0;
+      int64_t k = 0;
+      while (k < ctx_ && start > 0) {
+        size_t nl = start >= 2 ? text_.rfind('\n', start - 2) : absl::string_view::npos;
+        start = nl == absl::string_view::npos ? 0 : nl + 1;
+        ++k;
+      }
+      old_begin_ = p_.i0 - k;
+      new_begin_ = p_.j0 - k;
+      AppendLines(body_, ' ', text_.substr(start, p_.off0 - start));
+    }
+    AppendLines(body_, '-', text_.substr(p_.off0, p_.off1 - p_.off0));
+    AppendLines(body_, '+', added_);
+    added_.clear();
+    last_i1_ = p_.i1;
+    last_j1_ = p_.j1;
+    last_off1_ = p_.off1;
+  }
+
+  // Past max_bytes (counting what the pending change will add): too long,
+  // and nothing more is kept.
+  void CheckSize() {
+    if (max_bytes_ <= 0 || diff_->too_long) return;
+    size_t size = diff_->text.size() + body_.size();
+    if (pending_) size += added_.size() + (p_.off1 - p_.off0);
+    if (static_cast<int64_t>(size) <= max_bytes_) return;
+    diff_->too_long = true;
+    diff_->computed = false;
+    pending_ = false;
+    open_ = false;
+    std::string().swap(body_);
+    std::string().swap(added_);
+    std::string().swap(diff_->text);
+  }
+
+  absl::string_view text_;
+  absl::string_view label_;
+  int64_t ctx_;
+  int64_t max_bytes_;
+  UnifiedDiff* diff_;
+  bool open_ = false;
+  int64_t old_begin_ = 0, new_begin_ = 0;
+  int64_t last_i1_ = 0, last_j1_ = 0;
+  size_t last_off1_ = 0;
+  std::string body_;
+  bool pending_ = false;
+  Pending p_{};
+  std::string added_;  // the pending change's new lines
+};
+
 }  // namespace
+
+UnifiedDiff DiffSplices(const SplicedText& t, absl::string_view label, const DiffOptions& options,
+                        int64_t max_text_bytes) {
+  UnifiedDiff diff;
+  const absl::string_view text = t.original();
+  diff.old_lines = CountTextLines(text);
+  int64_t breaks = 0;
+  char last = '\n';
+  for (size_t p = 0; p < t.PieceCount(); ++p) {
+    absl::string_view piece = t.Piece(p);
+    if (piece.empty()) continue;
+    breaks += CountNewlines(piece);
+    last = piece.back();
+  }
+  diff.new_lines = breaks + (last != '\n' ? 1 : 0);
+  HunkWriter hunks(text, label, std::max(options.context, 0), max_text_bytes, &diff);
+  std::vector<absl::string_view> old_lines, new_lines;
+  absl::flat_hash_map<absl::string_view, int> ids;
+  std::vector<int> a, b;
+  int64_t work_left = options.max_work;
+  bool out_of_work = false;
+  ForEachChangedRun(t, [&](const ChangedRun& run) {
+    SplitLinesInto(text.substr(run.old_begin, run.old_end - run.old_begin), &old_lines);
+    SplitLinesInto(run.new_text, &new_lines);
+    const size_t n = old_lines.size(), m = new_lines.size();
+    size_t head = 0;
+    while (head < n && head < m && old_lines[head] == new_lines[head]) ++head;
+    size_t tail = 0;
+    while (tail < n - head && tail < m - head && old_lines[n - 1 - tail] == new_lines[m - 1 - tail]) ++tail;
+    // The byte offset in the original of the run's old line x, and the
+    // new text of its new lines [j0, j1).
+    auto old_offset = [&](size_t x) {
+      return x < n ? static_cast<size_t>(old_lines[x].data() - text.data()) : run.old_end;
+    };
+    auto new_part = [&](size_t j0, size_t j1) {
+      if (j0 == j1) return absl::string_view();
+      return absl::string_view(new_lines[j0].data(),
+                               static_cast<size_t>(new_lines[j1 - 1].data() + new_lines[j1 - 1].size() -
+                                                   new_lines[j0].data()));
+    };
+    auto change = [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+      hunks.Change(run.old_line - 1 + static_cast<int64_t>(i0), run.old_line - 1 + static_cast<int64_t>(i1),
+                   run.new_line - 1 + static_cast<int64_t>(j0), run.new_line - 1 + static_cast<int64_t>(j1),
+                   old_offset(i0), old_offset(i1), new_part(j0, j1));
+    };
+    const size_t i_end = n - tail, j_end = m - tail;
+    if (head == i_end && head == j_end) return true;  // the run's lines are unchanged
+    if (head == i_end || head == j_end || (i_end - head == 1 && j_end - head == 1)) {
+      change(head, i_end, head, j_end);
+      return true;
+    }
+    ids.clear();
+    a.clear();
+    b.clear();
+    for (size_t i = head; i < i_end; ++i) a.push_back(ids.emplace(old_lines[i], static_cast<int>(ids.size())).first->second);
+    for (size_t j = head; j < j_end; ++j) b.push_back(ids.emplace(new_lines[j], static_cast<int>(ids.size())).first->second);
+    Aligner aligner(a, b, options.max_work > 0 ? std::max<int64_t>(work_left, 1) : 0);
+    if (!aligner.Align()) {
+      out_of_work = true;
+      return false;
+    }
+    if (options.max_work > 0) work_left -= aligner.work();
+    const std::vector<char>& removed = aligner.removed();
+    const std::vector<char>& added = aligner.added();
+    size_t i = 0, j = 0;
+    const size_t ni = a.size(), mj = b.size();
+    while (i < ni || j < mj) {
+      if (i < ni && j < mj && !removed[i] && !added[j]) {
+        ++i, ++j;
+        continue;
+      }
+      const size_t i0 = i, j0 = j;
+      while (i < ni && removed[i]) ++i;
+      while (j < mj && added[j]) ++j;
+      change(head + i0, head + i, head + j0, head + j);
+    }
+    return true;
+  });
+  if (out_of_work) {
+    diff.computed = false;
+    diff.too_long = false;
+    diff.text.clear();
+    return diff;
+  }
+  hunks.Flush();
+  return diff;
+}
 
 int64_t CountTextLines(absl::string_view text) {
   // memchr, not std::count: it skips the bytes between line breaks many at a time.

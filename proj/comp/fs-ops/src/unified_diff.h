@@ -17,6 +17,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "proj/comp/fs-ops/src/text_edit.h"
 
 namespace clada::fs_ops::internal {
 
@@ -40,12 +41,29 @@ struct UnifiedDiff {
   int64_t removed = 0;  // '-' lines
   int64_t old_lines = 0;
   int64_t new_lines = 0;
+  // DiffSplices: the diff's text would be over its max_text_bytes (then
+  // `computed` is false too, and added and removed are still counted).
+  bool too_long = false;
 };
 
 // The diff from `before` to `after` (a line is its bytes with its "\n"; a
 // "\r\n" line differs from the same line ending in "\n"). Never fails.
 UnifiedDiff DiffTexts(absl::string_view before, absl::string_view after, absl::string_view label,
                       const DiffOptions& options = {});
+
+// The diff an edit of places makes (SplicedText: ReplaceEvery's and
+// ReplaceRanges' result, not built), from the places alone: each run of
+// lines they change (ForEachChangedRun) is aligned alone, its unchanged
+// first and last lines set aside, and the hunks are made as DiffTexts makes
+// them, their context read from the original. Neither text is split into
+// lines whole, and the memory is the diff's text and one run's lines. The
+// same diff as DiffTexts(original, result) but where a minimal alignment
+// across runs would pair a changed line with one in another run (then this
+// one is as long or a little longer, never wrong). Past options.max_work
+// steps of aligning in all, not computed (as DiffTexts); past
+// `max_text_bytes` of text (0: no bound), too_long and not computed.
+UnifiedDiff DiffSplices(const SplicedText& t, absl::string_view label, const DiffOptions& options = {},
+                        int64_t max_text_bytes = 0);
 
 // Lines of `text`: its line breaks, plus one for a last line without one.
 int64_t CountTextLines(absl::string_view text);

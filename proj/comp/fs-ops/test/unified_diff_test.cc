@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/fs-ops/test/unit_cases.h"
@@ -254,6 +257,152 @@ TEST(DiffWork, ScatteredEditsInALargeFileAreDiffedWithinTheDefaultBound) {
   EXPECT_EQ(d.added, 100);
   EXPECT_NE(d.text.find("@@ -198006,5 +198006,5 @@\n line 198005\n line 198006\n-line 198007\n+changed 198007\n"),
             std::string::npos);
+}
+
+// ------------------------------------ DiffSplices: from the places alone
+
+// The places of `needle` in `text` (non-overlapping, left to right).
+std::vector<Splice> PlacesOf(const std::string& text, const std::string& needle) {
+  std::vector<Splice> out;
+  for (size_t at : FindAllText(text, needle)) out.push_back({at, at + needle.size()});
+  return out;
+}
+
+// A random text, one word a line from `words` (some lines without a
+// break at the end), every occurrence of a random piece of it replaced by
+// a random text with or without line breaks. CRLF lines every fifth round.
+struct RandomEdit {
+  std::string text;
+  std::string needle;
+  std::string replacement;
+};
+bool MakeRandomEdit(std::mt19937& rng, int round, const std::vector<std::string>& words, RandomEdit* e) {
+  const bool crlf = round % 5 == 4;
+  e->text.clear();
+  const int n = static_cast<int>(rng() % 30);
+  for (int i = 0; i < n; ++i) absl::StrAppend(&e->text, words[rng() % words.size()], crlf ? "\r\n" : "\n");
+  if (rng() % 4 == 0) absl::StrAppend(&e->text, words[rng() % words.size()]);  // a last line without a break
+  if (e->text.empty()) return false;
+  const size_t at = rng() % e->text.size();
+  e->needle = e->text.substr(at, 1 + rng() % std::min<size_t>(8, e->text.size() - at));
+  e->replacement.clear();
+  const int parts = static_cast<int>(rng() % 4);
+  for (int k = 0; k < parts; ++k) absl::StrAppend(&e->replacement, words[rng() % words.size()], rng() % 2 ? "\n" : "");
+  return e->replacement != e->needle;
+}
+
+// Lines that occur once (a word per line, numbered): one minimal alignment
+// only, so DiffSplices must be DiffTexts over the built result byte for
+// byte, whatever the places and their new text.
+TEST(DiffSplices, SameAsDiffTextsWhereTheAlignmentIsUnique) {
+  std::mt19937 rng(35);
+  std::vector<std::string> words;
+  for (int i = 0; i < 40; ++i) words.push_back(absl::StrCat("w", i, i % 3 == 0 ? " x" : ""));
+  int compared = 0;
+  for (int round = 0; round < 3000; ++round) {
+    RandomEdit e;
+    if (!MakeRandomEdit(rng, round, words, &e)) continue;
+    SplicedText t(e.text, PlacesOf(e.text, e.needle), e.replacement);
+    const std::string after = t.Build();
+    ASSERT_EQ(after, ApplySplices(e.text, t.spans(), e.replacement));
+    const UnifiedDiff want = DiffTexts(e.text, after, "f.txt");
+    const UnifiedDiff got = DiffSplices(t, "f.txt");
+    ASSERT_TRUE(want.computed && got.computed);
+    // Repeated words make more than one minimal alignment: compared below.
+    if (CountTextLines(e.text) != static_cast<int64_t>(absl::flat_hash_set<absl::string_view>(
+                                                             absl::StrSplit(e.text, '\n')).size()) -
+                                        (e.text.back() == '\n' ? 1 : 0)) {
+      continue;
+    }
+    ASSERT_EQ(got.text, want.text) << "round " << round << " text:\n"
+                                   << e.text << "\nneedle '" << e.needle << "' -> '" << e.replacement << "'";
+    ASSERT_EQ(got.added, want.added);
+    ASSERT_EQ(got.removed, want.removed);
+    ASSERT_EQ(got.old_lines, want.old_lines);
+    ASSERT_EQ(got.new_lines, want.new_lines);
+    ++compared;
+  }
+  EXPECT_GT(compared, 500);
+}
+
+// Few distinct lines (runs, ties, repeated lines): each run of changed
+// lines is aligned alone, so where a minimal alignment would pair a changed
+// line with one outside its run the diff differs from DiffTexts'. It still
+// turns the old text into the new one through patch(1), with the same net
+// line count, and is never shorter than the minimal one.
+TEST(DiffSplices, AppliesWithRepeatedLines) {
+  std::mt19937 rng(36);
+  const std::vector<std::string> words = {"a", "b", "c", "alpha", "x y", ""};
+  int same = 0, rounds = 0;
+  for (int round = 0; round < 400; ++round) {
+    RandomEdit e;
+    if (!MakeRandomEdit(rng, round, words, &e)) continue;
+    SplicedText t(e.text, PlacesOf(e.text, e.needle), e.replacement);
+    const std::string after = t.Build();
+    const UnifiedDiff want = DiffTexts(e.text, after, "f.txt");
+    const UnifiedDiff got = DiffSplices(t, "f.txt");
+    ASSERT_TRUE(want.computed && got.computed);
+    ++rounds;
+    EXPECT_EQ(got.added - got.removed, want.added - want.removed);
+    EXPECT_GE(got.removed, want.removed);
+    EXPECT_EQ(got.new_lines, want.new_lines);
+    if (got.text == want.text) {
+      ++same;
+      continue;
+    }
+    ASSERT_EQ(Patched(e.text, got.text), after) << "round " << round;
+  }
+  EXPECT_GT(same, rounds / 2);  // most are the same diff
+}
+
+// A 2 MB file with a place on every line: the same diff as DiffTexts (one
+// hunk, every line), and with a bound on the text, not built: too_long,
+// the counts still whole.
+TEST(DiffSplices, EveryLineChangedAndTheTextBound) {
+  std::string text;
+  for (int i = 0; i < 60000; ++i) absl::StrAppend(&text, "    value = compute(alpha, beta", i % 7, ");\n");
+  SplicedText t(text, PlacesOf(text, "alpha"), "alpha_renamed");
+  const UnifiedDiff whole = DiffSplices(t, "big.txt");
+  ASSERT_TRUE(whole.computed);
+  EXPECT_EQ(whole.added, 60000);
+  EXPECT_EQ(whole.removed, 60000);
+  // DiffTexts gives this up (no line in common to anchor on: too different).
+  EXPECT_FALSE(DiffTexts(text, t.Build(), "big.txt").computed);
+  EXPECT_TRUE(absl::StartsWith(whole.text, "--- a/big.txt\n+++ b/big.txt\n@@ -1,60000 +1,60000 @@\n"
+                                           "-    value = compute(alpha, beta0);\n"
+                                           "-    value = compute(alpha, beta1);\n"));
+  EXPECT_TRUE(absl::EndsWith(whole.text, "+    value = compute(alpha_renamed, beta2);\n"));
+  EXPECT_TRUE(Patched(text, whole.text) == t.Build());
+  const UnifiedDiff bounded = DiffSplices(t, "big.txt", {}, 100000);
+  EXPECT_FALSE(bounded.computed);
+  EXPECT_TRUE(bounded.too_long);
+  EXPECT_TRUE(bounded.text.empty());
+  EXPECT_EQ(bounded.added, 60000);
+  EXPECT_EQ(bounded.removed, 60000);
+  EXPECT_EQ(bounded.new_lines, 60000);
+  // Within the bound it is the whole diff.
+  const UnifiedDiff roomy = DiffSplices(t, "big.txt", {}, static_cast<int64_t>(whole.text.size()));
+  EXPECT_TRUE(roomy.computed);
+  EXPECT_TRUE(roomy.text == whole.text);
+}
+
+// One place whose old text spans a long run of lines that the new text
+// rewrites: past the work bound it is not computed, as DiffTexts.
+TEST(DiffSplices, ARunTooDifferentToAlignIsNotComputed) {
+  std::string body, rewritten;
+  for (int i = 0; i < 3000; ++i) {
+    absl::StrAppend(&body, "old ", i, "\n");
+    absl::StrAppend(&rewritten, "new ", i, "\n");
+  }
+  const std::string text = absl::StrCat("head\n", body, "tail\n");
+  SplicedText t(text, PlacesOf(text, body), rewritten);
+  const DiffOptions tight{2, 100000};
+  EXPECT_FALSE(DiffTexts(text, t.Build(), "f.txt", tight).computed);
+  const UnifiedDiff d = DiffSplices(t, "f.txt", tight);
+  EXPECT_FALSE(d.computed);
+  EXPECT_FALSE(d.too_long);
+  EXPECT_EQ(d.old_lines, 3002);
+  EXPECT_EQ(d.new_lines, 3002);
 }
 
 TEST(CountTextLines, CountsALastLineWithoutBreak) {
