@@ -60,15 +60,84 @@ std::optional<LineChange> ChangedLines(absl::string_view before, absl::string_vi
   return c;
 }
 
+std::optional<LineChange> ChangedLines(absl::string_view before, const PiecedText& after) {
+  size_t after_size = 0;
+  int64_t after_breaks = 0;
+  char after_last = '\n';
+  for (size_t i = 0; i < after.count; ++i) {
+    const absl::string_view piece = after.piece(i);
+    if (piece.empty()) continue;
+    after_size += piece.size();
+    after_breaks += CountBreaks(piece);
+    after_last = piece.back();
+  }
+  const size_t common = std::min(before.size(), after_size);
+  // The common head, piece by piece.
+  size_t p = 0;
+  bool differ = false;
+  for (size_t i = 0; i < after.count && p < common; ++i) {
+    const absl::string_view piece = after.piece(i);
+    if (piece.empty()) continue;
+    const size_t n = std::min(piece.size(), common - p);
+    const size_t same = piece.data() == before.data() + p ? n : CommonHead(before.data() + p, piece.data(), n);
+    p += same;
+    if (same < piece.size()) {
+      differ = same < n;
+      break;
+    }
+  }
+  if (!differ && p == before.size() && p == after_size) return std::nullopt;  // equal
+  while (p > 0 && before[p - 1] != '\n') --p;
+  const int64_t head = CountBreaks(before.substr(0, p));
+  // The common tail, piece by piece from the last.
+  const size_t cap = common - p;
+  size_t s = 0;
+  char after_before_tail = '\n';  // after's byte before its common tail
+  for (size_t i = after.count; i-- > 0;) {
+    const absl::string_view piece = after.piece(i);
+    if (piece.empty()) continue;
+    const size_t n = std::min(piece.size(), cap - s);
+    const size_t same = piece.data() + piece.size() == before.data() + before.size() - s
+                            ? n
+                            : CommonTail(before.data(), before.size() - s, piece.data(), piece.size(), n);
+    s += same;
+    if (same < piece.size()) {
+      after_before_tail = piece[piece.size() - same - 1];
+      break;
+    }
+  }
+  // The loop ends on a whole piece only when after's tail is all of it.
+  int64_t tail = 0;
+  if (s > 0) {
+    const size_t b = before.size() - s, a = after_size - s;
+    tail = CountBreaks(before.substr(b, s - 1));
+    if ((b == 0 || before[b - 1] == '\n') && (a == 0 || after_before_tail == '\n')) ++tail;
+  }
+  const int64_t after_lines = after_breaks + (after_size > 0 && after_last != '\n' ? 1 : 0);
+  LineChange c;
+  c.first = head + 1;
+  c.old_count = std::max<int64_t>(0, CountLinesOf(before) - head - tail);
+  c.new_count = std::max<int64_t>(0, after_lines - head - tail);
+  return c;
+}
+
+void AnswerLines::Record(const std::string& path, absl::string_view before, const PiecedText& after,
+                         absl::string_view label) {
+  if (!Kept(path)) return;
+  if (std::optional<LineChange> c = ChangedLines(before, after)) Note(path, *c, label);
+}
+
 void AnswerLines::Record(const std::string& path, absl::string_view before, absl::string_view after,
                          absl::string_view label) {
   if (!Kept(path)) return;
-  std::optional<LineChange> c = ChangedLines(before, after);
-  if (!c.has_value()) return;
+  if (std::optional<LineChange> c = ChangedLines(before, after)) Note(path, *c, label);
+}
+
+void AnswerLines::Note(const std::string& path, const LineChange& c, absl::string_view label) {
   File& f = files_[path];
   f.last_by = std::string(label);
   if (!f.created_by.empty()) return;  // none of its lines are the model's anyway
-  Apply(f, *c, label);
+  Apply(f, c, label);
 }
 
 void AnswerLines::Watch(const std::string& path) {

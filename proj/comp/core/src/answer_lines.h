@@ -15,7 +15,9 @@
 #ifndef CLADA_PROJ_COMP_CORE_SRC_ANSWER_LINES_H_
 #define CLADA_PROJ_COMP_CORE_SRC_ANSWER_LINES_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,6 +42,20 @@ struct LineChange {
 // its last. Linear in the texts.
 std::optional<LineChange> ChangedLines(absl::string_view before, absl::string_view after);
 
+// A text given as pieces in order, not built whole (an edit's result as
+// the file's bytes between the places it replaced and their new text):
+// `count` pieces, `piece(i)` the i-th.
+struct PiecedText {
+  size_t count = 0;
+  std::function<absl::string_view(size_t)> piece;
+};
+
+// ChangedLines(before, the text `after` joins to), without joining it. A
+// piece that is a view of `before`'s own bytes at the same offset (from the
+// start, or from the end) is taken as equal without being read, so an edit
+// of a few places costs about its places, plus one count of the lines.
+std::optional<LineChange> ChangedLines(absl::string_view before, const PiecedText& after);
+
 class AnswerLines {
  public:
   // Where lines [first, last] of a file as it was before the answer are now.
@@ -63,6 +79,8 @@ class AnswerLines {
   // `path` (canonical) went from `before` to `after` by the action
   // labelled `label`.
   void Record(const std::string& path, absl::string_view before, absl::string_view after, absl::string_view label);
+  // The same, `after` given as pieces (the same record).
+  void Record(const std::string& path, absl::string_view before, const PiecedText& after, absl::string_view label);
   // `path` was created by the answer: none of its lines are the model's.
   void Created(const std::string& path, absl::string_view label);
   // `path`, or every path below it, was deleted; or moved from `from` to `to`.
@@ -88,6 +106,7 @@ class AnswerLines {
     std::string created_by;  // non-empty: created by the answer
     std::string last_by;     // the last action that changed it
   };
+  void Note(const std::string& path, const LineChange& c, absl::string_view label);
   void Apply(File& f, const LineChange& c, absl::string_view label);
   bool Kept(const std::string& path) const { return !limited_ || watched_.count(path) > 0; }
 

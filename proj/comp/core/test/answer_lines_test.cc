@@ -60,6 +60,108 @@ TEST(ChangedLines, LongTextsChangedAtBlockEdges) {
   }
 }
 
+// An edit of places as pieces: the text's own bytes between the places
+// (views of it, or copies when `copies`) and each place's new text.
+struct Pieces {
+  std::vector<std::string> owned;  // the new texts (and copies)
+  std::vector<absl::string_view> views;
+  PiecedText text() const {
+    return PiecedText{views.size(), [this](size_t i) { return views[i]; }};
+  }
+  std::string Joined() const { return absl::StrJoin(views, ""); }
+};
+Pieces RandomPlaces(const std::string& before, std::mt19937& rng, bool copies) {
+  static const char* const kNew[] = {"", "x", "\n", "a\n", "\nb", "x\ny\n", "a", "\n\n"};
+  Pieces p;
+  p.owned.reserve(64);
+  size_t at = 0;
+  const int places = static_cast<int>(rng() % 5);
+  for (int k = 0; k < places && at <= before.size(); ++k) {
+    const size_t begin = at + rng() % (before.size() - at + 1);
+    const size_t end = begin + rng() % std::min<size_t>(4, before.size() - begin + 1);
+    absl::string_view kept = absl::string_view(before).substr(at, begin - at);
+    if (copies) {
+      p.owned.emplace_back(kept);
+      kept = p.owned.back();
+    }
+    p.views.push_back(kept);
+    p.owned.emplace_back(kNew[rng() % 8]);
+    p.views.push_back(p.owned.back());
+    at = end;
+  }
+  absl::string_view rest = absl::string_view(before).substr(std::min(at, before.size()));
+  if (copies) {
+    p.owned.emplace_back(rest);
+    rest = p.owned.back();
+  }
+  p.views.push_back(rest);
+  return p;
+}
+
+// The line record from an edit's places (pieces, the result not built) is
+// the record from the two texts, on random edits of random texts: places
+// at line starts and ends, new text with and without breaks, texts with
+// and without a last break; the pieces views of the text (taken as equal
+// unread) or copies of it (compared).
+TEST(ChangedLines, FromPiecesAsFromTheTwoTexts) {
+  std::mt19937 rng(35);
+  int changed = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string before;
+    const int lines = static_cast<int>(rng() % 8);
+    for (int i = 0; i < lines; ++i) absl::StrAppend(&before, std::string(rng() % 3, 'a' + (rng() % 2)), "\n");
+    if (rng() % 3 == 0) before += "z";
+    const Pieces p = RandomPlaces(before, rng, round % 2 == 1);
+    const std::string after = p.Joined();
+    const std::optional<LineChange> want = ChangedLines(before, after);
+    const std::optional<LineChange> got = ChangedLines(before, p.text());
+    ASSERT_EQ(got.has_value(), want.has_value()) << "round " << round;
+    if (!want.has_value()) continue;
+    ++changed;
+    ASSERT_EQ(got->first, want->first) << "round " << round;
+    ASSERT_EQ(got->old_count, want->old_count) << "round " << round;
+    ASSERT_EQ(got->new_count, want->new_count) << "round " << round;
+  }
+  EXPECT_GT(changed, 10000);
+  // And the records agree: a line mapped after either is the same.
+  for (int round = 0; round < 2000; ++round) {
+    std::string before;
+    for (int i = 0; i < 12; ++i) absl::StrAppend(&before, "l", rng() % 4, "\n");
+    const Pieces p = RandomPlaces(before, rng, false);
+    AnswerLines by_texts, by_pieces;
+    by_texts.Record("/f", before, p.Joined(), "e");
+    by_pieces.Record("/f", before, p.text(), "e");
+    for (int64_t line = 1; line <= 12; ++line) {
+      const AnswerLines::Mapped a = by_texts.Map("/f", line, line), b = by_pieces.Map("/f", line, line);
+      ASSERT_EQ(a.ok, b.ok);
+      ASSERT_EQ(a.first, b.first);
+      ASSERT_EQ(a.changed_first, b.changed_first);
+      ASSERT_EQ(a.changed_last, b.changed_last);
+    }
+  }
+}
+
+// A 60,000-line text with a place on every line, as pieces of its own
+// bytes: the run from the first line to the last.
+TEST(ChangedLines, FromPiecesOfALargeEdit) {
+  std::string before;
+  for (int i = 0; i < 60000; ++i) absl::StrAppend(&before, "v = f(alpha);\n");
+  Pieces p;
+  p.owned.assign(1, "alpha_renamed");
+  size_t at = 0;
+  for (size_t hit = before.find("alpha"); hit != std::string::npos; hit = before.find("alpha", hit + 5)) {
+    p.views.push_back(absl::string_view(before).substr(at, hit - at));
+    p.views.push_back(p.owned[0]);
+    at = hit + 5;
+  }
+  p.views.push_back(absl::string_view(before).substr(at));
+  const std::optional<LineChange> c = ChangedLines(before, p.text());
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->first, 1);
+  EXPECT_EQ(c->old_count, 60000);
+  EXPECT_EQ(c->new_count, 60000);
+}
+
 TEST(AnswerLines, LinesBelowAnEarlierEditMoveAndLinesItChangedAreRefused) {
   AnswerLines lines;
   // task-1 replaced line 2 of five with three lines.
