@@ -215,7 +215,8 @@ void BM_SeccompPerSyscall(benchmark::State& state) {
       double out[2] = {NsPerSyscall(1000000), 0};
       struct sock_fprog prog = {static_cast<unsigned short>(filter.size()),
                                 const_cast<struct sock_filter*>(filter.data())};
-      if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+      if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+          ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
         ::_exit(1);
       }
       out[1] = NsPerSyscall(1000000);

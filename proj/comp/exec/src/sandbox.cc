@@ -238,14 +238,12 @@ std::vector<struct sock_filter> SeccompFilter(absl::Span<const SeccompRow> rows,
   for (const SeccompRow& r : rows) {
     if (std::find(arches.begin(), arches.end(), r.audit_arch) == arches.end()) arches.push_back(r.audit_arch);
   }
-  const bool inet = refuse_inet && std::any_of(rows.begin(), rows.end(), [](const SeccompRow& r) {
-                      return r.rule != SeccompRule::kIoUring;
-                    });
+  const bool inet = refuse_inet && std::any_of(rows.begin(), rows.end(),
+                                               [](const SeccompRow& r) { return r.rule != SeccompRule::kIoUring; });
   const uint32_t nr_off = offsetof(struct seccomp_data, nr);
   const uint32_t arch_off = offsetof(struct seccomp_data, arch);
   // socket()'s family, an int: the low half of args[0].
-  const uint32_t family_off =
-      offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0);
+  const uint32_t family_off = offsetof(struct seccomp_data, args[0]) + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0);
 #ifdef SECCOMP_RET_KILL_PROCESS
   constexpr uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
 #else
@@ -389,10 +387,10 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
                     support.landlock_why_not, ")");
   } else if (!support.namespaces) {
     absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and ~/.ssh are not protected",
-                    network                         ? ""
+                    network                     ? ""
                     : support.seccomp           ? " and of the network only IPv4 and IPv6 sockets are refused (seccomp)"
-                    : support.landlock_abi >= 4   ? " and only TCP is blocked"
-                                                  : " and the network is not blocked",
+                    : support.landlock_abi >= 4 ? " and only TCP is blocked"
+                                                : " and the network is not blocked",
                     ": ", support.namespaces_why_not, ")");
   }
   if (!support.seccomp) absl::StrAppend(&text, "; io_uring not refused: ", support.seccomp_why_not);
