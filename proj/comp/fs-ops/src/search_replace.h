@@ -37,7 +37,7 @@ namespace clada::fs_ops::internal {
 // places (the lines listed) or the `...` parts are out of order; NotFound
 // when a `...` part is not in the file (with its miss diagnosis);
 // DeadlineExceeded (code `timeout`) when `deadline` (the action's:
-// core::ExecLimits::deadline) passes before or while the tiers and the miss
+// core::Limits::deadline) passes before or while the tiers and the miss
 // diagnosis run: the clock is read between them and every 65,536 lines of
 // work inside them (`now` reads it: absl::Now, or a test's clock). The exact
 // search runs whatever the deadline.
