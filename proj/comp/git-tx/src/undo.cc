@@ -228,6 +228,14 @@ absl::StatusOr<UndoResult> UndoLastBatch(const std::string& working_root,
   // undo would write; every other edit is left as it is.
   ASSIGN_OR_RETURN(std::vector<std::string> batch_list,
                    ChangedBetween(repo, head.get(), parent.get()));
+  // A path whose type the batch changed (a file made a link or a
+  // directory) is a removal and an addition in the tree diff: named once.
+  {
+    std::set<std::string> seen;
+    batch_list.erase(std::remove_if(batch_list.begin(), batch_list.end(),
+                                    [&](const std::string& p) { return !seen.insert(p).second; }),
+                     batch_list.end());
+  }
   const std::set<std::string> batch_paths(batch_list.begin(), batch_list.end());
   std::set<std::string> index_paths = batch_paths;
   TreePtr recorded_index;

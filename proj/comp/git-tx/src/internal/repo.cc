@@ -1,5 +1,6 @@
 #include "proj/comp/git-tx/src/internal/repo.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -326,7 +327,7 @@ absl::StatusOr<std::vector<ChangedPath>> ListChangedPaths(const WorkTree& wt) {
       // Status hashed the file through a filter; its raw bytes may be the
       // index's blob exactly (a checkout with filters off wrote them).
       struct stat st;
-      if (::lstat(WorkdirPath(wt, path).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+      if (::lstat(WorkdirPath(wt, path).c_str(), &st) == 0 && GitCanHold(st)) {
         absl::StatusOr<git_oid> raw = RawHash(wt, path, st);
         if (raw.ok() && git_oid_equal(&*raw, &e->index_to_workdir->old_file.id)) continue;
       }
@@ -579,6 +580,57 @@ bool SameFile(const Entry& a, const Entry& b, bool trust_mode) {
   return !trust_mode || a->second == b->second;
 }
 
+// Whether moving the work tree from `from` to `to` leaves directory `rel`
+// empty, so a file can take its place: it holds at least one file, every
+// file under it is what `from` has there and `to` lacks, and it holds no
+// empty directory, no pipe or device and nothing else of the user's.
+// Bounded: a directory of more than 10,000 entries is not emptied.
+bool DirEmptiedByMove(const WorkTree& wt, const std::string& rel, const git_tree* from, const git_tree* to,
+                      bool trust_mode, int* budget) {
+  DIR* dir = ::opendir(WorkdirPath(wt, rel).c_str());
+  if (dir == nullptr) return false;
+  bool any = false, ok = true;
+  while (ok) {
+    errno = 0;
+    const struct dirent* e = ::readdir(dir);
+    if (e == nullptr) {
+      ok = errno == 0;
+      break;
+    }
+    const absl::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (--*budget < 0) {
+      ok = false;
+      break;
+    }
+    const std::string child = absl::StrCat(rel, "/", name);
+    struct stat ls;
+    if (::lstat(WorkdirPath(wt, child).c_str(), &ls) != 0) {
+      ok = false;
+    } else if (S_ISDIR(ls.st_mode)) {
+      ok = DirEmptiedByMove(wt, child, from, to, trust_mode, budget);
+    } else if (!GitCanHold(ls) || EntryAt(to, child)) {
+      ok = false;
+    } else {
+      absl::StatusOr<git_oid> id = RawHash(wt, child, ls);
+      const Entry now = id.ok() ? Entry(std::make_pair(*id, S_ISLNK(ls.st_mode)      ? GIT_FILEMODE_LINK
+                                                          : (ls.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                                                                   : GIT_FILEMODE_BLOB))
+                                : std::nullopt;
+      ok = now.has_value() && SameFile(now, EntryAt(from, child), trust_mode);
+    }
+    any = true;
+  }
+  ::closedir(dir);
+  return ok && any;
+}
+
+bool DirEmptiedByMove(const WorkTree& wt, const std::string& rel, const git_tree* from, const git_tree* to,
+                      bool trust_mode) {
+  int budget = 10000;
+  return DirEmptiedByMove(wt, rel, from, to, trust_mode, &budget);
+}
+
 // Removes `dir` and its parents up to (not including) `top` while empty.
 void RemoveEmptyParents(std::string dir, const std::string& top) {
   while (dir.size() > top.size() && absl::StartsWith(dir, top + "/")) {
@@ -660,7 +712,7 @@ absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
     if (::lstat(WorkdirPath(wt, path).c_str(), &ls) == 0) {
       if (S_ISDIR(ls.st_mode)) {
         is_dir = true;
-      } else {
+      } else if (GitCanHold(ls)) {  // else a pipe, socket or device: absent to git, replaced
         ASSIGN_OR_RETURN(git_oid id, RawHash(wt, path, ls));
         st.now = std::make_pair(id, S_ISLNK(ls.st_mode)      ? GIT_FILEMODE_LINK
                                     : (ls.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
@@ -669,7 +721,11 @@ absl::StatusOr<std::vector<std::string>> MoveWorkTreeExact(
     }
     // The work tree must hold what `from` has (or already what `to` has);
     // anything else is the user's and is never overwritten.
-    bool ok = is_dir ? !st.after && !st.before
+    // A directory where a file must be written is fine when the move
+    // empties it: every file in it is one `from` has, unchanged, and `to`
+    // removes (a batch that made a file a directory, undone).
+    bool ok = is_dir ? (!st.after && !st.before) ||
+                           (st.after && !st.before && DirEmptiedByMove(wt, path, from, to, trust_mode))
                      : SameFile(st.now, st.before, trust_mode) || SameFile(st.now, st.after, trust_mode);
     if (ok && index != nullptr) {
       // A staged change there is the user's too.
@@ -1087,6 +1143,11 @@ absl::StatusOr<git_oid> RawHash(const WorkTree& wt, const std::string& rel,
     RETURN_IF_ERROR(GitStatus(git_odb_hash(&id, target.data(), n, GIT_OBJECT_BLOB),
                               absl::StrCat("hash '", rel, "'")));
     return id;
+  }
+  if (!GitCanHold(st)) {  // a pipe: hashing it would wait for a writer
+    return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
+                              "'", rel, "' is not a file or a link (a named pipe, socket or device)")),
+                          "not_a_file");
   }
   RETURN_IF_ERROR(GitStatus(git_odb_hashfile(&id, path.c_str(), GIT_OBJECT_BLOB),
                             absl::StrCat("hash '", rel, "'")));
