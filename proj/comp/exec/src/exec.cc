@@ -386,6 +386,7 @@ absl::StatusOr<RunContainment> Contain(const core::ExecContext& ctx, bool read_o
   if (o.roots.empty()) o.roots.push_back(ctx.paths.working_root);
   o.read_only = read_only_tier;
   o.network = ctx.exec_network;
+  o.read_only_files = ctx.paths.protected_files;
   const char* home = ::getenv("HOME");
   if (home != nullptr) o.home = home;
   if (support.namespaces) {

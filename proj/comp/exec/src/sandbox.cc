@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <system_error>
 #include <utility>
 
@@ -144,6 +146,33 @@ std::string FirstLineOf(const std::string& path, absl::string_view prefix) {
 std::string CanonicalFrom(const std::string& dir, const std::string& path) {
   if (path.empty()) return "";
   return Canonical(path.front() == '/' ? path : absl::StrCat(dir, "/", path));
+}
+
+// The `.clada` folders sandboxes of this process made, with how many live
+// sandboxes hold each: parallel execs share one, and the last removes it.
+std::mutex g_state_dirs_mu;
+std::map<std::string, int>* StateDirHolders() {
+  static auto* const holders = new std::map<std::string, int>;
+  return holders;
+}
+
+// Makes `dir` (absent) or joins the sandboxes holding it; false when it
+// cannot be made (a read-only root: then the code cannot make it either).
+bool HoldStateDir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(g_state_dirs_mu);
+  auto it = StateDirHolders()->find(dir);
+  if (it != StateDirHolders()->end()) return ++it->second, true;
+  if (::mkdir(dir.c_str(), 0755) != 0) return false;
+  (*StateDirHolders())[dir] = 1;
+  return true;
+}
+
+void ReleaseStateDir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(g_state_dirs_mu);
+  auto it = StateDirHolders()->find(dir);
+  if (it == StateDirHolders()->end() || --it->second > 0) return;
+  StateDirHolders()->erase(it);
+  ::rmdir(dir.c_str());  // fails, keeping it, when clada put something in it meanwhile
 }
 
 }  // namespace
@@ -413,9 +442,24 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
         protected_paths.push_back(std::move(p));
       }
     }
+    // clada's settings live in <root>/.clada: read-only for every root, and
+    // made (then removed, if still empty) where a root has none, so that
+    // the code cannot create one either.
     const std::string state = root + "/.clada";
     struct stat st;
-    if (::lstat(state.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) protected_paths.push_back(state);
+    if (::lstat(state.c_str(), &st) != 0 && errno == ENOENT && support.namespaces && HoldStateDir(state)) {
+      box->made_state_dirs_.push_back(state);
+    }
+    const std::string target = Canonical(state);
+    if (!target.empty() && ::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+        std::find(protected_paths.begin(), protected_paths.end(), target) == protected_paths.end()) {
+      protected_paths.push_back(target);
+    }
+  }
+  for (const std::string& f : o.read_only_files) {
+    const std::string p = Canonical(f);
+    struct stat st;
+    if (!p.empty() && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) protected_paths.push_back(p);
   }
   if (!o.home.empty()) {
     for (const char* name : kSecretDirs) {
@@ -555,6 +599,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
 
 Sandbox::~Sandbox() {
   if (ruleset_fd_ >= 0) ::close(ruleset_fd_);
+  for (const std::string& dir : made_state_dirs_) ReleaseStateDir(dir);
 }
 
 // Steps: 0 unshare, 1 setgroups, 2 uid_map, 3 gid_map, 4 private mounts,

@@ -92,6 +92,9 @@ struct SandboxOptions {
   std::string home;                // the user's home, for the secret directories
   bool read_only = false;          // the read-only tier: no writes, reads only roots + system
   bool network = false;            // exec_network: allow
+  // Files clada keeps during the run (the listened chat file and its
+  // report, the lock file): bound read-only over themselves when they exist.
+  std::vector<std::string> read_only_files;
 };
 
 class Sandbox {
@@ -130,6 +133,9 @@ class Sandbox {
   int unshare_flags_ = 0;
   std::string uid_map_, gid_map_;
   std::vector<Mount> mounts_;
+  // `<root>/.clada` folders Prepare created to mount them read-only (a root
+  // had none): removed when the last sandbox holding them goes, if empty.
+  std::vector<std::string> made_state_dirs_;
   int ruleset_fd_ = -1;
   // The seccomp filter (SeccompFilter): io_uring refused, and IPv4 and IPv6
   // sockets when the network is not allowed and no network namespace can be

@@ -299,6 +299,50 @@ TEST_F(SandboxTest, ChangingCladaStateFails) {
   EXPECT_EQ(ReadFile(root_ + "/.clada/config.yaml"), "sandbox: off\n");
 }
 
+// An allowed root without a .clada/ of its own: the code cannot create its
+// settings file there either, and clada leaves no .clada/ behind.
+TEST_F(SandboxTest, ChangingCladaStateOfAnAllowedRootFails) {
+  NEEDS(false, true);
+  const std::string other = base_ + "/other";
+  ASSERT_EQ(::mkdir(other.c_str(), 0755), 0);
+  const std::string code = absl::StrCat("mkdir -p '", other, "/.clada' && echo 'sandbox: off' > '", other,
+                                        "/.clada/config.yaml'");
+  auto run = [&](SandboxMode mode) {
+    core::ExecContext ctx = Context(mode);
+    ctx.paths = *core::MakePathPolicy(root_, {other});
+    return Run(code, mode, &ctx);
+  };
+  core::ActionOutcome on = run(ContainedMode());
+  EXPECT_FALSE(on.success) << Out(on);
+  EXPECT_FALSE(Exists(other + "/.clada/config.yaml"));
+  EXPECT_FALSE(Exists(other + "/.clada")) << "the sandbox's own .clada/ is removed after the exec";
+  core::ActionOutcome off = run(SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_EQ(ReadFile(other + "/.clada/config.yaml"), "sandbox: off\n");
+}
+
+// The files clada keeps during a run (under `clada listen`: the chat file
+// and its report; the lock file) are read-only to the code: an exec that
+// appended blocks to the chat file would have them run with no one pasting
+// them.
+TEST_F(SandboxTest, ProtectedFilesAreReadOnly) {
+  NEEDS(false, true);
+  const std::string chat = root_ + "/chat.md";
+  WriteFile(chat, "the chat\n");
+  const std::string code = "printf 'appended block\\n' >> chat.md";
+  auto run = [&](SandboxMode mode) {
+    core::ExecContext ctx = Context(mode);
+    ctx.paths.protected_files = {chat};
+    return Run(code, mode, &ctx);
+  };
+  core::ActionOutcome on = run(ContainedMode());
+  EXPECT_FALSE(on.success) << Out(on);
+  EXPECT_EQ(ReadFile(chat), "the chat\n");
+  core::ActionOutcome off = run(SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_EQ(ReadFile(chat), "the chat\nappended block\n");
+}
+
 TEST_F(SandboxTest, GitReadsWorkAndCommitFails) {
   NEEDS(false, true);
   WriteFile(root_ + "/a.txt", "two\n");
