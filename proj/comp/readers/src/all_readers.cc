@@ -48,13 +48,4 @@ std::vector<std::string> Registry::Dialects() const {
   return out;
 }
 
-bool AnyBlockBesides(const Registry& registry, absl::string_view text, absl::string_view except) {
-  for (const answer::Reader* r : registry.readers()) {
-    if (r->dialect() == except || !r->yields_blocks()) continue;
-    answer::Span span;
-    if (r->Spans(text)->Next(&span)) return true;
-  }
-  return false;
-}
-
 }  // namespace clada::readers

@@ -47,9 +47,6 @@ class Registry {
   std::vector<const answer::Reader*> view_;
 };
 
-// True when a reader other than `except` finds a block in `text`.
-bool AnyBlockBesides(const Registry& registry, absl::string_view text, absl::string_view except);
-
 }  // namespace clada::readers
 
 #endif  // CLADA_PROJ_COMP_READERS_SRC_ALL_READERS_H_
