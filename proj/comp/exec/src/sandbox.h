@@ -2,8 +2,10 @@
 // namespace and, unless the network is allowed, a network namespace of its
 // own; `.git` and `.clada` of every root bind-mounted read-only over
 // themselves; the user's secret directories (~/.ssh, ~/.aws, ...) covered by
-// an empty tmpfs; then Landlock: read and execute everywhere, write only
-// under the roots and a private TMPDIR, no TCP connect or bind. The read-only
+// an empty tmpfs; a seccomp filter refusing io_uring (and IPv4 and IPv6
+// sockets where no network namespace can be made); then Landlock: read and
+// execute everywhere, write only under the roots and a private TMPDIR, no
+// TCP connect or bind. The read-only
 // tier gets no write access at all and reads only the roots and the system's
 // programs and libraries.
 //
