@@ -185,5 +185,36 @@ TEST(IsBeginPatchLine, TheMarkerAndTheSpellingsReadWithAWarning) {
   EXPECT_FALSE(IsBeginPatchLine("Begin Patch"));
 }
 
+// Found by udiff_reader_fuzz: a `diff --git` line whose names are three
+// bytes ("  a") made the equal-halves split read past its end (threw
+// std::out_of_range).
+TEST(ParseDiffs, ShortGitHeaderNamesDoNotThrow) {
+  const std::string text = std::string("diff --git   a\n-b\n+B\n\nThat is al\xca" "lf\n");
+  Diffs d;
+  EXPECT_NO_THROW(d = ParseDiffs(text));
+}
+
+// issue 17 #9: a million one-line deletes held 184 bytes an operation
+// (its move, content, hunks and warnings, all empty) in a vector that
+// doubled; a delete is now 72 bytes, in a deque.
+TEST(FileOp, IsSmallAndCopiesItsDetails) {
+  EXPECT_LE(sizeof(FileOp), 72u);
+  const std::vector<Patch> patches = ParsePatches(
+      "*** Begin Patch\n*** Delete File: a\n*** Update File: b\n*** Move to: c\n@@\n-x\n+y\n*** End Patch\n");
+  ASSERT_EQ(patches.size(), 1u);
+  ASSERT_EQ(patches[0].ops.size(), 2u);
+  const FileOp& del = patches[0].ops[0];
+  EXPECT_TRUE(!del.move_to().has_value() && del.content().empty() && del.hunks().empty() && del.warnings().empty());
+  FileOp copy = patches[0].ops[1];
+  EXPECT_EQ(copy.move_to().value_or(""), "c");
+  ASSERT_EQ(copy.hunks().size(), 1u);
+  copy.details().hunks.clear();
+  EXPECT_EQ(patches[0].ops[1].hunks().size(), 1u);
+  FileOp assigned;
+  assigned = del;
+  EXPECT_EQ(assigned.path, "a");
+  EXPECT_FALSE(assigned.move_to().has_value());
+}
+
 }  // namespace
 }  // namespace clada::patch_text
