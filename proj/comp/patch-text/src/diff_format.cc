@@ -338,8 +338,11 @@ Diffs ParseDiffs(absl::string_view text, const TextOrigin& o, absl::FunctionRef<
       continue;
     }
     const size_t last = i > start ? i - 1 : start;
-    // Paths: git's a/ b/ prefixes; /dev/null for a new or deleted file.
-    const bool prefixed = git || (absl::StartsWith(old_name, "a/") && absl::StartsWith(new_name, "b/"));
+    // Paths: git's a/ b/ prefixes; /dev/null for a new or deleted file
+    // (beside which the other name keeps its prefix, as git apply reads it).
+    const bool old_prefixed = absl::StartsWith(old_name, "a/") || old_name == "/dev/null";
+    const bool new_prefixed = absl::StartsWith(new_name, "b/") || new_name == "/dev/null";
+    const bool prefixed = git || (old_prefixed && new_prefixed && old_name != new_name);
     if (prefixed) {
       old_name = StripPrefix(old_name, "a/");
       new_name = StripPrefix(new_name, "b/");
