@@ -963,7 +963,9 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
   // run and a dry run alike. Kept only when the batch has a line-addressed
   // action, and only for the files those name.
   core::AnswerLines answer_lines;
-  core::AnswerLines* const lines_record = WatchLineAddressedFiles(items, actions, ctx.paths, answer_lines);
+  core::AnswerLines* const lines_record = options.answer_lines != nullptr
+                                              ? options.answer_lines
+                                              : WatchLineAddressedFiles(items, actions, ctx.paths, answer_lines);
   int seq = 0;
   std::map<int, std::string> failed_group;  // fail_fast group key -> the task that failed ("task 3", "task-2.1")
   for (AnswerItem& item : items) {

@@ -210,6 +210,13 @@ struct CladaOptions {
   // Canonical files no action may read or change (core::PathPolicy's
   // protected_files): `clada listen` puts its FILE and the report beside it.
   std::vector<std::string> protected_files;
+  // The line record of the answer this batch is part of (core::AnswerLines:
+  // a line edit numbers a file as the model read it, before the answer),
+  // kept by a caller that runs one answer in several batches (`clada listen`:
+  // an answer saved in pieces while it was written); every edit of the batch
+  // is recorded in it, for every file. Unset: the batch is the whole answer
+  // and keeps its own.
+  core::AnswerLines* answer_lines = nullptr;
   // exec's live output and its cancellation (core::ExecContext::on_output
   // and cancel), for `clada mcp`'s progress notifications and
   // notifications/cancelled. Unset: none.

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proj/comp/context/src/context.h"
+#include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/terminal_text.h"
@@ -676,8 +677,18 @@ int RunListen(const Invocation& inv, const Environment& env, const core::ExecCon
   // the chat (kept out of git), one that appended blocks would have them run
   // with no one pasting them.
   const std::vector<std::string> protected_files = {*resolved, output_file};
-  auto run = [&env, &protected_files](const std::string& text) {
+  // The line record of the answer being run (core::AnswerLines), kept
+  // across its batches: a line edit of a later batch numbers the file as
+  // the model read it, before the answer's first batch ran.
+  core::AnswerLines answer_lines;
+  int64_t lines_answer = 0;
+  auto run = [&env, &protected_files, &answer_lines, &lines_answer](const std::string& text, int64_t answer) {
+    if (answer != lines_answer) {
+      answer_lines = core::AnswerLines();
+      lines_answer = answer;
+    }
     CladaOptions clada_options;
+    clada_options.answer_lines = &answer_lines;
     clada_options.working_root = env.root;
     clada_options.settings = env.settings;
     clada_options.protected_files = protected_files;

@@ -3,8 +3,10 @@
 // for every dialect, without touching a file.
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proj/comp/answer/src/segment.h"
+#include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/test/test_dir.h"
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/readers/src/adapters.h"
@@ -586,6 +589,167 @@ TEST(DryRunMatchesRun, AFailedEditIsPhrasedInItsDialectsWords) {
     const std::string run = FailedEditError(answer, false);
     EXPECT_EQ(FailedEditError(answer, true), run) << dialect;
   }
+}
+
+// listen vs run on line numbers across batches: an answer saved in pieces
+// while it was written runs under `clada listen` in several batches (the
+// blocks each save finished); they continue one answer (ContinuesAnswer),
+// so the run keeps the answer's line record across them
+// (CladaOptions::answer_lines, as `clada listen` does) and a later batch's
+// line edit numbers the file as the model read it, before the answer. The
+// final file and every action's verdict equal one `clada run` of the whole
+// answer. Answers of random line edits, text edits adding lines and
+// SEARCH/REPLACE blocks of one file, split at random block boundaries, a
+// save sometimes ending inside the next block's first line.
+struct Verdicts {
+  std::string file;
+  std::vector<std::string> actions;
+};
+
+std::string AFileOfTwelveLines() {
+  std::string text;
+  for (int i = 1; i <= 12; ++i) absl::StrAppend(&text, "l", i, "\n");
+  return text;
+}
+
+CladaOptions RealRunIn(const std::string& root) {
+  CladaOptions o;
+  o.working_root = root;
+  o.settings.quiet = true;
+  o.settings.git = git_tx::GitOptions::Mode::kOff;
+  o.settings.exec = core::ExecPolicy::kDeny;
+  return o;
+}
+
+void AddVerdicts(const ExecutionResult& r, Verdicts* v) {
+  for (const ActionResult& a : r.results) {
+    const std::string now = a.data.is_object() ? a.data.value("lines_now", "") : "";
+    // A SEARCH/REPLACE block's label counts the blocks of its run.
+    const std::string label = absl::StartsWith(a.block_id, "sr-") ? "sr" : a.block_id;
+    v->actions.push_back(absl::StrCat(label, " ", a.action, " ", a.success ? "ok" : "failed ", a.code,
+                                      now.empty() ? "" : " now at " + now));
+  }
+  for (const auto& e : r.parse_errors) v->actions.push_back(absl::StrCat("refused ", e.block_id, " ", e.error_type));
+}
+
+Verdicts RunWhole(const std::string& answer) {
+  const std::string root = core::testing::MakeTestDir("clada_listen_whole_");
+  std::ofstream(root + "/f.txt") << AFileOfTwelveLines();
+  Verdicts v;
+  AddVerdicts(Clada(RealRunIn(root)).Execute(answer), &v);
+  std::ifstream in(root + "/f.txt");
+  v.file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return v;
+}
+
+// `saves`: FILE's successive texts. `answers`: the answer number of each batch run.
+Verdicts RunInBatches(const std::vector<std::string>& saves, std::vector<int>* answers) {
+  const std::string root = core::testing::MakeTestDir("clada_listen_batches_");
+  std::ofstream(root + "/f.txt") << AFileOfTwelveLines();
+  Verdicts v;
+  listener::ListenState state;
+  std::optional<listener::AnswerMark> mark;
+  core::AnswerLines lines;
+  int answer = 0;
+  for (const std::string& text : saves) {
+    std::vector<listener::ScannedBlock> finished;
+    for (const listener::ScannedBlock& b : listener::FindNewBlocks(text, state)) {
+      if (b.closed) finished.push_back(b);
+    }
+    if (finished.empty()) continue;
+    if (!mark || !listener::ContinuesAnswer(*mark, text, finished.front().start_line)) {
+      ++answer;
+      lines = core::AnswerLines();
+    }
+    answers->push_back(answer);
+    mark = listener::MarkAnswer(text);
+    for (const listener::ScannedBlock& b : finished) state.MarkRun(b.key);
+    CladaOptions o = RealRunIn(root);
+    o.answer_lines = &lines;
+    AddVerdicts(Clada(o).Execute(listener::BuildRunText(text, finished)), &v);
+  }
+  std::ifstream in(root + "/f.txt");
+  v.file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return v;
+}
+
+TEST(ListenBatchesRunWhatRunRuns, TheTaskCase) {
+  // The first block adds a line within lines 1-2; the second, saved after
+  // the first ran, replaces line 10 as the model read it (now line 11).
+  const std::string first =
+      "#!SHAM [@three-char-SHA-256: t01]\naction = \"file_replace_lines\"\npath = \"f.txt\"\nlines = \"1-2\"\n"
+      "new_content = \"one\\ntwo\\nthree\"\n#!END_SHAM_t01\n";
+  const std::string second =
+      "#!SHAM [@three-char-SHA-256: t02]\naction = \"file_replace_lines\"\npath = \"f.txt\"\nlines = \"10\"\n"
+      "new_content = \"ten\"\n#!END_SHAM_t02\n";
+  std::vector<int> answers;
+  const Verdicts batches = RunInBatches({first, first + second}, &answers);
+  const Verdicts whole = RunWhole(first + second);
+  EXPECT_EQ(answers, (std::vector<int>{1, 1}));
+  EXPECT_EQ(batches.file, whole.file);
+  EXPECT_EQ(batches.actions, whole.actions);
+  EXPECT_EQ(whole.file, "one\ntwo\nthree\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nten\nl11\nl12\n");
+}
+
+TEST(ListenBatchesRunWhatRunRuns, AnswersSplitAtRandomBlockBoundaries) {
+  uint32_t seed = 36;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  };
+  int mapped_across_batches = 0, refused = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::string> blocks;
+    const int count = 2 + static_cast<int>(next(4));
+    for (int b = 0; b < count; ++b) {
+      const std::string id = absl::StrCat("r", round % 10, b);
+      const uint32_t kind = next(4);
+      if (kind == 0) {
+        const int line = 1 + static_cast<int>(next(12));
+        blocks.push_back(absl::StrCat("#!SHAM [@three-char-SHA-256: ", id, "]\naction = \"file_replace_text\"\n",
+                                      "path = \"f.txt\"\nold_text = \"l", line, "\\n\"\nnew_text = \"x", round,
+                                      "\\ny", round, "\\n\"\n#!END_SHAM_", id, "\n"));
+      } else if (kind == 1) {
+        const int line = 1 + static_cast<int>(next(12));
+        blocks.push_back(absl::StrCat("Then:\n\nf.txt\n```\n<<<<<<< SEARCH\nl", line, "\n=======\ns", id, "\nt",
+                                      id, "\nu", id, "\n>>>>>>> REPLACE\n```\n"));
+      } else {
+        const int first = 1 + static_cast<int>(next(12));
+        const int last = first + static_cast<int>(next(3));
+        blocks.push_back(absl::StrCat("#!SHAM [@three-char-SHA-256: ", id,
+                                      "]\naction = \"file_replace_lines\"\npath = \"f.txt\"\nlines = \"", first, "-",
+                                      last, "\"\nnew_content = \"", std::string(1 + next(3), 'n'), "\"\n#!END_SHAM_",
+                                      id, "\n"));
+      }
+    }
+    // Saves at random block boundaries; some end inside the next block's
+    // first line (the model still writing it).
+    std::vector<std::string> saves;
+    std::string text;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      text += blocks[b];
+      if (b + 1 < blocks.size() && next(2) == 0) continue;
+      std::string saved = text;
+      if (b + 1 < blocks.size() && next(2) == 0) saved += blocks[b + 1].substr(0, blocks[b + 1].find('\n') + 1);
+      saves.push_back(saved);
+    }
+    std::vector<int> answers;
+    const Verdicts batches = RunInBatches(saves, &answers);
+    const Verdicts whole = RunWhole(text);
+    EXPECT_EQ(batches.file, whole.file) << text;
+    EXPECT_EQ(batches.actions, whole.actions) << text;
+    EXPECT_EQ(answers, std::vector<int>(answers.size(), 1)) << "one answer, added to only";
+    if (answers.size() > 1) {
+      for (const std::string& a : whole.actions) {
+        if (a.find(" now at ") != std::string::npos) ++mapped_across_batches;
+        if (a.find("lines_changed_by_earlier_edit") != std::string::npos) ++refused;
+      }
+    }
+  }
+  // The answers exercise the record across batches: line edits moved below
+  // an earlier batch's edit, and refused on its lines.
+  EXPECT_GT(mapped_across_batches, 0);
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ void BM_SaveToWriteBack(benchmark::State& state) {
   options.should_stop = [&] { return stop.load(); };
   options.on_ready = [&] { ready = true; };
   std::atomic<int> runs{0};
-  RunBlocksFn run = [&](const std::string&) {
+  RunBlocksFn run = [&](const std::string&, int64_t) {
     int n = ++runs;
     RunReport r;
     r.summary = absl::StrCat("=== CLADA RESULTS ===\nb", n, " ✅ ls\n");

@@ -226,6 +226,11 @@ class Listener {
   // The keys of the unfinished blocks (never run) last said to be so:
   // each is said once while it stays in FILE.
   absl::flat_hash_set<uint64_t> unfinished_said_;
+  // The answer the last run's blocks belonged to (its number, passed to the
+  // callback) and where it stood then: a run whose blocks continue it
+  // (ContinuesAnswer) keeps the number, any other takes the next.
+  int64_t answer_ = 0;
+  std::optional<AnswerMark> answer_mark_;
   // The runs of the last write-back, kept when FILE then held blocks saved
   // during the run: nobody could see their results, so the next run's
   // write-back shows them first. Empty otherwise.
@@ -525,6 +530,9 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
   std::vector<const BlockSpan*>().swap(unfinished_new);
 
   rerun_keys_.clear();
+  // The blocks asked to run again belong to no answer being written.
+  if (run_again || !answer_mark_ || !ContinuesAnswer(*answer_mark_, *text, fresh.front()->start_line)) ++answer_;
+  answer_mark_ = MarkAnswer(*text);
   std::string run_text;
   {
     std::vector<internal::LineSpan> lines;
@@ -567,7 +575,7 @@ absl::Status Listener::Process(std::optional<absl::Time>* recheck_at) {
     state_.ReleaseIndex();
     TrimHeap();
   }
-  RunReport report = run_(run_text);
+  RunReport report = run_(run_text, answer_);
   std::string().swap(run_text);
   if (large) {
     TrimHeap();

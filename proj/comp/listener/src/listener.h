@@ -14,7 +14,7 @@
 //   options.state_dir = "/home/me/proj/.clada";
 //   options.should_stop = [] { return g_interrupted.load(); };
 //   options.log = &std::cerr;
-//   absl::Status s = clada::listener::Listen(options, [&](const std::string& text) {
+//   absl::Status s = clada::listener::Listen(options, [&](const std::string& text, int64_t answer) {
 //     ExecutionResult r = Clada(clada_options).Execute(text);
 //     return clada::listener::RunReport{FormatResultsSection(r), FormatReport(r, max_bytes),
 //                                       FormatSummaryLine(r), r.total_blocks};
@@ -84,7 +84,37 @@ struct RunReport {
 };
 
 // Runs exactly `answer_text` (the new blocks only) and reports the outcome.
-using RunBlocksFn = std::function<RunReport(const std::string& answer_text)>;
+// `answer` numbers the answer the blocks belong to (ContinuesAnswer): the
+// batches of one answer saved in pieces while it was written share it, so
+// the run keeps the answer's line record (core::AnswerLines) across them
+// and a later line edit numbers the file as the model read it; a new answer
+// gets the next number, and a new record.
+using RunBlocksFn = std::function<RunReport(const std::string& answer_text, int64_t answer)>;
+
+// Where an answer stood when its last batch ran: FILE's text below the
+// listener's section at the top (BelowTopSection), as its length and hash.
+struct AnswerMark {
+  size_t length = 0;
+  uint64_t hash = 0;
+};
+
+// The text of FILE below the listener's own section at the top and the
+// blank lines after it (all of `file_text` when there is none).
+absl::string_view BelowTopSection(absl::string_view file_text);
+
+// The mark of `file_text` as read for a run (its BelowTopSection).
+AnswerMark MarkAnswer(absl::string_view file_text);
+
+// True when blocks starting at line `first_line` of `file_text` continue
+// the answer `mark` was taken of: the text below the top section begins
+// with the text the mark was taken of (nothing of it changed: the answer was
+// only added to) and what was added before that line holds no results
+// marker line (clada's report pasted back, which a next answer answers).
+// Anything else (the file replaced, an earlier line edited, a report pasted
+// in between) starts a new answer. The text cannot tell the rest of an
+// answer from a next answer appended below it with nothing between: both
+// continue.
+bool ContinuesAnswer(const AnswerMark& mark, absl::string_view file_text, int first_line);
 
 struct ListenOptions {
   std::string file;                   // absolute path of FILE; its directory must exist

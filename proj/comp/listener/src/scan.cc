@@ -356,6 +356,36 @@ std::optional<absl::string_view> internal::TopSection(absl::string_view text) {
   return std::nullopt;
 }
 
+absl::string_view BelowTopSection(absl::string_view file_text) {
+  size_t pos = 0;
+  if (const std::optional<absl::string_view> own = internal::TopSection(file_text)) {
+    pos = static_cast<size_t>(own->data() - file_text.data()) + own->size();
+  }
+  size_t at = pos;
+  internal::Line line;
+  while (internal::NextLine(file_text, &pos, &line) && internal::Trim(line).empty()) at = pos;
+  return file_text.substr(at);
+}
+
+AnswerMark MarkAnswer(absl::string_view file_text) {
+  const absl::string_view below = BelowTopSection(file_text);
+  return AnswerMark{below.size(), internal::Fnv1a64(below)};
+}
+
+bool ContinuesAnswer(const AnswerMark& mark, absl::string_view file_text, int first_line) {
+  const absl::string_view below = BelowTopSection(file_text);
+  if (below.size() < mark.length || internal::Fnv1a64(below.substr(0, mark.length)) != mark.hash) return false;
+  // What was added, up to the start of line `first_line`.
+  const size_t added_from = static_cast<size_t>(below.data() - file_text.data()) + mark.length;
+  size_t pos = 0;
+  internal::Line line;
+  for (int n = 1; n < first_line && internal::NextLine(file_text, &pos, &line); ++n) {
+    const size_t end = pos;
+    if (end > added_from && internal::IsMarkerLine(line, kResultsMarker)) return false;
+  }
+  return true;
+}
+
 std::string InsertSummary(absl::string_view file_text, absl::string_view section) {
   // Below the listener's section at the top, if any, and the blank lines after it.
   absl::string_view rest = file_text;

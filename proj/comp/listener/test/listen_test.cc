@@ -70,9 +70,10 @@ std::string FullReport(int run) {
 // released (all of them, or one at a time).
 class FakeRunner {
  public:
-  RunReport Run(const std::string& text) {
+  RunReport Run(const std::string& text, int64_t answer) {
     std::unique_lock<std::mutex> lock(mu_);
     texts_.push_back(text);
+    answers_.push_back(answer);
     int run = static_cast<int>(texts_.size());
     ++started_;
     cv_.wait(lock, [&] { return !hold_ || run <= released_; });
@@ -107,6 +108,11 @@ class FakeRunner {
     std::lock_guard<std::mutex> lock(mu_);
     return texts_;
   }
+  // The answer number each run was given.
+  std::vector<int64_t> answers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return answers_;
+  }
 
  private:
   std::mutex mu_;
@@ -116,6 +122,7 @@ class FakeRunner {
   std::string summary_tail_;
   int started_ = 0;
   std::vector<std::string> texts_;
+  std::vector<int64_t> answers_;
 };
 
 // Sets environment variables for one scenario and restores them after.
@@ -151,7 +158,8 @@ class RunningListener {
     options_.should_stop = [this] { return stop_.load(); };
     options_.on_ready = [this] { ready_ = true; };
     thread_ = std::thread([this, runner] {
-      status_ = Listen(options_, [runner](const std::string& text) { return runner->Run(text); });
+      status_ = Listen(options_,
+                       [runner](const std::string& text, int64_t answer) { return runner->Run(text, answer); });
       done_ = true;
     });
   }
@@ -412,6 +420,9 @@ TEST_P(ListenScenarioTest, RunsEachNewBlockOnceAndWritesBack) {
       ExpectRun(++runs_expected, ids);
     } else if (step.contains("expectRun")) {
       ExpectRun(++runs_expected, step.at("expectRun").get<std::vector<std::string>>());
+      if (step.contains("answer")) {  // the answer's number, the same for the batches of one answer
+        EXPECT_EQ(runner_.answers().at(runs_expected - 1), step.at("answer").get<int64_t>());
+      }
     } else if (step.contains("expectFileContains")) {
       const std::string want = step.at("expectFileContains").get<std::string>();
       EXPECT_TRUE(WaitFor([&] { return absl::StrContains(ReadFileOrEmpty(file_), want); }))
@@ -524,7 +535,7 @@ TEST_P(ListenErrorTest, RefusesWithAClearError) {
     ASSERT_EQ(::flock(lock_fd, LOCK_EX | LOCK_NB), 0);
   }
   RunBlocksFn run;
-  if (!c.value("noCallback", false)) run = [](const std::string&) { return RunReport(); };
+  if (!c.value("noCallback", false)) run = [](const std::string&, int64_t) { return RunReport(); };
 
   absl::Status status;
   if (c.value("removeDirAfterStart", false)) {

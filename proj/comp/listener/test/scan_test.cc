@@ -75,5 +75,41 @@ TEST_P(BlockKeyTest, KeyIsIdAndNormalisedHash) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, BlockKeyTest, ::testing::ValuesIn(LoadCases("block_key.json")), CaseName);
 
+// ContinuesAnswer: which saves continue the answer of the last run.
+TEST(ContinuesAnswer, AddedToOnlyContinues) {
+  const std::string a1 = "Here:\n#!SHAM [@three-char-SHA-256: a1]\naction = \"ls\"\n#!END_SHAM_a1\n";
+  const std::string b1 = "#!SHAM [@three-char-SHA-256: b1]\naction = \"ls\"\n#!END_SHAM_b1\n";
+  const AnswerMark mark = MarkAnswer(a1);
+  // The rest of the answer (line 5 on).
+  EXPECT_TRUE(ContinuesAnswer(mark, a1 + b1, 5));
+  // Prose between the batches.
+  EXPECT_TRUE(ContinuesAnswer(mark, a1 + "and then\n" + b1, 6));
+  // The listener's own section written at the top meanwhile.
+  const std::string section = FormatSummarySection("clada listen 10:00:00: ran 1 block", "a1 ok\n");
+  const std::string written = InsertSummary(a1, section);
+  EXPECT_TRUE(ContinuesAnswer(mark, written + b1, 5 + 5));
+  // A save that stopped inside a line goes on in it.
+  const AnswerMark cut = MarkAnswer(a1 + "#!SHAM [@three-char");
+  EXPECT_TRUE(ContinuesAnswer(cut, a1 + b1, 5));
+  // Blank lines at the top before the listener's section was put above them.
+  const AnswerMark blank_top = MarkAnswer("\n\n" + a1);
+  EXPECT_TRUE(ContinuesAnswer(blank_top, InsertSummary("\n\n" + a1, section) + b1, 5 + 5));
+}
+
+TEST(ContinuesAnswer, AnythingElseIsANewAnswer) {
+  const std::string a1 = "Here:\n#!SHAM [@three-char-SHA-256: a1]\naction = \"ls\"\n#!END_SHAM_a1\n";
+  const std::string b1 = "#!SHAM [@three-char-SHA-256: b1]\naction = \"ls\"\n#!END_SHAM_b1\n";
+  const AnswerMark mark = MarkAnswer(a1);
+  // The file replaced.
+  EXPECT_FALSE(ContinuesAnswer(mark, b1, 1));
+  // An earlier line edited.
+  EXPECT_FALSE(ContinuesAnswer(mark, "Here, edited:\n#!SHAM [@three-char-SHA-256: a1]\naction = \"ls\"\n"
+                                     "#!END_SHAM_a1\n" + b1, 5));
+  // clada's report pasted back between: the next answer answers it.
+  EXPECT_FALSE(ContinuesAnswer(mark, a1 + "=== CLADA RESULTS ===\na1 ok\n=== END ===\n" + b1, 8));
+  // A new block above the answer.
+  EXPECT_FALSE(ContinuesAnswer(mark, b1 + a1, 1));
+}
+
 }  // namespace
 }  // namespace clada::listener
