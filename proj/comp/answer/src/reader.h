@@ -161,6 +161,14 @@ class Reader {
   virtual std::optional<std::string> PhraseFix(absl::string_view /*code*/, absl::string_view /*action*/) const {
     return std::nullopt;
   }
+  // How this dialect says a schema word a failed action's message names
+  // (core::Term: a parameter such as old_text, an action such as
+  // file_write; `value`, what the message sets it to, or empty): in its own
+  // markers' words ("the SEARCH section", "<write path=\"...\">"). None:
+  // the bare word, as SHAM and MCP say it.
+  virtual std::optional<std::string> SayTerm(absl::string_view /*name*/, absl::string_view /*value*/) const {
+    return std::nullopt;
+  }
   // The error type a failed action's error leads with in this dialect's
   // report (the seeds' CML and CSL forms: "search_not_found: ..."), from
   // its code and data; none: the error is shown as the executor gave it.

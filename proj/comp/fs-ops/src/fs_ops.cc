@@ -31,6 +31,7 @@
 #include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/terms.h"
 #include "proj/comp/core/src/status_macros.h"
 #include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/fs-ops/src/git_ignore.h"
@@ -457,7 +458,8 @@ absl::StatusOr<std::string> ReadLimited(const Call& call, const std::string& pat
     return absl::FailedPreconditionError(
         absl::StrCat("'", call.Display(path), "' is ", st.st_size, " bytes, over the limit of ", LimitText(limit),
                      " for ", for_edit ? "editing" : "reading", " files; ",
-                     for_edit ? "rewrite it whole with file_write, or edit it with a command via exec"
+                     for_edit ? absl::StrCat("rewrite it whole with ", core::Term("file_write"),
+                                             ", or edit it with a command via exec")
                               : "search it with grep, or read part of it with a command via exec"));
   }
   // The store opens without blocking and refuses what is not a regular
@@ -717,8 +719,9 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
     if (ph.has_value()) {
       std::string was = old_text.has_value() ? LinesWere(CountLines(*old_text)) : "";
       return PlaceholderRefused(*ph, absl::StrCat("content line ", ph->line_number), call.Display(path), was,
-                                "Send the whole file with every line, or change only the part that changes with "
-                                "file_replace_text (or file_replace_lines)");
+                                absl::StrCat("Send the whole file with every line, or change only the part that "
+                                             "changes with ",
+                                             core::TermOr("file_replace_text", "file_replace_lines")));
     }
   }
   // A file rewritten whole keeps its BOM and its CRLF line breaks, as an
@@ -981,7 +984,8 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
   if (call.store().Lstat(path, &st) == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "'", call.Display(path), "' already exists, and a diff that creates it (--- /dev/null) applies only where "
-        "no file is, as git apply; nothing was written. Send a diff of its changes (read it first), or file_write"));
+        "no file is, as git apply; nothing was written. Send a diff of its changes (read it first), or ",
+        core::Term("file_write")));
   }
   ASSIGN_OR_RETURN(patch_text::Applied applied, patch_text::ApplyFilePatch("", patch));
   RETURN_IF_ERROR(MakeParents(call, path));
@@ -1019,7 +1023,8 @@ absl::StatusOr<ActionOutcome> DiffCopiesFile(const Call& call, const std::string
     return absl::FailedPreconditionError(absl::StrCat(
         "'", call.Display(path), "' already exists, and a diff that copies ", call.Display(from),
         " to it (copy from/copy to) applies only where no file is, as git apply; nothing was written. Send a diff "
-        "of its changes (read it first), or file_write"));
+        "of its changes (read it first), or ",
+        core::Term("file_write")));
   }
   struct stat src;
   RETURN_IF_ERROR(RequireFile(call, from, "copy source", &src));
@@ -1075,7 +1080,8 @@ absl::StatusOr<ActionOutcome> DiffDeletesFile(const Call& call, const std::strin
         "'", call.Display(path), "' does not hold the lines the diff deletes",
         applied.ok() ? "" : absl::StrCat(" (", applied.status().message(), ")"),
         "; it may have changed since the diff was made, so it was kept. Read it, then send a diff of its current "
-        "text, or file_delete"));
+        "text, or ",
+        core::Term("file_delete")));
   }
   if (int err = call.store().Unlink(path); err != 0) return core::ErrnoStatus(err, "cannot delete", call.Display(path));
   const int64_t lines = CountLines(text);
@@ -1115,7 +1121,8 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
       parsed.files[0].hunks.empty() || parsed.files[0].move_to.has_value()) {
     return absl::InvalidArgumentError(
         "diff must hold the hunks of one file (@@ -LINE,COUNT +LINE,COUNT @@ and its lines), or create one "
-        "(--- /dev/null) or delete one (+++ /dev/null); move files with file_move");
+        "(--- /dev/null) or delete one (+++ /dev/null); move files with ",
+        core::Term("file_move")));
   }
   const patch_text::FilePatch& patch = parsed.files[0];
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
@@ -1157,9 +1164,9 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
   }
   if (patches.size() != 1 || patches[0].ops.size() != 1 ||
       patches[0].ops[0].kind != patch_text::OpKind::kUpdate || patches[0].ops[0].move_to().has_value()) {
-    return absl::InvalidArgumentError(
-        "patch must hold one file's update (its @@ hunks); add, delete and move files with file_write, file_delete "
-        "and file_move");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "patch must hold one file's update (its @@ hunks); add, delete and move files with ", core::Term("file_write"),
+        ", ", core::Term("file_delete"), " and ", core::Term("file_move")));
   }
   const patch_text::FileOp& op = patches[0].ops[0];
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
@@ -1398,7 +1405,8 @@ absl::StatusOr<ActionOutcome> FileDelete(const Call& call) {
   }
   if (S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("'", call.Display(path), "' is a directory; use dir_delete to delete directories"));
+        absl::StrCat("'", call.Display(path), "' is a directory; use ", core::Term("dir_delete"),
+                     " to delete directories"));
   }
   // How much was deleted, when the file is one fs-ops would read.
   std::optional<int64_t> lines;
@@ -1445,9 +1453,9 @@ absl::Status CheckNotSameFile(const Call& call, const std::string& from, const s
     bool case_rename = Parent(from) == Parent(to) && absl::EqualsIgnoreCase(from, to);
     if (!case_rename) {
       return absl::FailedPreconditionError(
-          absl::StrCat("old_path '", from_shown, "' and new_path '", to_shown,
+          absl::StrCat(core::Term("old_path"), " '", from_shown, "' and ", core::Term("new_path"), " '", to_shown,
                        "' are the same file (hard links to one file); nothing was moved. To remove the name '",
-                       from_shown, "', use file_delete"));
+                       from_shown, "', use ", core::Term("file_delete")));
     }
   }
   if (!S_ISLNK(src.st_mode)) return absl::OkStatus();
@@ -1455,10 +1463,11 @@ absl::Status CheckNotSameFile(const Call& call, const std::string& from, const s
   if (dst != nullptr && call.store().Stat(from, &followed) == 0 && followed.st_dev == dst->st_dev &&
       followed.st_ino == dst->st_ino) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "old_path '", from_shown, "' and new_path '", to_shown, "' are the same file (", from_shown,
+        core::Term("old_path"), " '", from_shown, "' and ", core::Term("new_path"), " '", to_shown,
+        "' are the same file (", from_shown,
         " is a link to it); nothing was moved: the link would replace the file and point at itself. To put the "
         "file at the link's name, move '",
-        to_shown, "' to '", from_shown, "'; to remove the link, use file_delete"));
+        to_shown, "' to '", from_shown, "'; to remove the link, use ", core::Term("file_delete")));
   }
   // The link's text is kept as it is, so a relative one is read from
   // new_path's directory: does it name new_path itself? (Also when new_path
@@ -1482,10 +1491,12 @@ absl::Status CheckNotSameFile(const Call& call, const std::string& from, const s
         absl::StrCat(" (and the ", S_ISLNK(dst->st_mode) ? "link" : "file", " now at '", to_shown, "' would be lost)");
   }
   return core::WithCode(
-      absl::FailedPreconditionError(absl::StrCat("old_path '", from_shown, "' is a symlink to '", text,
-                                                 "', which at new_path '", to_shown, "' would point at itself", lost,
+      absl::FailedPreconditionError(absl::StrCat(core::Term("old_path"), " '", from_shown, "' is a symlink to '",
+                                                 text, "', which at ", core::Term("new_path"), " '", to_shown,
+                                                 "' would point at itself", lost,
                                                  "; nothing was moved. To move the file the link points "
-                                                 "to, name that file in old_path")),
+                                                 "to, name that file in ",
+                                                 core::Term("old_path"))),
       "symlink_not_allowed");
 }
 
@@ -1496,13 +1507,14 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   ASSIGN_OR_RETURN(std::string to, call.ResolveNoFollow(new_param));
   struct stat src;
   if (call.store().Lstat(from, &src) != 0) {
-    return absl::NotFoundError(absl::StrCat("old_path '", call.Display(from), "' does not exist",
+    return absl::NotFoundError(absl::StrCat(core::Term("old_path"), " '", call.Display(from), "' does not exist",
                                             DidYouMean(call, from),
                                             ", so there is nothing to move (check the path with ls or glob)"));
   }
   if (from == to) {
     return absl::InvalidArgumentError(
-        absl::StrCat("old_path and new_path are the same file ('", call.Display(from), "'); nothing to move"));
+        absl::StrCat(core::Term("old_path"), " and ", core::Term("new_path"), " are the same file ('",
+                     call.Display(from), "'); nothing to move"));
   }
   if (S_ISDIR(src.st_mode)) {
     std::string kept = core::ProtectedFileWithin(call.ctx().paths, from);
@@ -1523,12 +1535,14 @@ absl::StatusOr<ActionOutcome> FileMove(const Call& call) {
   if (call.store().Lstat(to, &dst) == 0) {
     if (S_ISDIR(dst.st_mode)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "new_path '", call.Display(to), "' is an existing directory; give the full destination path including ",
+          core::Term("new_path"), " '", call.Display(to),
+          "' is an existing directory; give the full destination path including ",
           "the file name (e.g. '", call.Display(to), "/", from.substr(from.rfind('/') + 1), "')"));
     }
     if (S_ISDIR(src.st_mode)) {
-      return absl::FailedPreconditionError(absl::StrCat("old_path '", call.Display(from),
-                                                        "' is a directory and new_path '", call.Display(to),
+      return absl::FailedPreconditionError(absl::StrCat(core::Term("old_path"), " '", call.Display(from),
+                                                        "' is a directory and ", core::Term("new_path"), " '",
+                                                        call.Display(to),
                                                         "' is an existing file; a directory cannot replace a file"));
     }
     RETURN_IF_ERROR(CheckNotSameFile(call, from, src, to, &dst));
@@ -1633,11 +1647,12 @@ absl::StatusOr<ActionOutcome> DirDelete(const Call& call) {
   }
   if (S_ISLNK(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "'", call.Display(path), "' is a symlink, not a directory; remove the link itself with file_delete"));
+        "'", call.Display(path), "' is a symlink, not a directory; remove the link itself with ",
+        core::Term("file_delete")));
   }
   if (!S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("'", call.Display(path), "' is a file, not a directory; use file_delete"));
+        absl::StrCat("'", call.Display(path), "' is a file, not a directory; use ", core::Term("file_delete")));
   }
   for (const std::string& root : call.ctx().paths.allowed_roots) {
     if (core::IsWithin(root, path)) {

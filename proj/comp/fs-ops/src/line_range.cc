@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proj/comp/core/src/terms.h"
 
 namespace clada::fs_ops::internal {
 namespace {
@@ -125,8 +126,11 @@ absl::StatusOr<EditResult> ReplaceLines(absl::string_view text, LineRange range,
                                         absl::string_view label) {
   LineTable t = IndexLines(text);
   if (range.first > t.size() || range.last > t.size()) {
-    std::string hint = t.size() == 0 ? " Use file_write or file_append to give it content."
-                                     : " Read it with file_read_numbered to see the current line numbers.";
+    std::string hint =
+        t.size() == 0
+            ? absl::StrCat(" Use ", core::Term("file_write"), " or ", core::Term("file_append"),
+                           " to give it content.")
+            : absl::StrCat(" Read it with ", core::Term("file_read_numbered"), " to see the current line numbers.");
     return absl::FailedPreconditionError(absl::StrCat(RangeText(range), range.first == range.last ? " is" : " are",
                                                       " out of range: ", LinesOf(label, t.size()),
                                                       "; nothing was changed.", hint));

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "proj/comp/core/src/terms.h"
 #include "proj/comp/fs-ops/src/text_edit.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
@@ -465,7 +466,8 @@ Difference FirstDifference(absl::string_view text, size_t region_offset, int64_t
 
 std::string DifferenceText(const Difference& d, absl::string_view what) {
   if (!d.found) return "";
-  std::string pad(what.size() > 4 ? what.size() - 4 : 0, ' ');
+  // `what` may be a term (core::Term), said as wide as the dialect says it.
+  const std::string pad = core::TermPadding(what, 4);
   return absl::StrCat("First difference, at line ", d.file_line,
                       " (escapes show tabs, \\r and look-alike "
                       "characters):\n  file: ",

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proj/comp/core/src/error_code.h"
+#include "proj/comp/core/src/terms.h"
 #include "proj/comp/fs-ops/src/miss_diagnosis.h"
 #include "proj/comp/fs-ops/src/utf8.h"
 
@@ -388,17 +389,19 @@ uint64_t SplicedSize(absl::string_view text, const std::vector<Splice>& spans, a
 
 absl::Status RequireChange(absl::string_view old_text, absl::string_view new_text) {
   if (old_text != new_text && NormalizeBreaks(old_text) != NormalizeBreaks(new_text)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      "old_text and new_text are the same, so the edit would change nothing; nothing was changed. Put the text as "
-      "it should read after the edit in new_text");
+  return absl::InvalidArgumentError(absl::StrCat(
+      core::Term("old_text"), " and ", core::Term("new_text"),
+      " are the same, so the edit would change nothing; nothing was changed. Put the text as it should read after "
+      "the edit in ",
+      core::Term("new_text")));
 }
 
 absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string_view old_text,
                                          absl::string_view new_text, absl::string_view label) {
   if (old_text.empty()) {
-    return absl::InvalidArgumentError(
-        "old_text is empty; give the exact text to replace (to write a whole file, use file_write; to add at "
-        "the end, use file_append)");
+    return absl::InvalidArgumentError(absl::StrCat(
+        core::Term("old_text"), " is empty; give the exact text to replace (to write a whole file, use ",
+        core::Term("file_write"), "; to add at the end, use ", core::Term("file_append"), ")"));
   }
   if (absl::Status s = RequireChange(old_text, new_text); !s.ok()) return s;
   BreakNormalizedText t(content);
@@ -407,7 +410,7 @@ absl::StatusOr<EditResult> ReplaceUnique(absl::string_view content, absl::string
   std::vector<size_t> hits = FindAllText(t.norm(), old_n);
   if (hits.empty()) {
     if (!new_n.empty() && new_n != old_n && FindAllText(t.norm(), new_n).size() == 1) return AlreadyApplied(content);
-    return MissError("old_text", label, content, old_text);
+    return MissError(core::Term("old_text"), label, content, old_text);
   }
   std::vector<NormSpan> spans = SpansOf(hits, old_n.size());
   if (hits.size() == 1) {
@@ -431,12 +434,14 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
                                         absl::string_view new_text, std::optional<int64_t> count,
                                         absl::string_view label, uint64_t max_bytes, bool keep_places) {
   if (old_text.empty()) {
-    return absl::InvalidArgumentError(
-        "old_text is empty; give the exact text to replace (to write a whole file, use file_write)");
+    return absl::InvalidArgumentError(absl::StrCat(core::Term("old_text"),
+                                                   " is empty; give the exact text to replace (to write a whole "
+                                                   "file, use ",
+                                                   core::Term("file_write"), ")"));
   }
   if (absl::Status s = RequireChange(old_text, new_text); !s.ok()) return s;
   if (count.has_value() && *count < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("count is ", *count, "; it must be 0 or more"));
+    return absl::InvalidArgumentError(absl::StrCat(core::Term("count"), " is ", *count, "; it must be 0 or more"));
   }
   BreakNormalizedText t(content);
   std::string old_n = NormalizeBreaks(old_text);
@@ -452,10 +457,10 @@ absl::StatusOr<EditResult> ReplaceEvery(absl::string_view content, absl::string_
       size_t copies = FindAllText(t.norm(), new_n).size();
       if (count.has_value() ? copies == static_cast<size_t>(*count) : copies >= 1) return AlreadyApplied(content);
     }
-    if (!count.has_value()) return MissError("old_text", label, content, old_text);
-    MissDiagnosis d = DiagnoseMiss(content, old_text, "old_text");
+    if (!count.has_value()) return MissError(core::Term("old_text"), label, content, old_text);
+    MissDiagnosis d = DiagnoseMiss(content, old_text, core::Term("old_text"));
     return core::WithCode(
-        absl::NotFoundError(absl::StrCat("old_text was not found in '", label, "' (count mismatch: expected ", *count,
+        absl::NotFoundError(absl::StrCat(core::Term("old_text"), " was not found in '", label, "' (count mismatch: expected ", *count,
                                          ", found 0); nothing was changed. ", d.message)),
         "search_not_found");
   }
@@ -489,13 +494,15 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
                                          absl::string_view new_text, std::optional<int64_t> count,
                                          absl::string_view label, uint64_t max_bytes, bool keep_places) {
   if (start.empty()) {
-    return absl::InvalidArgumentError("old_text_start is empty; give the exact text the range begins with");
+    return absl::InvalidArgumentError(
+        absl::StrCat(core::Term("old_text_start"), " is empty; give the exact text the range begins with"));
   }
   if (end.empty()) {
-    return absl::InvalidArgumentError("old_text_end is empty; give the exact text the range ends with");
+    return absl::InvalidArgumentError(
+        absl::StrCat(core::Term("old_text_end"), " is empty; give the exact text the range ends with"));
   }
   if (count.has_value() && *count < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("count is ", *count, "; it must be 1 or more"));
+    return absl::InvalidArgumentError(absl::StrCat(core::Term("count"), " is ", *count, "; it must be 1 or more"));
   }
   BreakNormalizedText t(content);
   absl::string_view norm = t.norm();
@@ -540,23 +547,24 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
       const size_t copies = FindAllText(norm, new_n).size();
       if (count.has_value() ? copies == static_cast<size_t>(*count) : copies >= 1) return AlreadyApplied(content);
     }
-    if (dangling == kNpos) return MissError("old_text_start", label, content, start);
+    if (dangling == kNpos) return MissError(core::Term("old_text_start"), label, content, start);
     int64_t start_line = LineNumbersOf(norm, {dangling})[0];
     size_t end_before = FindText(norm, end_n);
     if (end_before != kNpos && end_before < dangling) {
       return core::WithCode(
           absl::NotFoundError(absl::StrCat(
-              "old_text_end occurs in '", label, "' only before old_text_start (old_text_end at line ",
-              LineNumbersOf(norm, {end_before})[0], ", old_text_start at line ", start_line,
-              "); nothing was changed. The range runs from old_text_start forward to the first old_text_end after "
-              "it: check that the two are not swapped")),
+              core::Term("old_text_end"), " occurs in '", label, "' only before ", core::Term("old_text_start"),
+              " (", core::Term("old_text_end"), " at line ", LineNumbersOf(norm, {end_before})[0], ", ",
+              core::Term("old_text_start"), " at line ", start_line, "); nothing was changed. The range runs from ",
+              core::Term("old_text_start"), " forward to the first ", core::Term("old_text_end"),
+              " after it: check that the two are not swapped")),
           "search_not_found");
     }
-    MissDiagnosis d = DiagnoseMiss(content, end, "old_text_end");
+    MissDiagnosis d = DiagnoseMiss(content, end, core::Term("old_text_end"));
     return core::WithCode(
-        absl::NotFoundError(absl::StrCat("old_text_start was found at line ", start_line, " of '", label,
-                                         "', but old_text_end was not found after it; nothing was changed. ",
-                                         d.message)),
+        absl::NotFoundError(absl::StrCat(core::Term("old_text_start"), " was found at line ", start_line, " of '",
+                                         label, "', but ", core::Term("old_text_end"),
+                                         " was not found after it; nothing was changed. ", d.message)),
         "search_not_found");
   }
   // As in ReplaceEvery: the count is checked before "already applied".
@@ -566,9 +574,10 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
     if (inside && FindAllText(norm, new_n).size() == static_cast<size_t>(*count)) return AlreadyApplied(content);
     return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
                               "count mismatch in '", label, "': expected ", *count, ", found ", ranges.size(),
-                              " range", ranges.size() == 1 ? "" : "s", " from old_text_start to old_text_end (",
-                              range_lines(), "); nothing was changed. Set count = ", ranges.size(),
-                              " to replace them all, or make old_text_start more specific")),
+                              " range", ranges.size() == 1 ? "" : "s", " from ", core::Term("old_text_start"),
+                              " to ", core::Term("old_text_end"), " (", range_lines(), "); nothing was changed. Set ",
+                              core::Term("count", absl::StrCat(ranges.size())), " to replace them all, or make ",
+                              core::Term("old_text_start"), " more specific")),
                           "match_count_mismatch");
   }
   if (inside) return AlreadyApplied(content);
@@ -576,11 +585,13 @@ absl::StatusOr<EditResult> ReplaceRanges(absl::string_view content, absl::string
     // Every range is asked for, and this start begins none: the ranges are
     // not what the edit assumes, so replacing the others would be a guess.
     return core::WithCode(absl::NotFoundError(absl::StrCat(
-        "old_text_start was found at line ", LineNumbersOf(norm, {dangling})[0], " of '", label, "' after ",
-        ranges.size(), ranges.size() == 1 ? " complete range" : " complete ranges", " (", range_lines(),
-        "), but old_text_end was not found after it; nothing was changed. Every range is replaced, so each "
-        "old_text_start needs an old_text_end after it: give count = ",
-        ranges.size(), " to replace only the complete ones, or make old_text_start more specific")),
+        core::Term("old_text_start"), " was found at line ", LineNumbersOf(norm, {dangling})[0], " of '", label,
+        "' after ", ranges.size(), ranges.size() == 1 ? " complete range" : " complete ranges", " (", range_lines(),
+        "), but ", core::Term("old_text_end"),
+        " was not found after it; nothing was changed. Every range is replaced, so wherever ",
+        core::Term("old_text_start"), " is found, ", core::Term("old_text_end"), " must follow: give ",
+        core::Term("count", absl::StrCat(ranges.size())), " to replace only the complete ones, or make ",
+        core::Term("old_text_start"), " more specific")),
         "search_not_found");
   }
   return Replace(t, std::move(ranges), new_text, max_bytes, label, "range", keep_places);
@@ -621,14 +632,15 @@ absl::Status CheckUtf8Text(absl::string_view content, absl::string_view label) {
     size_t offset = static_cast<size_t>(static_cast<const char*>(nul) - content.data());
     return absl::FailedPreconditionError(absl::StrCat(
         "'", label, "' is a binary file, not UTF-8 text (NUL byte at offset ", offset, ", ", line_and_column(offset),
-        "); text edits refuse it so they cannot corrupt it. Replace it whole with file_write if you must change it"));
+        "); text edits refuse it so they cannot corrupt it. Replace it whole with ", core::Term("file_write"),
+        " if you must change it"));
   }
   size_t bad = 0;
   if (!IsValidUtf8(content, &bad)) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "'%s' is not valid UTF-8 text (byte 0x%02X at offset %d, %s); text edits refuse it so they cannot corrupt "
-        "its encoding. Convert it to UTF-8 first (e.g. iconv via exec), or replace it whole with file_write",
-        label, static_cast<unsigned char>(content[bad]), bad, line_and_column(bad)));
+        "its encoding. Convert it to UTF-8 first (e.g. iconv via exec), or replace it whole with %s",
+        label, static_cast<unsigned char>(content[bad]), bad, line_and_column(bad), core::Term("file_write")));
   }
   return absl::OkStatus();
 }

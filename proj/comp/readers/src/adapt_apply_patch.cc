@@ -87,6 +87,20 @@ class ApplyPatchReader : public answer::Reader {
     };
     return LookUpFix(kFixes, code, action);
   }
+  std::optional<std::string> SayTerm(absl::string_view name, absl::string_view value) const override {
+    static constexpr TermPhrase kTerms[] = {
+        {"old_text", "the hunk's `-` and context lines"},
+        {"new_text", "the hunk's `+` and context lines"},
+        {"file_write", "`*** Delete File:` then `*** Add File:`"},
+        {"file_replace_text", "`*** Update File:` with hunks of its changes"},
+        {"file_delete", "`*** Delete File:`"},
+        {"dir_delete", "a command, not a patch (a patch deletes files only),"},
+        {"file_move", "`*** Move to:`"},
+        {"old_path", "the `*** Update File:` path"},
+        {"new_path", "the `*** Move to:` path"},
+    };
+    return LookUpTerm(kTerms, name, value);
+  }
 };
 
 }  // namespace

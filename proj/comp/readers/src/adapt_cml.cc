@@ -100,6 +100,24 @@ class CmlReader : public answer::Reader {
     };
     return LookUpFix(kFixes, code, action);
   }
+  std::optional<std::string> SayTerm(absl::string_view name, absl::string_view value) const override {
+    static constexpr TermPhrase kTerms[] = {
+        {"old_text", "<search>"},
+        {"new_text", "<replace>"},
+        {"old_text_start", "<search-start>"},
+        {"old_text_end", "<search-end>"},
+        {"count", "count=\"{value}\""},
+        {"file_write", "<write path=\"...\">"},
+        {"file_append", "<write append=\"true\">"},
+        {"file_replace_text", "<edit>"},
+        {"file_delete", "<remove path=\"...\"/>"},
+        {"dir_delete", "<remove path=\"...\"/>"},
+        {"file_move", "<move from=\"...\" to=\"...\"/>"},
+        {"old_path", "the from path"},
+        {"new_path", "the to path"},
+    };
+    return LookUpTerm(kTerms, name, value);
+  }
 };
 
 }  // namespace

@@ -131,6 +131,19 @@ class CslReader : public answer::Reader {
     };
     return LookUpFix(kFixes, code, action);
   }
+  std::optional<std::string> SayTerm(absl::string_view name, absl::string_view value) const override {
+    static constexpr TermPhrase kTerms[] = {
+        {"old_text", "the SEARCH section"},
+        {"new_text", "the REPLACE section"},
+        {"old_text_start", "the SEARCH text before TO"},
+        {"old_text_end", "the SEARCH text after TO"},
+        {"count", "count=\"{value}\""},
+        {"file_write", "a WRITE block"},
+        {"file_append", "a WRITE block with append=\"true\""},
+        {"file_replace_text", "a SEARCH block"},
+    };
+    return LookUpTerm(kTerms, name, value);
+  }
 
  private:
   csl_parser::Delimiters delimiters_;

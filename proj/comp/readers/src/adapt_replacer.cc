@@ -70,6 +70,16 @@ class ReplacerReader : public answer::Reader {
     };
     return LookUpFix(kFixes, code, action);
   }
+  std::optional<std::string> SayTerm(absl::string_view name, absl::string_view value) const override {
+    static constexpr TermPhrase kTerms[] = {
+        {"old_text", "the <<<SEARCH>>> section"},
+        {"new_text", "the <<<REPLACE>>> section"},
+        {"file_write", "<<<OVERWRITE>>>"},
+        {"file_append", "<<<OVERWRITE>>> of the whole new content"},
+        {"file_replace_text", "a <<<SEARCH>>> block"},
+    };
+    return LookUpTerm(kTerms, name, value);
+  }
 };
 
 }  // namespace

@@ -77,6 +77,16 @@ class SearchReplaceReader : public answer::Reader {
     };
     return LookUpFix(kFixes, code, action);
   }
+  std::optional<std::string> SayTerm(absl::string_view name, absl::string_view value) const override {
+    static constexpr TermPhrase kTerms[] = {
+        {"old_text", "the SEARCH section"},
+        {"new_text", "the REPLACE section"},
+        {"file_write", "a block whose SEARCH section holds the whole file"},
+        {"file_append", "a block whose SEARCH section holds the file's last lines"},
+        {"file_replace_text", "a SEARCH/REPLACE block"},
+    };
+    return LookUpTerm(kTerms, name, value);
+  }
 };
 
 }  // namespace

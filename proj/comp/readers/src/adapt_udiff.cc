@@ -117,6 +117,19 @@ class UdiffReader : public answer::Reader {
     };
     return LookUpFix(kFixes, code, action);
   }
+  std::optional<std::string> SayTerm(absl::string_view name, absl::string_view value) const override {
+    static constexpr TermPhrase kTerms[] = {
+        {"old_text", "the hunk's `-` and context lines"},
+        {"new_text", "the hunk's `+` and context lines"},
+        {"file_write", "a diff that deletes it (`+++ /dev/null`), then one that creates it (`--- /dev/null`)"},
+        {"file_replace_text", "a diff of its changes"},
+        {"file_delete", "a diff to `+++ /dev/null`"},
+        {"file_move", "`rename from` and `rename to` lines"},
+        {"old_path", "the `rename from` path"},
+        {"new_path", "the `rename to` path"},
+    };
+    return LookUpTerm(kTerms, name, value);
+  }
 };
 
 }  // namespace

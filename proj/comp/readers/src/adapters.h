@@ -129,6 +129,18 @@ struct FixPhrase {
 std::optional<std::string> LookUpFix(absl::Span<const FixPhrase> table, absl::string_view code,
                                      absl::string_view action);
 
+// One row of a dialect's words for the schema's (answer::Reader::SayTerm):
+// how it says the parameter or action `name`; "{value}" in `text` stands
+// for the value the message gives (a row with it, given no value, says the
+// bare name).
+struct TermPhrase {
+  absl::string_view name;
+  absl::string_view text;
+};
+// The text of `table`'s row for `name`, its value filled in, or none.
+std::optional<std::string> LookUpTerm(absl::Span<const TermPhrase> table, absl::string_view name,
+                                      absl::string_view value);
+
 }  // namespace clada::readers
 
 #endif  // CLADA_PROJ_COMP_READERS_SRC_ADAPTERS_H_

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/ascii.h"
 #include "proj/comp/readers/src/adapters.h"
 
@@ -151,6 +152,17 @@ std::optional<std::string> LookUpFix(absl::Span<const FixPhrase> table, absl::st
   const bool edit = absl::StartsWith(action, "file_replace") || absl::StartsWith(action, "file_apply");
   for (const FixPhrase& row : table) {
     if (row.code == code && (edit || !row.edits_only)) return std::string(row.text);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> LookUpTerm(absl::Span<const TermPhrase> table, absl::string_view name,
+                                      absl::string_view value) {
+  for (const TermPhrase& row : table) {
+    if (row.name != name) continue;
+    // A word said with a value ("count=\"2\""), given none, is the bare name.
+    if (value.empty() && absl::StrContains(row.text, "{value}")) return std::string(name);
+    return absl::StrReplaceAll(row.text, {{"{value}", value}});
   }
   return std::nullopt;
 }
