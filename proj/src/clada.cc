@@ -33,6 +33,7 @@
 #include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/packed_actions.h"
 #include "proj/comp/core/src/path_policy.h"
+#include "proj/comp/core/src/terms.h"
 #include "proj/comp/core/src/utf8.h"
 #include "proj/comp/exec/src/exec.h"
 #include "proj/comp/fs-ops/src/file_store.h"
@@ -720,6 +721,11 @@ void PhraseFixIn(ActionResult& r, absl::string_view dialect) {
 std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
   if (def == nullptr || def->primary_param.empty()) return "";
+  // The schema's words the executor's message names (core::Term), in the
+  // dialect's own; bare without a reader.
+  r.error = core::RenderTerms(r.error, [&](absl::string_view name, absl::string_view value) {
+    return reader == nullptr ? std::optional<std::string>() : reader->SayTerm(name, value);
+  });
   auto it = params.find(def->primary_param);
   if (it == params.end()) return "";
   return it->is_string() ? it->get<std::string>() : it->dump();

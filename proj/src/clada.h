@@ -290,9 +290,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> ExecutorActionName
 // (strings as is, other values as JSON), or "" when there is none.
 std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params);
 
-// Appends to a failed action's error how to fix it in the words of
-// `dialect` (answer::Reader::PhraseFix): the executors' messages name no
-// dialect's markers or tools. Nothing for a dialect the registry lacks.
+// Says a failed action's error in the words of `dialect`: the schema's
+// words its message names (core::Term) as the dialect says them
+// (answer::Reader::SayTerm), then how to fix it (answer::Reader::PhraseFix):
+// the executors' messages name no dialect's markers or tools. Bare words and
+// no fix for a dialect the registry lacks.
 void PhraseFixIn(ActionResult& r, absl::string_view dialect);
 
 // Git options from settings; git_author may be "Name <email>".
