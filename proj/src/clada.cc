@@ -712,6 +712,11 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
 
 void PhraseFixIn(ActionResult& r, absl::string_view dialect) {
   const answer::Reader* reader = ReaderOf(dialect);
+  // The schema's words the executor's message names (core::Term), in the
+  // dialect's own; bare without a reader.
+  r.error = core::RenderTerms(r.error, [&](absl::string_view name, absl::string_view value) {
+    return reader == nullptr ? std::optional<std::string>() : reader->SayTerm(name, value);
+  });
   if (reader == nullptr) return;
   if (std::optional<std::string> fix = reader->PhraseFix(r.code, r.action)) {
     absl::StrAppend(&r.error, absl::EndsWith(r.error, ".") ? " " : ". ", *fix);
@@ -721,11 +726,6 @@ void PhraseFixIn(ActionResult& r, absl::string_view dialect) {
 std::string PrimaryParamValue(absl::string_view action_name, const core::Json& params) {
   const sham_action_parser::ActionDefinition* def = sham_action_parser::FindAction(action_name);
   if (def == nullptr || def->primary_param.empty()) return "";
-  // The schema's words the executor's message names (core::Term), in the
-  // dialect's own; bare without a reader.
-  r.error = core::RenderTerms(r.error, [&](absl::string_view name, absl::string_view value) {
-    return reader == nullptr ? std::optional<std::string>() : reader->SayTerm(name, value);
-  });
   auto it = params.find(def->primary_param);
   if (it == params.end()) return "";
   return it->is_string() ? it->get<std::string>() : it->dump();
