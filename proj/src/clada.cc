@@ -603,10 +603,14 @@ std::vector<std::string> ProtectedFiles(const CladaOptions& options, const core:
   return files;
 }
 
-ExecutionResult FatalResult(ExecutionResult result, std::string message) {
+ExecutionResult FatalResult(ExecutionResult result, std::string message, absl::string_view code) {
   result.success = false;
   result.fatal_error = std::move(message);
+  result.fatal_code = std::string(code);
   return result;
+}
+ExecutionResult FatalResult(ExecutionResult result, const absl::Status& status) {
+  return FatalResult(std::move(result), std::string(status.message()), core::ErrorCode(status));
 }
 
 // What validate lists an action by: its primary parameter's first line,
@@ -877,7 +881,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
     if (!lock_file.empty()) {
       absl::StatusOr<git_tx::RunLock> held =
           git_tx::RunLock::AcquireFile(lock_file, absl::Milliseconds(settings.lock_timeout_ms));
-      if (!held.ok()) return FatalResult(std::move(result), std::string(held.status().message()));
+      if (!held.ok()) return FatalResult(std::move(result), held.status());
       file_lock.emplace(*std::move(held));
     }
     const absl::Duration timeout = absl::Milliseconds(settings.lock_timeout_ms);
@@ -885,7 +889,7 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
         options.run_lock != nullptr && options.run_lock->working_root() == ctx.paths.working_root
             ? options.run_lock->Acquire(timeout)
             : git_tx::RunLock::Acquire(ctx.paths.working_root, timeout);
-    if (!acquired.ok()) return FatalResult(std::move(result), std::string(acquired.status().message()));
+    if (!acquired.ok()) return FatalResult(std::move(result), acquired.status());
     lock.emplace(*std::move(acquired));
     // Only writes and exec matter to the plan: a packed action is made for
     // it only when it is one of those.
@@ -905,7 +909,8 @@ ExecutionResult RunItems(const CladaOptions& options, Clock::time_point start, E
       absl::StatusOr<std::unique_ptr<git_tx::BatchTransaction>> begun =
           git_tx::BeginBatch(ctx.paths.working_root, MakeGitOptions(settings), std::move(plan));
       if (!begun.ok()) {
-        return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()));
+        return FatalResult(std::move(result), absl::StrCat("git_operation_failed: ", begun.status().message()),
+                           "git_operation_failed");
       }
       tx = *std::move(begun);
       result.git.active = tx->active();
@@ -1157,10 +1162,11 @@ ExecutionResult Clada::Execute(absl::string_view llm_output) {
     return FatalResult(std::move(result),
                        absl::StrCat("input_too_large: the answer is ", llm_output.size(),
                                     " bytes, over the limit of ", settings.max_input_bytes,
-                                    " bytes; split it into smaller batches (or raise max_input)"));
+                                    " bytes; split it into smaller batches (or raise max_input)"),
+                       "input_too_large");
   }
   absl::StatusOr<core::ExecContext> ctx = MakeExecContext(options_.working_root, settings, options_.path_policy.get());
-  if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
+  if (!ctx.ok()) return FatalResult(std::move(result), ctx.status());
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
   ctx->on_output = options_.on_exec_output;
   ctx->cancel = options_.cancel;
@@ -1239,7 +1245,7 @@ ExecutionResult Clada::ExecuteActions(std::vector<core::Action> actions, absl::s
   result.error_detail = options_.settings.error_detail;
   absl::StatusOr<core::ExecContext> ctx =
       MakeExecContext(options_.working_root, options_.settings, options_.path_policy.get());
-  if (!ctx.ok()) return FatalResult(std::move(result), std::string(ctx.status().message()));
+  if (!ctx.ok()) return FatalResult(std::move(result), ctx.status());
   ctx->paths.protected_files = ProtectedFiles(options_, ctx->paths);
   ctx->on_output = options_.on_exec_output;
   ctx->cancel = options_.cancel;

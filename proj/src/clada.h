@@ -179,6 +179,9 @@ struct ExecutionResult {
   std::string error_detail = "full";
   std::vector<std::string> warnings;  // batch-level (e.g. duplicate block ids)
   std::optional<std::string> fatal_error;
+  // The fatal error's code (core::ErrorCode: input_too_large, timeout,
+  // path_escape, git_operation_failed, ...); "" without one.
+  std::string fatal_code;
   GitSummary git;
   double elapsed_ms = 0;
 };

@@ -28,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "proj/comp/core/src/error_code.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/utf8.h"
@@ -88,10 +89,24 @@ std::string TypeOfJson(const core::Json& v) {
   return "an object";
 }
 
+// The code of what failed in a batch that did not succeed: its fatal
+// error's, else its first failed action's, else its first refused block's.
+std::string FailureCode(const ExecutionResult& result) {
+  if (!result.fatal_code.empty()) return result.fatal_code;
+  for (const ActionResult& r : result.results) {
+    if (!r.success && !r.code.empty()) return r.code;
+  }
+  for (const auto& e : result.parse_errors) {
+    if (!e.error_type.empty()) return e.error_type;
+  }
+  return "internal";
+}
+
 // The result of an action run through the engine, as a CallToolResult.
 // Its data is moved into structuredContent: it can hold a whole file.
 mcp::ToolResult ActionToolResult(ExecutionResult result, bool structured, int64_t report_budget) {
   mcp::ToolResult out = mcp::ToolResult::Text(FormatReport(result, report_budget), !result.success);
+  if (!result.success) out.meta = core::Json{{mcp::kMetaErrorCode, FailureCode(result)}};
   if (!structured) return out;
   core::Json data = core::Json::object();
   bool ok = result.success;
@@ -379,7 +394,16 @@ core::Json ActionAnnotations(const ActionDefinition& def) {
           {"openWorldHint", exec}};
 }
 
-mcp::ToolResult ErrorResult(const std::string& text) { return mcp::ToolResult::Text(text, true); }
+// A failed call: `text`, and `code` in the result's _meta
+// (mcp::kMetaErrorCode), the executors' codes.
+mcp::ToolResult ErrorResult(absl::string_view code, std::string text) {
+  return mcp::ToolResult::Error(std::string(code), std::move(text));
+}
+// A failed call for `status` (its message after `prefix`), with its code
+// (core::ErrorCode).
+mcp::ToolResult ErrorResult(const absl::Status& status, absl::string_view prefix = "") {
+  return ErrorResult(core::ErrorCode(status), absl::StrCat(prefix, status.message()));
+}
 
 // Resolves `args.path` for an extra tool through the call's path policy.
 absl::StatusOr<std::string> ResolveToolPath(const CallContext& c, const core::Json& args) {
@@ -435,20 +459,21 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
   apply.call = [options, base, session](const mcp::ToolCall& call) {
     const core::Json& args = call.arguments;
     if (!args.contains("text") || !args["text"].is_string()) {
-      return ErrorResult("invalid arguments for apply_answer: text (a string) is required");
+      return ErrorResult("invalid_params", "invalid arguments for apply_answer: text (a string) is required");
     }
     if (args.contains("dry_run") && !args["dry_run"].is_boolean()) {
-      return ErrorResult(absl::StrCat("invalid arguments for apply_answer: dry_run must be a boolean, got ",
+      return ErrorResult("invalid_params",
+                         absl::StrCat("invalid arguments for apply_answer: dry_run must be a boolean, got ",
                                       TypeOfJson(args["dry_run"])));
     }
     for (auto it = args.begin(); it != args.end(); ++it) {
       if (it.key() != "text" && it.key() != "dry_run") {
-        return ErrorResult(absl::StrCat("invalid arguments for apply_answer: unknown parameter '", it.key(),
-                                        "' (apply_answer takes text, dry_run)"));
+        return ErrorResult("invalid_params", absl::StrCat("invalid arguments for apply_answer: unknown parameter '",
+                                                          it.key(), "' (apply_answer takes text, dry_run)"));
       }
     }
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
     // What the report shows is kept, as `clada run` keeps it (the typed
     // tools keep whole outputs): an answer of 300,000 tasks would otherwise
@@ -462,6 +487,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     const std::string report = FormatTextReport(result, options.settings.report_budget_bytes);
     mcp::ToolResult out = mcp::ToolResult::Text(report, !result.success);
     out.structured_content = ExecutionResultToJson(result);
+    if (!result.success) out.meta = core::Json{{mcp::kMetaErrorCode, FailureCode(result)}};
     return out;
   };
   // An answer may hold any action, exec included.
@@ -497,21 +523,22 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
   tree.annotations = read_only;
   tree.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     absl::StatusOr<std::string> dir = ResolveToolPath(*c, call.arguments);
-    if (!dir.ok()) return ErrorResult(absl::StrCat("dir_tree: ", dir.status().message()));
+    if (!dir.ok()) return ErrorResult(dir.status(), "dir_tree: ");
     absl::StatusOr<std::optional<git_tx::RunLock>> lock = LockForTool(*c);
-    if (!lock.ok()) return ErrorResult(absl::StrCat("dir_tree: ", lock.status().message()));
+    if (!lock.ok()) return ErrorResult(lock.status(), "dir_tree: ");
     struct stat st;
     if (fs_ops::DiskStore::Get().Stat(*dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return ErrorResult(absl::StrCat("dir_tree: not a directory: ", call.arguments["path"].get<std::string>()));
+      return ErrorResult("failed_precondition",
+                         absl::StrCat("dir_tree: not a directory: ", call.arguments["path"].get<std::string>()));
     }
     std::optional<core::PathPolicy> made;
     TreeWalk walk;
     walk.policy = c->clada.path_policy.get();
     if (walk.policy == nullptr) {
       absl::StatusOr<core::PathPolicy> policy = MakeRunPathPolicy(c->clada.working_root, c->clada.settings);
-      if (!policy.ok()) return ErrorResult(absl::StrCat("dir_tree: ", policy.status().message()));
+      if (!policy.ok()) return ErrorResult(policy.status(), "dir_tree: ");
       made = *std::move(policy);
       walk.policy = &*made;
     }
@@ -521,9 +548,11 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     walk.cancelled = call.cancelled;
     if (call.arguments.contains("exclude_patterns")) {
       const core::Json& ex = call.arguments["exclude_patterns"];
-      if (!ex.is_array()) return ErrorResult("invalid arguments for dir_tree: exclude_patterns must be an array");
+      if (!ex.is_array())
+        return ErrorResult("invalid_params", "invalid arguments for dir_tree: exclude_patterns must be an array");
       for (const core::Json& p : ex) {
-        if (!p.is_string()) return ErrorResult("invalid arguments for dir_tree: exclude_patterns holds strings");
+        if (!p.is_string())
+          return ErrorResult("invalid_params", "invalid arguments for dir_tree: exclude_patterns holds strings");
         walk.excludes.push_back(p.get<std::string>());
       }
     }
@@ -562,15 +591,16 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
   info.quick = true;
   info.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
-    if (!path.ok()) return ErrorResult(absl::StrCat("file_info: ", path.status().message()));
+    if (!path.ok()) return ErrorResult(path.status(), "file_info: ");
     absl::StatusOr<std::optional<git_tx::RunLock>> lock = LockForTool(*c);
-    if (!lock.ok()) return ErrorResult(absl::StrCat("file_info: ", lock.status().message()));
+    if (!lock.ok()) return ErrorResult(lock.status(), "file_info: ");
     // lstat(2) through fs-ops' store: a FIFO or device is described, never opened.
     struct stat st;
     if (fs_ops::DiskStore::Get().Lstat(*path, &st) != 0) {
-      return ErrorResult(absl::StrCat("file_info: file_not_found: ", call.arguments["path"].get<std::string>()));
+      return ErrorResult("not_found",
+                         absl::StrCat("file_info: file_not_found: ", call.arguments["path"].get<std::string>()));
     }
     core::Json data = {{"path", *path},
                        {"type", FileType(st.st_mode)},
@@ -603,7 +633,7 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
   roots.quick = true;
   roots.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     core::Json data = {{"working_root", c->roots[0]},
                        {"roots", c->roots},
                        {"source", c->client_roots ? "client" : "server"}};
@@ -629,12 +659,13 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
   media.quick = true;
   media.call = [options, base](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     absl::StatusOr<std::string> path = ResolveToolPath(*c, call.arguments);
-    if (!path.ok()) return ErrorResult(absl::StrCat("file_read_media: ", path.status().message()));
+    if (!path.ok()) return ErrorResult(path.status(), "file_read_media: ");
     const std::string type = MediaType(*path);
     if (type.empty()) {
-      return ErrorResult(absl::StrCat("file_read_media: not an image or audio file by its name: ",
+      return ErrorResult("invalid_params",
+                         absl::StrCat("file_read_media: not an image or audio file by its name: ",
                                       call.arguments["path"].get<std::string>(), "; file_read reads text"));
     }
     // Read as fs-ops reads: a non-blocking open, and a FIFO, socket or
@@ -643,17 +674,18 @@ void AddExtraTools(const McpServerOptions& options, const std::shared_ptr<CallBa
     struct stat st;
     const int err = fs_ops::DiskStore::Get().ReadRegular(*path, options.settings.max_file_bytes, &bytes, &st);
     if (err == fs_ops::kNotRegular) {
-      return ErrorResult(absl::StrCat("file_read_media: '", call.arguments["path"].get<std::string>(),
+      return ErrorResult("not_a_file",
+                         absl::StrCat("file_read_media: '", call.arguments["path"].get<std::string>(),
                                       "' is not a regular file (a FIFO, socket or device); it was not opened, so "
                                       "nothing waits on it"));
     }
     if (err == EFBIG) {
-      return ErrorResult(absl::StrCat("file_read_media: '", call.arguments["path"].get<std::string>(),
-                                      "' is over the limit of ", options.settings.max_file_bytes,
-                                      " bytes (setting max_file_size)"));
+      return ErrorResult("too_large", absl::StrCat("file_read_media: '", call.arguments["path"].get<std::string>(),
+                                                   "' is over the limit of ", options.settings.max_file_bytes,
+                                                   " bytes (setting max_file_size)"));
     }
     if (err != 0) {
-      return ErrorResult(absl::StrCat("file_read_media: ", core::ErrnoStatus(err, "cannot read", *path).message()));
+      return ErrorResult(core::ErrnoStatus(err, "cannot read", *path), "file_read_media: ");
     }
     mcp::ToolResult out;
     out.content.push_back({{"type", absl::StartsWith(type, "image/") ? "image" : "audio"},
@@ -885,19 +917,23 @@ absl::StatusOr<core::Json> RecentBatches(const std::string& working_root, const 
 }
 
 // One edit of edit_file: `old_text` occurs exactly once in `text`.
-std::string ApplyOneEdit(std::string& text, const std::string& old_text, const std::string& new_text) {
-  if (old_text.empty()) return "old_text is empty";
+absl::Status ApplyOneEdit(std::string& text, const std::string& old_text, const std::string& new_text) {
+  if (old_text.empty()) return core::WithCode(absl::InvalidArgumentError("old_text is empty"), "invalid_params");
   const size_t at = text.find(old_text);
-  if (at == std::string::npos) return "old_text was not found";
+  if (at == std::string::npos) {
+    return core::WithCode(absl::NotFoundError("old_text was not found"), "search_not_found");
+  }
   size_t count = 1;
   for (size_t next = text.find(old_text, at + 1); next != std::string::npos; next = text.find(old_text, next + 1)) {
     ++count;
   }
   if (count > 1) {
-    return absl::StrCat("old_text occurs ", count, " times; add the lines around it so that it names one place");
+    return core::WithCode(absl::FailedPreconditionError(absl::StrCat(
+                              "old_text occurs ", count, " times; add the lines around it so that it names one place")),
+                          "match_count_mismatch");
   }
   text.replace(at, old_text.size(), new_text);
-  return "";
+  return absl::OkStatus();
 }
 
 void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<CallBase>& base,
@@ -936,39 +972,42 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
     const core::Json& args = call.arguments;
     for (auto it = args.begin(); it != args.end(); ++it) {
       if (it.key() != "path" && it.key() != "edits" && it.key() != "dry_run") {
-        return ErrorResult(absl::StrCat("invalid arguments for edit_file: unknown parameter '", it.key(),
-                                        "' (edit_file takes path, edits, dry_run)"));
+        return ErrorResult("invalid_params", absl::StrCat("invalid arguments for edit_file: unknown parameter '",
+                                                          it.key(), "' (edit_file takes path, edits, dry_run)"));
       }
     }
     if (!args.contains("edits") || !args["edits"].is_array() || args["edits"].empty()) {
-      return ErrorResult("invalid arguments for edit_file: edits (a non-empty array of {old_text, new_text}) is "
+      return ErrorResult("invalid_params",
+                         "invalid arguments for edit_file: edits (a non-empty array of {old_text, new_text}) is "
                          "required");
     }
     if (args.contains("dry_run") && !args["dry_run"].is_boolean()) {
-      return ErrorResult(absl::StrCat("invalid arguments for edit_file: dry_run must be a boolean, got ",
+      return ErrorResult("invalid_params",
+                         absl::StrCat("invalid arguments for edit_file: dry_run must be a boolean, got ",
                                       TypeOfJson(args["dry_run"])));
     }
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     absl::StatusOr<std::string> resolved = ResolveToolPath(*c, args);
-    if (!resolved.ok()) return ErrorResult(std::string(resolved.status().message()));
+    if (!resolved.ok()) return ErrorResult(resolved.status());
     absl::StatusOr<std::string> before = core::ReadFileToString(*resolved, c->clada.settings.max_file_bytes);
-    if (!before.ok()) return ErrorResult(absl::StrCat("edit_file: ", before.status().message()));
+    if (!before.ok()) return ErrorResult(before.status(), "edit_file: ");
     std::string text = *before;
     const core::Json& edits = args["edits"];
     for (size_t i = 0; i < edits.size(); ++i) {
       const core::Json& e = edits[i];
       if (!e.is_object() || !e.contains("old_text") || !e["old_text"].is_string() || !e.contains("new_text") ||
           !e["new_text"].is_string()) {
-        return ErrorResult(absl::StrCat("invalid arguments for edit_file: edits[", i,
-                                        "] needs old_text and new_text, both strings"));
+        return ErrorResult("invalid_params", absl::StrCat("invalid arguments for edit_file: edits[", i,
+                                                          "] needs old_text and new_text, both strings"));
       }
-      const std::string problem =
+      const absl::Status problem =
           ApplyOneEdit(text, e["old_text"].get<std::string>(), e["new_text"].get<std::string>());
-      if (!problem.empty()) {
-        return ErrorResult(absl::StrCat("edit_file: edit ", i + 1, " of ", edits.size(), " in ",
-                                        args["path"].get<std::string>(), ": ", problem,
-                                        "; nothing was written (the edits apply all or none)"));
+      if (!problem.ok()) {
+        return ErrorResult(
+            core::ErrorCode(problem),
+            absl::StrCat("edit_file: edit ", i + 1, " of ", edits.size(), " in ", args["path"].get<std::string>(), ": ",
+                         problem.message(), "; nothing was written (the edits apply all or none)"));
       }
     }
     c->clada.dry_run = c->clada.dry_run || args.value("dry_run", false);
@@ -996,7 +1035,7 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
       {"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", false}};
   undo.call = [options, base, session](const mcp::ToolCall& call) {
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     const std::string& root = c->clada.working_root;
     std::string last;
     {
@@ -1006,24 +1045,27 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
       }
     }
     if (last.empty()) {
-      return ErrorResult(absl::StrCat("undo_batch: this session has committed no batch in ", root,
+      return ErrorResult("failed_precondition",
+                         absl::StrCat("undo_batch: this session has committed no batch in ", root,
                                       " to take back (the user's own commits are theirs: `clada undo` in a terminal)"));
     }
     if (c->clada.dry_run) {
-      return ErrorResult("undo_batch: the server runs with --dry-run; nothing is undone");
+      return ErrorResult("failed_precondition", "undo_batch: the server runs with --dry-run; nothing is undone");
     }
     absl::StatusOr<core::Json> recent = RecentBatches(root, c->clada.settings, 1);
-    if (!recent.ok()) return ErrorResult(absl::StrCat("undo_batch: ", recent.status().message()));
+    if (!recent.ok()) return ErrorResult(recent.status(), "undo_batch: ");
     const std::string newest = !recent->empty() ? (*recent)[0].value("commit", "") : "";
     if (newest != last) {
-      return ErrorResult(absl::StrCat("undo_batch: this session's last batch ", last.substr(0, 7),
-                                      " is no longer the newest clada commit (",
-                                      newest.empty() ? "none" : newest.substr(0, 7),
-                                      " is): another batch came after it; nothing was undone"));
+      return ErrorResult(
+          "failed_precondition",
+          absl::StrCat("undo_batch: this session's last batch ", last.substr(0, 7),
+                       " is no longer the newest clada commit (", newest.empty() ? "none" : newest.substr(0, 7),
+                       " is): another batch came after it; nothing was undone"));
     }
     std::ostringstream out, err;
     const int code = git_tx::RunGitCommand("undo", {}, root, MakeGitOptions(c->clada.settings), out, err);
-    if (code != 0) return ErrorResult(absl::StrCat("undo_batch: ", absl::StripAsciiWhitespace(err.str())));
+    if (code != 0)
+      return ErrorResult("failed_precondition", absl::StrCat("undo_batch: ", absl::StripAsciiWhitespace(err.str())));
     {
       std::lock_guard<std::mutex> lock(session->mu);
       auto& v = session->commits;
@@ -1051,22 +1093,22 @@ void AddSessionTools(const McpServerOptions& options, const std::shared_ptr<Call
     const core::Json& args = call.arguments;
     for (auto it = args.begin(); it != args.end(); ++it) {
       if (it.key() != "limit") {
-        return ErrorResult(absl::StrCat("invalid arguments for log: unknown parameter '", it.key(),
-                                        "' (log takes limit)"));
+        return ErrorResult("invalid_params", absl::StrCat("invalid arguments for log: unknown parameter '", it.key(),
+                                                          "' (log takes limit)"));
       }
     }
     int limit = 10;
     if (args.contains("limit")) {
       if (!args["limit"].is_number_integer() || args["limit"].get<int64_t>() < 1 || args["limit"].get<int64_t>() > 200) {
-        return ErrorResult("invalid arguments for log: limit must be an integer from 1 to 200");
+        return ErrorResult("invalid_params", "invalid arguments for log: limit must be an integer from 1 to 200");
       }
       limit = args["limit"].get<int>();
     }
     absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-    if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+    if (!c.ok()) return ErrorResult(c.status());
     const std::string& root = c->clada.working_root;
     absl::StatusOr<core::Json> recent = RecentBatches(root, c->clada.settings, limit);
-    if (!recent.ok()) return ErrorResult(absl::StrCat("log: ", recent.status().message()));
+    if (!recent.ok()) return ErrorResult(recent.status(), "log: ");
     std::set<std::string> mine;
     {
       std::lock_guard<std::mutex> lock(session->mu);
@@ -1117,12 +1159,13 @@ mcp::ToolRegistry MakeCladaTools(const McpServerOptions& options) {
     const bool structured = tool.output_schema.has_value();
     const ActionDefinition* d = &def;
     tool.call = [options, base, session, d, structured](const mcp::ToolCall& call) {
-      if (call.cancelled != nullptr && call.cancelled->load()) return ErrorResult("cancelled before it ran");
+      if (call.cancelled != nullptr && call.cancelled->load())
+        return ErrorResult("cancelled", "cancelled before it ran");
       core::Json params;
       std::string problem = ArgumentsToParams(*d, call.arguments, &params);
-      if (!problem.empty()) return ErrorResult(problem);
+      if (!problem.empty()) return ErrorResult("invalid_params", problem);
       absl::StatusOr<CallContext> c = MakeCallContext(options, *base, call);
-      if (!c.ok()) return ErrorResult(std::string(c.status().message()));
+      if (!c.ok()) return ErrorResult(c.status());
       core::Action action;
       action.name = d->name;
       action.params = std::move(params);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -184,6 +185,54 @@ TEST_F(McpCall, AFixIsSaidInTheToolsWords) {
   mcp::ToolResult missing = Call("file_replace_text", {{"path", "nope.txt"}, {"old_text", "x"}, {"new_text", "z"}});
   EXPECT_TRUE(missing.is_error);
   EXPECT_TRUE(absl::StrContains(Text(missing), "Create it with file_write")) << Text(missing);
+}
+
+// Every failed call carries its error's code in the result's _meta
+// (mcp::kMetaErrorCode), the executors' codes: a client tells a bad
+// argument from a missing file or an edit that matched twice without
+// reading the text. Before, an argument error had none.
+TEST_F(McpCall, EveryErrorCarriesItsCode) {
+  ASSERT_FALSE(Call("file_write", {{"path", "a.txt"}, {"content", "x\ny\nx\n"}}).is_error);
+  ASSERT_EQ(::mkdir((root_ + "/d").c_str(), 0755), 0);
+  const std::vector<std::tuple<std::string, core::Json, std::string>> calls = {
+      {"file_write", {{"path", "b.txt"}, {"content", "x"}, {"colour", "red"}}, "invalid_params"},
+      {"file_write", {{"path", 7}, {"content", "x"}}, "invalid_params"},
+      {"file_write", {{"path", "../proj-evil/x.txt"}, {"content", "x"}}, "path_escape"},
+      {"file_replace_text", {{"path", "a.txt"}, {"old_text", "x"}, {"new_text", "z"}}, "match_count_mismatch"},
+      {"file_replace_text", {{"path", "nope.txt"}, {"old_text", "x"}, {"new_text", "z"}}, "not_found"},
+      {"apply_answer", core::Json::object(), "invalid_params"},
+      {"apply_answer", {{"text", "x"}, {"dry_run", "yes"}}, "invalid_params"},
+      {"edit_file", {{"path", "a.txt"}}, "invalid_params"},
+      {"edit_file", {{"path", "a.txt"}, {"edits", {{{"old_text", "x"}}}}}, "invalid_params"},
+      {"edit_file", {{"path", "a.txt"}, {"edits", {{{"old_text", "q"}, {"new_text", "z"}}}}}, "search_not_found"},
+      {"edit_file", {{"path", "a.txt"}, {"edits", {{{"old_text", "x"}, {"new_text", "z"}}}}}, "match_count_mismatch"},
+      {"edit_file",
+       {{"path", "../proj-evil/a.txt"}, {"edits", {{{"old_text", "x"}, {"new_text", "z"}}}}},
+       "path_escape"},
+      {"dir_tree", {{"path", "a.txt"}}, "failed_precondition"},
+      {"dir_tree", {{"path", "."}, {"exclude_patterns", "*.log"}}, "invalid_params"},
+      {"dir_tree", {{"path", "../proj-evil"}}, "path_escape"},
+      {"file_info", {{"path", "nope.txt"}}, "not_found"},
+      {"file_info", core::Json::object(), "invalid_params"},
+      {"file_read_media", {{"path", "a.txt"}}, "invalid_params"},
+      {"file_read_media", {{"path", "nope.png"}}, "not_found"},
+      {"undo_batch", core::Json::object(), "failed_precondition"},
+      {"apply_answer",
+       {{"text", "a.txt\n```\n<<<<<<< SEARCH\nx\n=======\nz\n>>>>>>> REPLACE\n```\n"}},
+       "match_count_mismatch"},
+      {"apply_answer", {{"text", "<<<FILE>>>\na.txt\n<<<REPLACE>>>\nx\n<<<END>>>\n"}}, "replace_without_search"},
+      {"log", {{"limit", 0}}, "invalid_params"},
+  };
+  for (const auto& [tool, arguments, code] : calls) {
+    const mcp::ToolResult r = Call(tool, arguments);
+    EXPECT_TRUE(r.is_error) << tool << " " << arguments.dump();
+    ASSERT_TRUE(r.meta.is_object()) << tool << " " << arguments.dump() << ": " << Text(r);
+    EXPECT_EQ(r.meta.value(mcp::kMetaErrorCode, ""), code) << tool << " " << arguments.dump() << ": " << Text(r);
+  }
+  // A call that succeeds has none.
+  const mcp::ToolResult ok = Call("file_read", {{"path", "a.txt"}});
+  EXPECT_FALSE(ok.is_error);
+  EXPECT_FALSE(ok.meta.is_object() && ok.meta.contains(mcp::kMetaErrorCode)) << ok.meta.dump();
 }
 
 TEST_F(McpCall, WritesReadsAndReturnsStructuredContent) {

@@ -52,6 +52,7 @@ Json ResultToJson(ToolResult r) {
   j["content"] = std::move(r.content);
   if (r.structured_content.has_value()) j["structuredContent"] = *std::move(r.structured_content);
   if (r.is_error) j["isError"] = true;
+  if (r.meta.is_object()) j["_meta"] = std::move(r.meta);
   return j;
 }
 

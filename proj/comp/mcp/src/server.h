@@ -62,11 +62,18 @@ struct ToolCall {
   std::optional<std::vector<std::string>> client_roots;
 };
 
+// The key of a failed tool result's _meta that names its error's code (the
+// executors' codes: invalid_params, not_found, search_not_found,
+// path_escape, ...; core::ErrorCode).
+inline constexpr char kMetaErrorCode[] = "clada/code";
+
 // A CallToolResult.
 struct ToolResult {
   Json content = Json::array();
   std::optional<Json> structured_content;
   bool is_error = false;
+  // The result's _meta (an object), or null for none.
+  Json meta;
 
   static ToolResult Text(std::string text, bool is_error = false) {
     ToolResult r;
@@ -75,6 +82,13 @@ struct ToolResult {
     item["text"] = std::move(text);  // a report can hold a whole file: moved, not copied
     r.content.push_back(std::move(item));
     r.is_error = is_error;
+    return r;
+  }
+  // A failed call: its message, and its error's code in _meta
+  // (kMetaErrorCode).
+  static ToolResult Error(std::string code, std::string text) {
+    ToolResult r = Text(std::move(text), /*is_error=*/true);
+    r.meta = Json{{kMetaErrorCode, std::move(code)}};
     return r;
   }
 };

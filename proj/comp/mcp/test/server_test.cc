@@ -80,7 +80,7 @@ ToolRegistry TestTools() {
                return r;
              }});
   tools.Add({"fail", "", "Fails", object_schema, std::nullopt, nullptr,
-             [](const ToolCall&) { return ToolResult::Text("it failed", true); }});
+             [](const ToolCall&) { return ToolResult::Error("not_found", "it failed"); }});
   tools.Add({"wait", "", "Waits until cancelled (10 s at most)", object_schema, std::nullopt, nullptr,
              [](const ToolCall& c) {
                for (int i = 0; i < 1000 && !c.cancelled->load(); ++i) {
