@@ -102,6 +102,21 @@ absl::Status DiskStore::WriteAtomic(const std::string& path, absl::string_view d
   return core::WriteFileAtomic(path, data);
 }
 
+absl::Status DiskStore::WriteAtomicPieces(const std::string& path,
+                                          absl::FunctionRef<absl::Status(core::AppendPiece)> produce) {
+  return core::WriteFileAtomicPieces(path, produce);
+}
+
+absl::Status FileStore::WriteAtomicPieces(const std::string& path,
+                                          absl::FunctionRef<absl::Status(core::AppendPiece)> produce) {
+  std::string data;
+  absl::Status s = produce([&](absl::string_view piece) {
+    data.append(piece.data(), piece.size());
+    return absl::OkStatus();
+  });
+  return s.ok() ? WriteAtomic(path, data) : s;
+}
+
 absl::Status DiskStore::MakeDirs(const std::string& dir) { return core::CreateDirectories(dir); }
 
 int DiskStore::Unlink(const std::string& path) { return ::unlink(path.c_str()) == 0 ? 0 : errno; }

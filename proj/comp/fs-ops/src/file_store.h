@@ -21,9 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "proj/comp/core/src/file_io.h"
 
 namespace clada::fs_ops {
 
@@ -48,6 +50,10 @@ class FileStore {
   virtual int ReadRegular(const std::string& path, int64_t limit, std::string* out, struct stat* st) const = 0;
   // core::WriteFileAtomic; core::CreateDirectories.
   virtual absl::Status WriteAtomic(const std::string& path, absl::string_view data) = 0;
+  // The same, the data given piece by piece (core::WriteFileAtomicPieces);
+  // a store without its own builds the data and calls WriteAtomic.
+  virtual absl::Status WriteAtomicPieces(const std::string& path,
+                                         absl::FunctionRef<absl::Status(core::AppendPiece)> produce);
   virtual absl::Status MakeDirs(const std::string& dir) = 0;
   // unlink(2), rmdir(2) (ENOTEMPTY), rename(2): 0 or errno.
   virtual int Unlink(const std::string& path) = 0;
@@ -76,6 +82,8 @@ class DiskStore : public FileStore {
   int Readlink(const std::string& path, std::string* target) const override;
   int ReadRegular(const std::string& path, int64_t limit, std::string* out, struct stat* st) const override;
   absl::Status WriteAtomic(const std::string& path, absl::string_view data) override;
+  absl::Status WriteAtomicPieces(const std::string& path,
+                                 absl::FunctionRef<absl::Status(core::AppendPiece)> produce) override;
   absl::Status MakeDirs(const std::string& dir) override;
   int Unlink(const std::string& path) override;
   int Rmdir(const std::string& path) override;

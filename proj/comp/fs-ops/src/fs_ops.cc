@@ -1119,7 +1119,7 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   }
   if (parsed.files.size() != 1 || parsed.files[0].kind != patch_text::FileKind::kUpdate ||
       parsed.files[0].hunks.empty() || parsed.files[0].move_to.has_value()) {
-    return absl::InvalidArgumentError(
+    return absl::InvalidArgumentError(absl::StrCat(
         "diff must hold the hunks of one file (@@ -LINE,COUNT +LINE,COUNT @@ and its lines), or create one "
         "(--- /dev/null) or delete one (+++ /dev/null); move files with ",
         core::Term("file_move")));
@@ -1246,7 +1246,7 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
       touched.insert(touched.end(), one->touched_paths.begin(), one->touched_paths.end());
     } else {
       item["replacements_made"] = 0;
-      item["error"] = std::string(one.status().message());
+      item["error"] = core::BareTerms(one.status().message());  // data: said by no dialect
       if (first_code.empty()) first_code = core::ErrorCode(one.status());
       failures.push_back(absl::StrCat("'", item["path"].get<std::string>(), "': ", one.status().message()));
     }

@@ -137,20 +137,23 @@ bool IsPlaceholderLine(absl::string_view line) {
 }
 
 std::optional<PlaceholderLine> FindPlaceholder(absl::string_view content, absl::string_view existing) {
+  return PlaceholderFinder(existing).Find(content);
+}
+
+std::optional<PlaceholderLine> PlaceholderFinder::Find(absl::string_view content) {
   int64_t number = 0;
-  std::optional<absl::flat_hash_set<absl::string_view>> old_lines;  // built at the first placeholder
   for (absl::string_view line : absl::StrSplit(content, '\n')) {
     ++number;
     absl::ConsumeSuffix(&line, "\r");
     if (!IsPlaceholderLine(line)) continue;
-    if (!old_lines.has_value()) {
-      old_lines.emplace();
-      for (absl::string_view old : absl::StrSplit(existing, '\n')) {
+    if (!old_lines_.has_value()) {  // built at the first placeholder
+      old_lines_.emplace();
+      for (absl::string_view old : absl::StrSplit(existing_, '\n')) {
         absl::ConsumeSuffix(&old, "\r");
-        old_lines->insert(old);
+        old_lines_->insert(old);
       }
     }
-    if (!old_lines->contains(line)) return PlaceholderLine{number, std::string(line)};
+    if (!old_lines_->contains(line)) return PlaceholderLine{number, std::string(line)};
   }
   return std::nullopt;
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 
 namespace clada::fs_ops::internal {
@@ -35,6 +36,20 @@ struct PlaceholderLine {
 // The first placeholder line of `content` that is not also a line of
 // `existing` (a file may hold such a line as its own text), or nullopt.
 std::optional<PlaceholderLine> FindPlaceholder(absl::string_view content, absl::string_view existing);
+
+// FindPlaceholder over many parts of one edit's result: the lines of
+// `existing` are gathered once (at the first placeholder line seen), not
+// once a part. Holds a view of `existing`.
+class PlaceholderFinder {
+ public:
+  explicit PlaceholderFinder(absl::string_view existing) : existing_(existing) {}
+  // FindPlaceholder(content, existing).
+  std::optional<PlaceholderLine> Find(absl::string_view content);
+
+ private:
+  absl::string_view existing_;
+  std::optional<absl::flat_hash_set<absl::string_view>> old_lines_;
+};
 
 }  // namespace clada::fs_ops::internal
 

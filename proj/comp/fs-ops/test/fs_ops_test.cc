@@ -30,8 +30,8 @@
 #include "gtest/gtest.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
-#include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/core/src/terms.h"
+#include "proj/comp/fs-ops/src/file_store.h"
 #include "proj/comp/sham-action-parser/src/sham_action_parser.h"
 
 namespace clada::fs_ops {
@@ -461,10 +461,10 @@ TEST_P(CasesMd, Runs) {
   for (size_t i = 0; i < parsed.actions.size(); ++i) {
     ASSERT_EQ(parsed.actions[i].name, c.action) << "a case runs its file's action";
     out = ExecuteFileOperation(parsed.actions[i], ctx);
-    EXPECT_EQ(predicted[i].success, out.success)
     // The schema's words in the message as SHAM says them: the cases are SHAM's.
     out.error = core::BareTerms(out.error);
     predicted[i].error = core::BareTerms(predicted[i].error);
+    EXPECT_EQ(predicted[i].success, out.success)
         << "action " << i + 1 << ": the dry run predicted " << (predicted[i].success ? "success" : "failure")
         << " (" << predicted[i].error << "), the real run " << (out.success ? "succeeded" : "failed") << " ("
         << out.error << ")";
@@ -628,6 +628,25 @@ TEST(ExecuteFileOperation, EmptyPathListIsAnError) {
     EXPECT_FALSE(out.success);
     EXPECT_EQ(out.error, absl::StrCat(name, ": paths names no file; give one path per line"));
   }
+}
+
+// A result's data is said by no dialect: the error of each file of
+// files_replace_all_text names the schema's words bare, as the error does
+// once the engine says it for SHAM (no term mark left in --json or MCP).
+TEST(ExecuteFileOperation, DataNamesTheSchemasWordsBare) {
+  Sandbox box;
+  WriteSetupFile(box.root() + "/a.txt", "alpha\n");
+  WriteSetupFile(box.root() + "/b.txt", "beta\n");
+  core::ExecContext ctx;
+  ctx.paths = *core::MakePathPolicy(box.root(), {});
+  core::Action action;
+  action.name = "files_replace_all_text";
+  action.params = {{"paths", "a.txt\nb.txt"}, {"old_text", "alpha"}, {"new_text", "gamma"}};
+  core::ActionOutcome out = ExecuteFileOperation(action, ctx);
+  ASSERT_FALSE(out.success);
+  const std::string b_error = out.data["results"][1].value("error", "");
+  EXPECT_TRUE(absl::StartsWith(b_error, "old_text was not found in 'b.txt'")) << b_error;
+  EXPECT_EQ(out.data.dump().find("\\u001f"), std::string::npos) << out.data.dump();
 }
 
 TEST(ExecuteFileOperation, MissingParameterIsAnError) {
