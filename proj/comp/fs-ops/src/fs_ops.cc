@@ -526,6 +526,35 @@ absl::Status WriteText(const Call& call, const std::string& path, bool bom, absl
   return absl::OkStatus();
 }
 
+// WriteText for an edit's result not built whole: its pieces go to the
+// temp file a megabyte at a time (the BOM first when the file had one), as
+// atomic as WriteText.
+absl::Status WriteSpliced(const Call& call, const std::string& path, bool bom, const internal::SplicedText& t) {
+  constexpr size_t kChunk = 1 << 20;
+  absl::Status s = call.store().WriteAtomicPieces(path, [&](core::AppendPiece append) -> absl::Status {
+    std::string chunk;
+    chunk.reserve(kChunk);
+    if (bom) chunk.append(internal::kUtf8Bom.data(), internal::kUtf8Bom.size());
+    for (size_t i = 0; i < t.PieceCount(); ++i) {
+      const absl::string_view piece = t.Piece(i);
+      if (chunk.size() + piece.size() > kChunk && !chunk.empty()) {
+        RETURN_IF_ERROR(append(chunk));
+        chunk.clear();
+      }
+      if (piece.size() >= kChunk) {
+        RETURN_IF_ERROR(append(piece));
+      } else {
+        chunk.append(piece.data(), piece.size());
+      }
+    }
+    return chunk.empty() ? absl::OkStatus() : append(chunk);
+  });
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("cannot write '", call.Display(path), "': ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MakeParents(const Call& call, const std::string& path) {
   std::string parent = Parent(path);
   absl::Status s = call.store().MakeDirs(parent);
@@ -560,6 +589,12 @@ ActionOutcome Touched(ActionOutcome out, std::vector<std::string> paths) {
 // each change of a file's text, a file created, deleted or moved.
 void NoteEdit(const Call& call, const std::string& path, absl::string_view before, absl::string_view after) {
   if (call.ctx().answer_lines != nullptr) call.ctx().answer_lines->Record(path, before, after, call.label());
+}
+// An edit of places: the record from its pieces, the result not built.
+void NoteSplicedEdit(const Call& call, const std::string& path, const internal::SplicedText& t) {
+  if (call.ctx().answer_lines == nullptr) return;
+  const core::PiecedText after{t.PieceCount(), [&t](size_t i) { return t.Piece(i); }};
+  call.ctx().answer_lines->Record(path, t.original(), after, call.label());
 }
 void NoteCreated(const Call& call, const std::string& path) {
   if (call.ctx().answer_lines != nullptr) call.ctx().answer_lines->Created(path, call.label());
@@ -624,6 +659,7 @@ std::string AsLines(const Call& call, std::string content) {
 // unified diff with two lines of context, and its counts; a rewrite too
 // different to align within the diff's work bound says so in
 // data["diff_skipped"] instead, with both line counts.
+void PutDiff(internal::UnifiedDiff d, Json& data);
 void DescribeChange(const std::string& shown, absl::string_view before, absl::string_view after, Json& data) {
   if (before.find('\0') != absl::string_view::npos || after.find('\0') != absl::string_view::npos) {
     // Binary bytes as diff lines would be noise, or a flood.
@@ -632,7 +668,37 @@ void DescribeChange(const std::string& shown, absl::string_view before, absl::st
     }
     return;
   }
-  internal::UnifiedDiff d = internal::DiffTexts(before, after, shown);
+  PutDiff(internal::DiffTexts(before, after, shown), data);
+}
+
+// The diff of an edit of places (DiffSplices: from the places, neither text
+// split whole). Its text is bounded: the larger of the action's output
+// limit (max_output) and 16 MiB. Below the bound the diff is whole, as
+// DiffTexts', and the report cuts it to its share (head and tail); over it
+// (a 100 MB file with a place on every line: some 250 MB of diff) it is
+// not kept, and only its line counts are given.
+void DescribeSplicedChange(const Call& call, const std::string& shown, const internal::SplicedText& t, Json& data) {
+  if (!t.spans().empty() && t.TextFor(0).find('\0') != absl::string_view::npos) {
+    data["diff_skipped"] = absl::StrCat("binary file replaced: ", t.original().size(), " bytes -> ", t.size(), " bytes");
+    return;
+  }
+  constexpr int64_t kMinDiffBound = int64_t{16} << 20;
+  const int64_t limit = std::max<int64_t>(call.ctx().limits.max_output_bytes, kMinDiffBound);
+  internal::UnifiedDiff d = internal::DiffSplices(t, shown, {}, limit);
+  if (d.too_long) {
+    data["diff_skipped"] = absl::StrCat("diff not shown: it is over ", limit, " bytes; ", d.removed,
+                                        d.removed == 1 ? " line" : " lines", " removed, ", d.added,
+                                        d.added == 1 ? " line" : " lines", " added");
+    data["lines_added"] = d.added;
+    data["lines_removed"] = d.removed;
+    return;
+  }
+  PutDiff(std::move(d), data);
+}
+
+// data["diff"] and its counts, or data["diff_skipped"] when `d` was not
+// computed.
+void PutDiff(internal::UnifiedDiff d, Json& data) {
   if (!d.computed) {
     data["diff_skipped"] = absl::StrCat("whole file replaced: ", d.old_lines, d.old_lines == 1 ? " line" : " lines",
                                         " -> ", d.new_lines, d.new_lines == 1 ? " line" : " lines",
@@ -692,6 +758,20 @@ std::optional<internal::PlaceholderLine> EditPlaceholder(absl::string_view befor
   std::optional<internal::PlaceholderLine> ph = internal::FindPlaceholder(after.substr(head, end - head), before);
   if (ph.has_value()) ph->line_number += internal::CountNewlines(after.substr(0, head));
   return ph;
+}
+
+// EditPlaceholder for an edit of places, the result not built: the lines
+// of each run the places change (every other line of the result is a line
+// of the original).
+std::optional<internal::PlaceholderLine> SplicedPlaceholder(const internal::SplicedText& t) {
+  internal::PlaceholderFinder finder(t.original());
+  std::optional<internal::PlaceholderLine> found;
+  internal::ForEachChangedRun(t, [&](const internal::ChangedRun& run) {
+    found = finder.Find(run.new_text);
+    if (found.has_value()) found->line_number += run.new_line - 1;
+    return !found.has_value();
+  });
+  return found;
 }
 
 absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
@@ -838,15 +918,22 @@ absl::StatusOr<ActionOutcome> EditFileAt(const Call& call, const std::string& pa
     out.warnings = std::move(warnings);
     return out;
   }
-  if (std::optional<internal::PlaceholderLine> ph = EditPlaceholder(f.body, r.content)) {
+  if (std::optional<internal::PlaceholderLine> ph =
+          r.spliced.has_value() ? SplicedPlaceholder(*r.spliced) : EditPlaceholder(f.body, r.content)) {
     return PlaceholderRefused(*ph, absl::StrCat("line ", ph->line_number, " of the edited file"), call.Display(path),
                               LinesWere(CountLines(f.body)),
                               "Write out every line the new text keeps, or change a smaller part: the text to "
                               "replace needs only the lines that change");
   }
-  RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
-  NoteEdit(call, path, f.body, r.content);
-  DescribeChange(call.Display(path), f.body, r.content, data);
+  if (r.spliced.has_value()) {  // the result is not built: written, recorded and diffed from the places
+    RETURN_IF_ERROR(WriteSpliced(call, path, f.bom, *r.spliced));
+    NoteSplicedEdit(call, path, *r.spliced);
+    DescribeSplicedChange(call, call.Display(path), *r.spliced, data);
+  } else {
+    RETURN_IF_ERROR(WriteText(call, path, f.bom, r.content));
+    NoteEdit(call, path, f.body, r.content);
+    DescribeChange(call.Display(path), f.body, r.content, data);
+  }
   ActionOutcome out = Touched(ActionOutcome::Ok(std::move(data)), {path});
   out.warnings = std::move(warnings);
   for (std::string& w : r.warnings) out.warnings.push_back(std::move(w));
@@ -897,7 +984,7 @@ absl::StatusOr<ActionOutcome> FileReplaceAllText(const Call& call) {
   ASSIGN_OR_RETURN(std::string new_text, call.Str("new_text"));
   ASSIGN_OR_RETURN(std::optional<int64_t> count, call.OptInt("count"));
   return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-    return internal::ReplaceEvery(body, old_text, new_text, count, label, MaxResultBytes(call));
+    return internal::ReplaceEvery(body, old_text, new_text, count, label, MaxResultBytes(call), true);
   });
 }
 
@@ -921,7 +1008,7 @@ absl::StatusOr<ActionOutcome> FileReplaceTextRange(const Call& call) {
     count = 1;
   }
   return EditFile(call, param, [&](absl::string_view body, absl::string_view label) {
-    return internal::ReplaceRanges(body, start, end, new_text, count, label, MaxResultBytes(call));
+    return internal::ReplaceRanges(body, start, end, new_text, count, label, MaxResultBytes(call), true);
   });
 }
 
@@ -1226,7 +1313,7 @@ absl::StatusOr<ActionOutcome> FilesReplaceAllText(const Call& call) {
         canonical.ok() ? EditFile(call, *canonical,
                                   [&](absl::string_view body, absl::string_view label) {
                                     return internal::ReplaceEvery(body, old_text, new_text, std::nullopt, label,
-                                                                  MaxResultBytes(call));
+                                                                  MaxResultBytes(call), true);
                                   })
                        : absl::StatusOr<ActionOutcome>(canonical.status());
     Json item = {{"path", canonical.ok() ? call.Display(*canonical) : param}};

@@ -28,6 +28,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "proj/comp/core/src/answer_lines.h"
 #include "proj/comp/core/src/file_io.h"
 #include "proj/comp/core/src/path_policy.h"
 #include "proj/comp/core/src/terms.h"
@@ -658,6 +659,78 @@ TEST(ExecuteFileOperation, MissingParameterIsAnError) {
   action.params = {{"path", "a.txt"}};
   core::ActionOutcome out = ExecuteFileOperation(action, ctx);
   EXPECT_EQ(out.error, "file_write: the required parameter 'content' is missing; add content = \"...\" to the block");
+}
+
+// A replace-everywhere edit is written, recorded and diffed from its places
+// (the result never built whole): on a 3 MB CRLF file with a BOM and
+// 100,000 places whose new text has a line break, the file is the BOM and
+// every place replaced with CRLF breaks (written a megabyte at a time); the
+// answer's line record moves a later line by the lines added before it and
+// refuses a line the edit changed; the diff is whole (one hunk of every
+// line: DiffTexts gave this up as too different), kept past a small
+// max_output for the report to cut (DiffSplices' own bound is tested in
+// unified_diff_test).
+TEST(ExecuteFileOperation, ReplaceEverywhereFromItsPlaces) {
+  Sandbox box;
+  std::string body;
+  for (int i = 0; i < 100000; ++i) absl::StrAppend(&body, "value = compute(alpha, ", i, ");\r\n");
+  absl::StrAppend(&body, "the last line\r\n");
+  const std::string path = box.root() + "/big.txt";
+  WriteSetupFile(path, absl::StrCat("\xEF\xBB\xBF", body));
+  core::ExecContext ctx;
+  ctx.paths = *core::MakePathPolicy(box.root(), {});
+  ctx.limits.max_output_bytes = 100000;
+  core::AnswerLines lines;
+  ctx.answer_lines = &lines;
+  core::Action action;
+  action.name = "file_replace_all_text";
+  action.params = {{"path", "big.txt"}, {"old_text", "alpha"}, {"new_text", "alpha\nbeta"}};
+  core::ActionOutcome out = ExecuteFileOperation(action, ctx);
+  ASSERT_TRUE(out.success) << out.error;
+  EXPECT_EQ(out.data["replacements_made"], 100000);
+  EXPECT_TRUE(ReadAll(path) == absl::StrCat("\xEF\xBB\xBF", absl::StrReplaceAll(body, {{"alpha", "alpha\r\nbeta"}})));
+  const core::AnswerLines::Mapped last = lines.Map(box.root() + "/big.txt", 100001, 100001);
+  EXPECT_TRUE(last.ok);
+  EXPECT_EQ(last.first, 200001);
+  EXPECT_FALSE(lines.Map(box.root() + "/big.txt", 5, 5).ok);
+  ASSERT_TRUE(out.data.contains("diff")) << out.data.dump().substr(0, 300);
+  EXPECT_TRUE(absl::StartsWith(out.data["diff"].get<std::string>(),
+                               "--- a/big.txt\n+++ b/big.txt\n@@ -1,100001 +1,200001 @@\n"
+                               "-value = compute(alpha, 0);\r\n"));
+  EXPECT_EQ(out.data["lines_added"], 200000);
+  EXPECT_EQ(out.data["lines_removed"], 100000);
+
+  // A few places within the bound: the diff whole.
+  WriteSetupFile(path, "a\nalpha\nb\nc\nd\ne\nf\nalpha\n");
+  ctx.answer_lines = nullptr;
+  out = ExecuteFileOperation(action, ctx);
+  ASSERT_TRUE(out.success) << out.error;
+  EXPECT_EQ(out.data.value("diff", ""),
+            "--- a/big.txt\n+++ b/big.txt\n@@ -1,4 +1,5 @@\n a\n alpha\n+beta\n b\n c\n"
+            "@@ -7,2 +8,3 @@\n f\n alpha\n+beta\n");
+  EXPECT_EQ(ReadAll(path), "a\nalpha\nbeta\nb\nc\nd\ne\nf\nalpha\nbeta\n");
+}
+
+// The placeholder check of a replace-everywhere edit reads the lines its
+// places change: a placeholder one of them becomes is refused with its line
+// in the result, one the file already holds on an unchanged line is not.
+TEST(ExecuteFileOperation, ReplaceEverywherePlaceholderFromItsPlaces) {
+  Sandbox box;
+  const std::string path = box.root() + "/a.py";
+  WriteSetupFile(path, "x = 1\n# STUB\ny = 2\n# STUB\n");
+  core::ExecContext ctx;
+  ctx.paths = *core::MakePathPolicy(box.root(), {});
+  core::Action action;
+  action.name = "file_replace_all_text";
+  action.params = {{"path", "a.py"}, {"old_text", "STUB"}, {"new_text", "z = 0\n# ... rest of the code unchanged ..."}};
+  core::ActionOutcome out = ExecuteFileOperation(action, ctx);
+  EXPECT_FALSE(out.success);
+  EXPECT_NE(out.error.find("line 3 of the edited file is a placeholder"), std::string::npos) << out.error;
+  EXPECT_EQ(ReadAll(path), "x = 1\n# STUB\ny = 2\n# STUB\n");
+  WriteSetupFile(path, "# ... rest of the code unchanged ...\nSTUB\n");
+  action.params = {{"path", "a.py"}, {"old_text", "STUB"}, {"new_text", "# ... rest of the code unchanged ..."}};
+  out = ExecuteFileOperation(action, ctx);
+  EXPECT_TRUE(out.success) << out.error;
 }
 
 }  // namespace
