@@ -23,6 +23,7 @@
 #include "proj/comp/listener/src/listener.h"
 #include "proj/comp/readers/src/adapters.h"
 #include "proj/comp/readers/src/all_readers.h"
+#include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/src/clada.h"
 #include "proj/src/report.h"
 #include "proj/test/case_file.h"
@@ -245,6 +246,42 @@ std::vector<PlanCase> PlanCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(RunTestData, ValidateMatchesDryRun, ::testing::ValuesIn(PlanCases()),
+                         [](const auto& info) { return info.param.name; });
+
+// validate of an answer of SHAM blocks only prints, byte for byte, what
+// SHAM's own validator printed for it before validate read every dialect
+// alike (sham_action_parser::RunValidateCommand), on every such answer of
+// the run's test data; --json the same document but for the fields every
+// dialect's action and error now carry (dialect, label, groupPolicy).
+class ValidateKeepsShamsForm : public ::testing::TestWithParam<PlanCase> {};
+
+TEST_P(ValidateKeepsShamsForm, SameTextAndJson) {
+  std::string answer;
+  CladaOptions o;
+  ExecutionResult run;
+  ASSERT_TRUE(DryRunCase(GetParam().file, "clada_answer_sham_form_", &answer, &o, &run));
+  if (run.fatal_error.has_value()) GTEST_SKIP() << "fatal in a dry run: " << *run.fatal_error;
+  bool sham_only = run.total_blocks > 0;
+  for (const ActionResult& r : run.results) sham_only = sham_only && r.dialect == "sham";
+  for (const std::string& d : run.parse_error_dialects) sham_only = sham_only && d == "sham";
+  if (!sham_only) GTEST_SKIP() << "not an answer of SHAM blocks only";
+  std::ostringstream sham_text, sham_json, text;
+  const int sham_status = sham_action_parser::RunValidateCommand(answer, /*json=*/false, sham_text);
+  sham_action_parser::RunValidateCommand(answer, /*json=*/true, sham_json);
+  EXPECT_EQ(RunValidateAnswer(answer, /*json=*/false, text, 50u << 20, o.settings.csl_start, o.settings.csl_end),
+            sham_status);
+  EXPECT_EQ(text.str(), sham_text.str());
+  Json validated = ValidateJson(answer, o.settings.csl_start, o.settings.csl_end);
+  for (Json& a : validated["actions"]) {
+    for (const char* key : {"dialect", "label", "groupPolicy"}) a.erase(key);
+  }
+  for (Json& e : validated["errors"]) {
+    for (const char* key : {"dialect", "label"}) e.erase(key);
+  }
+  EXPECT_EQ(validated, Json::parse(sham_json.str()));
+}
+
+INSTANTIATE_TEST_SUITE_P(RunTestData, ValidateKeepsShamsForm, ::testing::ValuesIn(PlanCases()),
                          [](const auto& info) { return info.param.name; });
 
 // run vs the answer layer: what a --dry-run plans (labels, actions, lines
