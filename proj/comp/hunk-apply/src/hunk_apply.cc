@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "proj/comp/hunk-apply/src/internal/line_index.h"
 
@@ -187,6 +188,45 @@ struct Edit {
   const std::vector<PatchLine>* lines;
 };
 
+bool HasContext(const std::vector<PatchLine>& lines) {
+  return std::any_of(lines.begin(), lines.end(), [](const PatchLine& l) { return l.kind == PatchLine::kContext; });
+}
+
+bool RecognisableInsertion(const std::vector<PatchLine>& lines) {
+  bool context = false, text_added = false;
+  for (const PatchLine& l : lines) {
+    if (l.kind == PatchLine::kDelete) return false;
+    if (l.kind == PatchLine::kContext) context = true;
+    if (l.kind == PatchLine::kAdd && !absl::StripAsciiWhitespace(l.text).empty()) text_added = true;
+  }
+  return context && text_added;
+}
+
+std::vector<std::string> NewSide(const std::vector<PatchLine>& lines) {
+  std::vector<std::string> out;
+  for (const PatchLine& l : lines) {
+    if (l.kind != PatchLine::kDelete) out.push_back(l.text);
+  }
+  return out;
+}
+
+// Where a pure insertion found with its context at `pos` would have its new
+// lines: before the context by the lines added above the first context line.
+int InsertionStart(const std::vector<PatchLine>& lines, int pos) {
+  int lead = 0;
+  for (const PatchLine& l : lines) {
+    if (l.kind == PatchLine::kContext) break;
+    ++lead;
+  }
+  return pos - lead;
+}
+
+std::string HunkList(const std::vector<const Hunk*>& hunks, const std::vector<int>& numbers) {
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < numbers.size(); ++k) parts.push_back(HunkName(*hunks[k], numbers[k]));
+  return absl::StrJoin(parts, ", ");
+}
+
 }  // namespace
 
 std::vector<std::string> Hunk::OldLines() const {
@@ -204,6 +244,8 @@ std::vector<std::string> Hunk::NewLines() const {
   }
   return out;
 }
+
+bool IsRecognisableInsertion(const Hunk& h) { return RecognisableInsertion(h.lines); }
 
 absl::string_view TierName(Tier tier) {
   switch (tier) {
@@ -229,6 +271,8 @@ absl::string_view ErrorCodeName(ApplyError::Code code) {
       return "hunk_not_found";
     case ApplyError::Code::kAmbiguous:
       return "hunk_ambiguous";
+    case ApplyError::Code::kPartlyApplied:
+      return "hunks_partly_applied";
   }
   return "";
 }
@@ -254,6 +298,9 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
   std::vector<std::vector<PatchLine>> used(hunks.size());
   std::vector<Edit> edits;
   int lo = 0;
+  // Hunks whose result is already in the file, and the others (numbers).
+  std::vector<int> already, changed;
+  std::vector<const Hunk*> already_hunks, changed_hunks;
 
   for (size_t hi = 0; hi < hunks.size(); ++hi) {
     const Hunk& h = hunks[hi];
@@ -309,6 +356,26 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
       if (error) *error = e;
       return absl::FailedPreconditionError(e.message);
     }
+    // Its old lines are not there: its new lines, once, mean it was applied.
+    int new_side_at = -1;
+    if (r.found.empty() && !(r.pattern_lo < 0 && !h.anchors.empty())) {
+      const int from = h.anchors.empty() ? lo : std::max(lo, r.pattern_lo);
+      std::vector<std::string> now = NewSide(used[hi]);
+      if (!now.empty() && now != old) {
+        for (Tier t : kTiers) {
+          std::vector<int> there = placer.matcher().FindAll(now, t, from, n, 2);
+          if (there.size() == 1) new_side_at = there[0];
+          if (!there.empty()) break;
+        }
+      }
+      if (new_side_at >= 0 && HasContext(used[hi])) {
+        applied.placements.push_back({number, new_side_at + 1, 0, Tier::kExact, true});
+        already.push_back(number);
+        already_hunks.push_back(&h);
+        lo = new_side_at + static_cast<int>(now.size());
+        continue;
+      }
+    }
     if (r.found.empty()) {
       const std::string after = lo > 0 ? absl::StrCat(" after line ", lo) : "";
       if (r.pattern_lo < 0 && !h.anchors.empty()) {
@@ -350,20 +417,13 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
         } else if (!old.empty()) {
           absl::StrAppend(&e.message, " None of its lines occurs there, not even ", Quote(old[0]), ".");
         }
-        // A hunk sent again after it was applied: its new lines are there.
-        const std::vector<std::string> now = h.NewLines();
-        if (!now.empty() && now != old) {
-          for (Tier t : kTiers) {
-            std::vector<int> there = placer.matcher().FindAll(now, t, from, n, 2);
-            if (there.size() == 1) {
-              e.already_applied_line = there[0] + 1;
-              absl::StrAppend(&e.message, " Its new lines are already at line ", there[0] + 1,
-                              ": the change looks applied already; read the file before "
-                              "sending it again.");
-              break;
-            }
-            if (!there.empty()) break;
-          }
+        // A hunk without context sent again: its new lines are there, but
+        // with no line kept around them that is no proof.
+        if (new_side_at >= 0) {
+          e.already_applied_line = new_side_at + 1;
+          absl::StrAppend(&e.message, " Its new lines are already at line ", new_side_at + 1,
+                          ": the change looks applied already; read the file before "
+                          "sending it again.");
         }
         if (e.already_applied_line == 0) {
           absl::StrAppend(&e.message, " Copy the context and removed lines exactly from the current file.");
@@ -375,6 +435,27 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
 
     const Found f = r.found[0];
     const int old_count = static_cast<int>(old.size());
+    if (RecognisableInsertion(used[hi])) {
+      // Its context is there, and its added lines already beside it.
+      const int start = InsertionStart(used[hi], f.pos);
+      const std::vector<std::string> now = NewSide(used[hi]);
+      bool there = false;
+      for (Tier t : kTiers) {
+        if (start >= lo && placer.matcher().MatchesAt(now, t, start)) {
+          there = true;
+          break;
+        }
+      }
+      if (there) {
+        applied.placements.push_back({number, start + 1, 0, Tier::kExact, true});
+        already.push_back(number);
+        already_hunks.push_back(&h);
+        lo = start + static_cast<int>(now.size());
+        continue;
+      }
+    }
+    changed.push_back(number);
+    changed_hunks.push_back(&h);
     edits.push_back({f.pos, old_count, static_cast<int>(hi), &used[hi]});
     applied.placements.push_back({number, f.pos + 1, old_count, f.tier});
     if (f.tier != Tier::kExact) {
@@ -387,6 +468,27 @@ absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<
     } else {
       lo = f.pos + old_count;
     }
+  }
+
+  if (!already.empty()) {
+    if (changed.empty()) {
+      applied.content = std::string(content);
+      applied.already_applied = true;
+      return applied;
+    }
+    ApplyError e;
+    e.code = ApplyError::Code::kPartlyApplied;
+    e.hunk = changed[0];
+    e.source_line = changed_hunks[0]->source_line;
+    e.applied_hunks = already;
+    e.message = absl::StrCat(
+        "the file already holds the result of ", HunkList(already_hunks, already), " (", already.size() == 1 ? "its" : "their",
+        " new lines are there and ", already.size() == 1 ? "its" : "their", " old lines are not), but not of ",
+        HunkList(changed_hunks, changed),
+        "; a patch applies whole or not at all, so nothing was changed. Read the file, then send only the hunks it "
+        "still needs.");
+    if (error) *error = e;
+    return absl::FailedPreconditionError(e.message);
   }
 
   std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos < b.pos; });

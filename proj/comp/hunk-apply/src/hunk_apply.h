@@ -58,14 +58,19 @@ struct Placement {
   int hunk = 0;       // 1-based index in the hunk list
   int line = 0;       // 1-based line of the original file where the old lines start
                       // (a pure addition: the line it is inserted before; count+1 = the end)
-  int old_count = 0;  // lines of the original replaced
+  int old_count = 0;  // lines of the original replaced (0 when already applied)
   Tier tier = Tier::kExact;
+  // The hunk's result is already in the file (see ApplyHunks): `line` is
+  // where its new lines start, and nothing is changed for it.
+  bool already_applied = false;
 };
 
 struct Applied {
   std::string content;
   std::vector<Placement> placements;  // one per hunk, in hunk order
   std::vector<std::string> warnings;  // a tolerated tier, a dropped trailing blank line
+  // Every hunk was already applied: `content` is the text given, unchanged.
+  bool already_applied = false;
 };
 
 // Why a hunk list could not be applied. Lines are 1-based lines of the
@@ -77,6 +82,7 @@ struct ApplyError {
     kAnchorNotFound,  // an `@@ <line>` anchor is not in the file after the previous hunk
     kNotFound,        // the old lines are not in the file (after the anchors / previous hunk)
     kAmbiguous,       // the old lines (or anchors) match at more than one place at the same tier
+    kPartlyApplied,   // some hunks are already applied and others are not (`candidates`: the applied ones)
   };
   Code code = Code::kOk;
   int hunk = 0;         // 1-based
@@ -89,8 +95,12 @@ struct ApplyError {
   std::string mismatch_text;  // that hunk line
   std::string file_text;      // the file's line at that place ("" past the end)
   // kNotFound: the hunk's new lines occur once where it would go (1-based
-  // line; 0 when not): the patch looks applied already.
+  // line; 0 when not): the patch looks applied already (a hunk without a
+  // context line, which is never taken as applied).
   int already_applied_line = 0;
+  // kPartlyApplied: the hunks (1-based) already applied; `hunk` is the
+  // first one that is not.
+  std::vector<int> applied_hunks;
   std::string message;  // the whole explanation, for the reader of the report
 };
 
@@ -106,13 +116,30 @@ inline constexpr size_t kMaxCandidates = 20;
 // anchor's next occurrence); one without is the only match of its old lines
 // in the rest of the file. Context lines keep the file's own text.
 //
-// Errors (nothing applied): kNotFound (NotFoundError) or kAmbiguous
-// (FailedPreconditionError), with `*error` filled when given. The status
-// message equals error->message.
+// Already applied (a re-sent patch): a hunk with at least one context line
+// whose whole new side (context and added lines) is in the file where the
+// hunk goes, while its old side is not there as a whole:
+//   - its old lines are not found (below the anchors / previous hunk) and its
+//     new lines are, once, at the first tier that finds them; or
+//   - it only adds lines, not all of them blank, and its context is there
+//     with the added lines already beside it (its new lines match where its
+//     old lines were found).
+// Every hunk already applied: success, `already_applied`, text unchanged.
+// Some applied and some not: kPartlyApplied, nothing applied.
+//
+// Errors (nothing applied): kNotFound (NotFoundError), kAmbiguous or
+// kPartlyApplied (FailedPreconditionError), with `*error` filled when given.
+// The status message equals error->message.
 absl::StatusOr<Applied> ApplyHunks(absl::string_view content, const std::vector<Hunk>& hunks,
                                    ApplyError* error = nullptr);
 
 absl::string_view ErrorCodeName(ApplyError::Code code);  // "anchor_not_found", ...
+
+// Whether `h` only adds lines (no deletion), has a context line, and adds a
+// line that is not blank: a hunk whose result can be seen next to its
+// context. A hunk that adds only blank lines is never taken as applied: a
+// second blank line where one is is a real edit.
+bool IsRecognisableInsertion(const Hunk& h);
 
 }  // namespace clada::hunk_apply
 

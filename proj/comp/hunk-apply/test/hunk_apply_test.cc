@@ -54,6 +54,9 @@ TEST_P(HunkApplyCases, Applies) {
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->content, c["expect_content"].get<std::string>());
     EXPECT_EQ(r->placements.size(), hunks.size());
+    const bool already = c.value("expect_already_applied", false);
+    EXPECT_EQ(r->already_applied, already);
+    for (const Placement& p : r->placements) EXPECT_EQ(p.already_applied, already) << "hunk " << p.hunk;
     std::string warnings;
     for (const std::string& w : r->warnings) absl::StrAppend(&warnings, w, "\n");
     for (const json& part : c.value("expect_warnings_contain", json::array())) {
@@ -75,7 +78,7 @@ TEST_P(HunkApplyCases, Applies) {
   ASSERT_FALSE(r.ok()) << "applied:\n" << r->content;
   EXPECT_EQ(std::string(r.status().message()), why.message);
   EXPECT_EQ(ErrorCodeName(why.code), e.at("code").get<std::string>());
-  if (why.code == ApplyError::Code::kAmbiguous) {
+  if (why.code == ApplyError::Code::kAmbiguous || why.code == ApplyError::Code::kPartlyApplied) {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
   } else {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
@@ -89,6 +92,9 @@ TEST_P(HunkApplyCases, Applies) {
   }
   if (e.contains("mismatch_index")) {
     EXPECT_EQ(why.mismatch_index, e["mismatch_index"].get<int>());
+  }
+  if (e.contains("applied_hunks")) {
+    EXPECT_EQ(why.applied_hunks, e["applied_hunks"].get<std::vector<int>>());
   }
   if (e.contains("already_applied_line")) {
     EXPECT_EQ(why.already_applied_line, e["already_applied_line"].get<int>());
