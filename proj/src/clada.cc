@@ -409,9 +409,13 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
     if (keeping.spill) out.left_out.spans.push_back(keeping.spill(b.errors, absl::string_view(b.dialect)));
   };
 
-  answer::SegmentAnswer(text, readers, [&](const answer::Segment& segment) {
+  // The layer's checks of quotes: an answer quoted as a whole is read
+  // without its quote marks (`text` becomes that), a block quoted among
+  // prose is named in a warning and not read.
+  answer::CheckedAnswer checked;
+  answer::SegmentCheckedAnswer(text, readers, &checked, [&](const answer::Segment& segment) {
     std::unique_ptr<answer::SpanReader>& reading = readings[segment.reader];
-    if (reading == nullptr) reading = readers[segment.reader]->Reading(text);
+    if (reading == nullptr) reading = readers[segment.reader]->Reading(checked.text);
     answer::ReadResult r = reading->Read(segment.span);
     const Dialect dialect = dialects[segment.reader];
     out.total_blocks += r.blocks;
@@ -534,6 +538,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
     }
     for (std::string& w : r.warnings) out.warnings.push_back(std::move(w));
   });
+  for (std::string& w : checked.warnings) out.warnings.push_back(std::move(w));
   for (RefusedBlock& b : tail) keep(b);
   if (out.left_out.blocks == 0) out.left_out.after = 0;
   for (std::unique_ptr<answer::SpanReader>& reading : readings) {

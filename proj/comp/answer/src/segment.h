@@ -3,6 +3,7 @@
 #define CLADA_PROJ_COMP_ANSWER_SRC_SEGMENT_H_
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -34,6 +35,42 @@ void SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> reade
 
 // The same, kept in a vector.
 std::vector<Segment> SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> readers);
+
+// An answer quoted with '>' as a whole (a Markdown quote, as a chat copies
+// it) is read without its quote marks: SegmentAnswer finds the blocks of
+// Unquote(text), their spans given in `text`'s bytes and lines.
+
+// True when every line of `text` that holds more than blanks starts (after
+// blanks) with '>', and one does.
+bool QuotedAsAWhole(absl::string_view text);
+
+// `text` without one level of quote marks: on each line, the blanks before
+// its first '>', the '>' and one space after it. Lines keep their numbers.
+std::string Unquote(absl::string_view text);
+
+// The answer as the layer reads it: the text the segments' spans count in,
+// and what the layer says of the answer as a whole.
+struct CheckedAnswer {
+  // The answer, or `unquoted` (not to be moved while `text` points in it).
+  absl::string_view text;
+  // The answer without its quote marks, when it is quoted as a whole.
+  std::string unquoted;
+  // Warnings about the answer as a whole: it was quoted and read without
+  // the quote marks; a block quoted among prose was not run.
+  std::vector<std::string> warnings;
+};
+
+// SegmentAnswer with the layer's checks of quotes, the same for every
+// dialect (doc/ARCH.md, "Quotes"):
+// - an answer quoted with '>' as a whole is read without its quote marks,
+//   with a warning: `out->text` is Unquote(text), the segments' spans are
+//   in it;
+// - in an answer not quoted as a whole, a block whose lines are all quoted
+//   is taken for an example: it is not handed on, and a warning names its
+//   dialect and lines (a quoted block that a reader finds only without its
+//   quote marks is named too).
+void SegmentCheckedAnswer(absl::string_view text, absl::Span<const Reader* const> readers, CheckedAnswer* out,
+                          absl::FunctionRef<void(const Segment&)> sink);
 
 }  // namespace clada::answer
 

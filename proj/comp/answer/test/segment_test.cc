@@ -1,6 +1,8 @@
 // The segmenter's rules on answers of toy dialects (test-data/segment.json):
 // a dialect X's block opens at a line `X{` and closes at a line `}X`; one
-// never closed runs to the end of the text, unclosed.
+// never closed runs to the end of the text, unclosed. A reader listed in a
+// case's `tolerant` also finds them quoted (`> X{`), as the SHAM and
+// SEARCH/REPLACE readers do; the others only unquoted.
 #include "proj/comp/answer/src/segment.h"
 
 #include <algorithm>
@@ -9,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
@@ -19,7 +23,8 @@ namespace {
 
 class MarkerReader : public Reader {
  public:
-  MarkerReader(std::string name, bool hidden) : name_(std::move(name)), hidden_(hidden) {}
+  MarkerReader(std::string name, bool hidden, bool tolerant)
+      : name_(std::move(name)), hidden_(hidden), tolerant_(tolerant) {}
   bool yields_blocks() const override { return !hidden_; }
   absl::string_view dialect() const override { return name_; }
   std::unique_ptr<SpanStream> Spans(absl::string_view text) const override {
@@ -31,7 +36,8 @@ class MarkerReader : public Reader {
     while (pos < text.size()) {
       const size_t nl = text.find('\n', pos);
       const size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
-      const absl::string_view content = text.substr(pos, (nl == absl::string_view::npos ? text.size() : nl) - pos);
+      absl::string_view content = text.substr(pos, (nl == absl::string_view::npos ? text.size() : nl) - pos);
+      if (tolerant_ && absl::ConsumePrefix(&content, ">")) absl::ConsumePrefix(&content, " ");
       ++line;
       if (!at.has_value() && content == open) {
         at = Span{{pos, 0, line, 0}, false};
@@ -57,6 +63,7 @@ class MarkerReader : public Reader {
  private:
   std::string name_;
   bool hidden_;
+  bool tolerant_;
 };
 
 class SegmentCase : public ::testing::TestWithParam<nlohmann::json> {};
@@ -68,14 +75,27 @@ TEST_P(SegmentCase, Segments) {
   for (const auto& name : c["readers"]) {
     const nlohmann::json hidden_list = c.value("hidden", nlohmann::json::array());
     const bool hidden = std::find(hidden_list.begin(), hidden_list.end(), name) != hidden_list.end();
-    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden));
+    const nlohmann::json tolerant_list = c.value("tolerant", nlohmann::json::array());
+    const bool tolerant = std::find(tolerant_list.begin(), tolerant_list.end(), name) != tolerant_list.end();
+    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden, tolerant));
     readers.push_back(owned.back().get());
   }
   const std::string text = absl::StrJoin(c["lines"].get<std::vector<std::string>>(), "\n") + "\n";
+  // `checked`: the layer's checks of quotes (SegmentCheckedAnswer), whose
+  // spans count in the text it reads; else SegmentAnswer.
+  const bool checked = c.value("checked", false);
+  CheckedAnswer answer;
+  std::vector<Segment> segments;
+  if (checked) {
+    SegmentCheckedAnswer(text, readers, &answer, [&segments](const Segment& s) { segments.push_back(s); });
+  } else {
+    segments = SegmentAnswer(text, readers);
+    answer.text = text;
+  }
   std::vector<std::string> got;
-  for (const Segment& s : SegmentAnswer(text, readers)) {
+  for (const Segment& s : segments) {
     // The bytes and the lines agree.
-    const absl::string_view body = absl::string_view(text).substr(s.span.at.begin, s.span.at.end - s.span.at.begin);
+    const absl::string_view body = answer.text.substr(s.span.at.begin, s.span.at.end - s.span.at.begin);
     int lines = 0;
     for (char ch : body) lines += ch == '\n';
     EXPECT_EQ(s.span.at.last_line - s.span.at.first_line + 1, lines) << body;
@@ -83,6 +103,8 @@ TEST_P(SegmentCase, Segments) {
                                s.span.closed ? "" : " unclosed"));
   }
   EXPECT_EQ(got, c["segments"].get<std::vector<std::string>>()) << c["note"];
+  EXPECT_EQ(answer.warnings, c.value("warnings", std::vector<std::string>())) << c["note"];
+  if (c.contains("read")) EXPECT_EQ(std::string(answer.text), c["read"].get<std::string>());
 }
 
 std::vector<nlohmann::json> Cases() {

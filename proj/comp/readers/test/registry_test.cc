@@ -79,12 +79,17 @@ TEST_P(AnswerCase, SegmentsAndReads) {
   std::map<size_t, std::unique_ptr<answer::SpanReader>> reading;
   Json got = {{"blocks", Json::array()}, {"actions", Json::array()}, {"errors", Json::array()},
               {"groups", Json::array()}, {"warnings", Json::array()}};
-  for (const answer::Segment& s : answer::SegmentAnswer(text, registry.readers())) {
+  // As a run reads it: the layer's checks of quotes, then each block.
+  answer::CheckedAnswer checked;
+  std::vector<answer::Segment> segments;
+  answer::SegmentCheckedAnswer(text, registry.readers(), &checked,
+                               [&segments](const answer::Segment& s) { segments.push_back(s); });
+  for (const answer::Segment& s : segments) {
     const answer::Reader* r = registry.readers()[s.reader];
     got["blocks"].push_back(absl::StrCat(r->dialect(), " ", s.span.at.first_line, "-", s.span.at.last_line,
                                          s.span.closed ? "" : " unclosed"));
     auto& reader = reading[s.reader];
-    if (reader == nullptr) reader = r->Reading(text);
+    if (reader == nullptr) reader = r->Reading(checked.text);
     const answer::ReadResult read = reader->Read(s.span);
     for (const core::Action& a : read.actions) {
       const std::string path = a.params.value("path", a.params.value("old_path", ""));
@@ -103,6 +108,7 @@ TEST_P(AnswerCase, SegmentsAndReads) {
     }
     EXPECT_EQ(covered, read.actions.size());
   }
+  for (const std::string& w : checked.warnings) got["warnings"].push_back(w);
   for (const char* key : {"blocks", "actions", "errors", "groups"}) {
     ASSERT_TRUE(c.contains(key)) << key << "\n" << got.dump();
     EXPECT_EQ(got[key], c[key]) << key << "\n" << got.dump(1);
