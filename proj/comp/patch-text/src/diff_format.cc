@@ -440,6 +440,44 @@ std::vector<hunk_apply::Hunk> ToHunks(const FilePatch& patch) {
 
 namespace {
 
+// Whether a hunk that only adds lines (hunk-apply's recognisable insertion)
+// finds its new lines, byte for byte, where its header says its old lines
+// are: the file may hold its result already (a re-sent diff), which
+// hunk-apply tells from an insertion still to make.
+bool InsertionLooksApplied(absl::string_view content, const FilePatch& patch) {
+  std::vector<absl::string_view> file;  // lines without their `\n`
+  bool split = false;
+  for (const DiffHunk& h : patch.hunks) {
+    hunk_apply::Hunk one;
+    int lead = 0;
+    bool seen_context = false;
+    for (const DiffLine& l : h.lines) {
+      one.lines.push_back({l.kind == '-'   ? hunk_apply::PatchLine::kDelete
+                           : l.kind == '+' ? hunk_apply::PatchLine::kAdd
+                                           : hunk_apply::PatchLine::kContext,
+                           l.text});
+      if (l.kind == ' ') seen_context = true;
+      if (!seen_context) ++lead;
+    }
+    if (h.old_start < 1 || !hunk_apply::IsRecognisableInsertion(one)) continue;
+    if (!split) {
+      for (size_t pos = 0; pos < content.size();) {
+        size_t nl = content.find('\n', pos);
+        size_t end = nl == absl::string_view::npos ? content.size() : nl;
+        file.push_back(content.substr(pos, end - pos));
+        pos = end + 1;
+      }
+      split = true;
+    }
+    const long start = static_cast<long>(h.old_start) - 1 - lead;
+    if (start < 0 || start + static_cast<long>(h.lines.size()) > static_cast<long>(file.size())) continue;
+    bool all = true;
+    for (size_t k = 0; k < h.lines.size() && all; ++k) all = file[start + k] == h.lines[k].text;
+    if (all) return true;
+  }
+  return false;
+}
+
 // Every hunk at its header's line, byte for byte (git apply without offset).
 std::optional<std::string> ApplyAtLines(absl::string_view content, const FilePatch& patch) {
   std::vector<absl::string_view> file;  // lines with their `\n`
@@ -496,6 +534,15 @@ absl::StatusOr<Applied> ApplyFilePatch(absl::string_view content, const FilePatc
   Applied out;
   if (patch.kind == FileKind::kAdd) {
     for (const DiffHunk& h : patch.hunks) out.content += FileText(h.lines, '-');
+    if (!content.empty()) {
+      // The file is there: made by this diff before (a re-sent answer) when
+      // it holds exactly the new text.
+      if (content != out.content) {
+        return absl::FailedPreconditionError(absl::StrCat("the diff creates ", patch.path,
+                                                          " but it exists and holds other text; nothing was written"));
+      }
+      out.already_applied = true;
+    }
     return out;
   }
   if (patch.kind == FileKind::kDelete) {
@@ -508,7 +555,8 @@ absl::StatusOr<Applied> ApplyFilePatch(absl::string_view content, const FilePatc
     }
     return out;
   }
-  if (std::optional<std::string> exact = ApplyAtLines(content, patch)) {
+  std::optional<std::string> exact = ApplyAtLines(content, patch);
+  if (exact.has_value() && !InsertionLooksApplied(content, patch)) {
     out.content = *std::move(exact);
     return out;
   }
@@ -530,6 +578,19 @@ absl::StatusOr<Applied> ApplyFilePatch(absl::string_view content, const FilePatc
       absl::StatusOr<hunk_apply::Applied> again = hunk_apply::ApplyHunks(content, anchored, &why2);
       if (again.ok()) placed = std::move(again);
     }
+  }
+  if (exact.has_value() && !(placed.ok() && placed->already_applied) &&
+      !(!placed.ok() && why.code == hunk_apply::ApplyError::Code::kPartlyApplied)) {
+    // An insertion beside lines equal to its own that hunk-apply does not
+    // take as applied (its context not unique, say): git apply's result.
+    out.content = *std::move(exact);
+    return out;
+  }
+  if (placed.ok() && placed->already_applied) {
+    out.content = std::string(content);
+    out.already_applied = true;
+    out.warnings = std::move(placed->warnings);
+    return out;
   }
   if (!placed.ok()) {
     if (error != nullptr) *error = why;

@@ -98,16 +98,24 @@ bool IsFileHeader(absl::string_view line, absl::string_view next);
 struct Applied {
   std::string content;
   std::vector<std::string> warnings;  // hunks placed by context, tiers below exact
+  // The file already held the patch's result (a re-sent diff): `content`
+  // is the text given, unchanged.
+  bool already_applied = false;
 };
 
-// The file's new text. kAdd: the added lines (`content` must be empty: the
-// caller checks that the file does not exist). kDelete: "" once the removed
+// The file's new text. kAdd: the added lines; `content` is "" where no file
+// is, else the existing file's: already applied when it is exactly the added
+// lines, FailedPrecondition when not. kDelete: "" once the removed
 // lines are the whole of `content`. kUpdate: every hunk at the line its
 // header names (shifted by the hunks before) when its old lines are there
 // byte for byte; else all hunks placed by their context (hunk-apply: unique,
 // the same tiers as the patch envelope), with a warning per hunk that moved.
-// All hunks or none. Errors: NotFound / FailedPrecondition from hunk-apply
-// (`error` filled), FailedPrecondition for a delete whose lines differ.
+// All hunks or none. A file holding the result of every hunk (hunk-apply's
+// "already applied": a re-sent diff; an insertion found at its line with its
+// added lines already beside it is tried there first) is `already_applied`;
+// a mix is hunk-apply's kPartlyApplied. Errors: NotFound /
+// FailedPrecondition from hunk-apply (`error` filled), FailedPrecondition
+// for a delete whose lines differ.
 absl::StatusOr<Applied> ApplyFilePatch(absl::string_view content, const FilePatch& patch,
                                        hunk_apply::ApplyError* error = nullptr);
 

@@ -26,10 +26,12 @@ Outcome ApplyToTree(const FilePatch& patch, FileMap* files) {
     return o;
   }
   if (patch.kind == FileKind::kAdd) {
-    if (it != files->end()) {
+    if (it != files->end() && it->second.empty()) {
       o.error = absl::StrCat(patch.path, " already exists");
       return o;
     }
+    // An existing file: ApplyFilePatch tells the diff's own result (already
+    // applied) from other text (an error).
   } else if (it == files->end()) {
     o.error = absl::StrCat(patch.path, " does not exist");
     return o;
@@ -40,6 +42,7 @@ Outcome ApplyToTree(const FilePatch& patch, FileMap* files) {
     return o;
   }
   o.warnings = r->warnings;
+  o.already_applied = r->already_applied;
   if (patch.kind == FileKind::kDelete) {
     files->erase(patch.path);
   } else if (patch.move_to) {

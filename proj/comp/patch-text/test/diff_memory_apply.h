@@ -16,6 +16,7 @@ using FileMap = std::map<std::string, std::string>;
 
 struct Outcome {
   bool ok = false;
+  bool already_applied = false;  // the file held the patch's result: unchanged
   std::string error;
   std::vector<std::string> warnings;
 };

@@ -94,11 +94,20 @@ void RunDiffCase(const json& c) {
   if (!c.contains("files_before")) return;
   testing::FileMap tree = c["files_before"].get<testing::FileMap>();
   std::vector<std::string> apply_warnings;
+  std::vector<bool> already;
   for (const FilePatch& f : files) {
     const testing::Outcome o = testing::ApplyToTree(f, &tree);
-    EXPECT_TRUE(o.ok) << o.error;
+    if (c.contains("apply_error_contains")) {
+      EXPECT_FALSE(o.ok);
+      EXPECT_NE(o.error.find(c["apply_error_contains"].get<std::string>()), std::string::npos) << o.error;
+    } else {
+      EXPECT_TRUE(o.ok) << o.error;
+    }
     apply_warnings.insert(apply_warnings.end(), o.warnings.begin(), o.warnings.end());
+    already.push_back(o.already_applied);
   }
+  // Per file section: whether the tree already held its result.
+  EXPECT_EQ(already, c.value("already_applied", std::vector<bool>(files.size(), false)));
   EXPECT_EQ(tree, c.at("files_after").get<testing::FileMap>());
   ExpectContains(apply_warnings, c, "apply_warnings_contain");
 }
