@@ -18,14 +18,21 @@
 # listener on the six answers at the input limit.
 # With --git, runs `clada run` as the standard inputs do but in a git
 # repository (the root made one, with one commit), as a user runs it.
-# Usage: tools/bench-memory.sh [--large] [--listen|--git] [CLADA_BINARY]
+# With --replace-all, measures instead one file_replace_all_text on a 100 MB
+# file of 2,941,176 lines with a place on each (fs-ops' run_action, -c opt;
+# fs-ops ARCH.md), against the input + 100 MB: the result is never built,
+# so what it holds is the input, the places (16 bytes each) and the diff's
+# bounded text (16 MiB); before it streamed it peaked at 392 MB.
+# Usage: tools/bench-memory.sh [--large] [--listen|--git|--replace-all] [CLADA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 large=0
 listen=0
 git_mode=0
+replace_all=0
 while [ $# -ge 1 ]; do
   case "$1" in
+    --replace-all) replace_all=1 ;;
     --large) large=1 ;;
     --listen) listen=1 ;;
     --git) git_mode=1 ;;
@@ -42,6 +49,25 @@ fi
 dir=$(mktemp -d /tmp/clada-bench-memory.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/root"
+if [ "$replace_all" = 1 ]; then
+  bazel build -c opt //proj/comp/fs-ops:run_action >/dev/null 2>&1
+  python3 -c "open('$dir/root/big.txt', 'w').write('    value = compute(alpha, beta);\\n' * 2941176)"
+  input_bytes=$(stat -c %s "$dir/root/big.txt")
+  run_status=0
+  /usr/bin/time -v -o "$dir/time.txt" bazel-bin/proj/comp/fs-ops/run_action "$dir/root" \
+    '{"name":"file_replace_all_text","params":{"path":"big.txt","old_text":"alpha","new_text":"alpha_renamed"},"max_file_bytes":300000000}' \
+    >/dev/null || run_status=$?
+  peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$dir/time.txt")
+  bound_kb=$(((input_bytes + 100 * 1024 * 1024) / 1024))
+  verdict=ok
+  status=0
+  [ -n "$peak_kb" ] && [ "$peak_kb" -lt "$bound_kb" ] && [ "$run_status" = 0 ] || { verdict=OVER; status=1; }
+  [ "$run_status" = 0 ] || verdict="$verdict, FAILED (exit $run_status)"
+  printf '%-34s input %6.1f MB  peak RSS %7.1f MB  bound %7.1f MB  %s\n' "file_replace_all_text, 2.9M places" \
+    "$(echo "$input_bytes / 1048576" | bc -l)" "$(echo "$peak_kb / 1024" | bc -l)" \
+    "$(echo "$bound_kb / 1024" | bc -l)" "$verdict"
+  exit $status
+fi
 python3 - "$dir" "$large" <<'PY'
 import sys
 d = sys.argv[1]
