@@ -1,5 +1,6 @@
 #include "proj/comp/exec/src/sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
@@ -185,7 +186,16 @@ std::vector<std::string> GitDirsOf(const std::string& root) {
   while (true) {
     const std::string p = dir == "/" ? "/.git" : dir + "/.git";
     struct stat st;
-    if (::lstat(p.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
+    if (::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      // A `.git` symlink (`ln -s .realgit .git`): git follows it, so its
+      // target is the git dir to protect.
+      const std::string target = Canonical(p);
+      struct stat tst;
+      if (!target.empty() && ::stat(target.c_str(), &tst) == 0 && S_ISDIR(tst.st_mode)) {
+        out.push_back(target);
+        break;
+      }
+    } else if (::lstat(p.c_str(), &st) == 0) {
       out.push_back(p);
       if (S_ISREG(st.st_mode)) {
         // A worktree's or submodule's `.git` file: the git dir it names, and
@@ -202,6 +212,50 @@ std::vector<std::string> GitDirsOf(const std::string& root) {
     if (dir == "/" || dir.empty()) break;
     const size_t slash = dir.rfind('/');
     dir = slash == 0 ? "/" : dir.substr(0, slash);
+  }
+  return out;
+}
+
+std::vector<std::string> NestedGitDirs(const std::string& root, int max_depth, int max_dirs, bool* complete) {
+  std::vector<std::string> out;
+  *complete = true;
+  std::vector<std::pair<std::string, int>> queue = {{root, 0}};  // breadth first
+  int read = 0;
+  for (size_t next = 0; next < queue.size(); ++next) {
+    if (read >= max_dirs) {
+      *complete = false;
+      break;
+    }
+    const std::string dir = queue[next].first;
+    const int depth = queue[next].second;
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    DIR* d = ::fdopendir(fd);
+    if (d == nullptr) {
+      ::close(fd);
+      continue;
+    }
+    ++read;
+    while (const struct dirent* e = ::readdir(d)) {
+      const absl::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      const std::string path = absl::StrCat(dir == "/" ? "" : dir, "/", name);
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+      }
+      if (name == ".git") {
+        if (depth > 0) {  // the root's own: GitDirsOf
+          for (std::string& g : GitDirsOf(dir)) out.push_back(std::move(g));
+        }
+        continue;  // nothing below a git dir is a work tree
+      }
+      // node_modules: often thousands of folders, seldom a repository.
+      if (type == DT_DIR && depth < max_depth && name != "node_modules") queue.emplace_back(path, depth + 1);
+    }
+    ::closedir(d);
   }
   return out;
 }
@@ -437,7 +491,16 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
   std::vector<std::string> protected_paths;  // read-only over themselves
   std::vector<std::string> hidden_dirs, hidden_files;
   for (const std::string& root : roots) {
-    for (std::string& p : GitDirsOf(root)) {
+    std::vector<std::string> git_dirs = GitDirsOf(root);
+    if (support.namespaces) {
+      // Repositories nested in the project (a vendored checkout, `git init
+      // sub`): their hooks and config are as dangerous as the root's.
+      bool complete = true;
+      for (std::string& p : NestedGitDirs(root, kNestedGitDepth, kNestedGitDirs, &complete)) {
+        git_dirs.push_back(std::move(p));
+      }
+    }
+    for (std::string& p : git_dirs) {
       if (std::find(protected_paths.begin(), protected_paths.end(), p) == protected_paths.end()) {
         protected_paths.push_back(std::move(p));
       }

@@ -157,6 +157,16 @@ std::string CleanPath(const std::string& path, const std::vector<std::string>& r
 // dir it names and that one's common dir.
 std::vector<std::string> GitDirsOf(const std::string& root);
 
+// The git dirs of repositories nested below `root` (canonical), each as
+// GitDirsOf gives them: a breadth-first walk that follows no symlink,
+// reads at most `max_dirs` directories down to `max_depth` levels below
+// the root, and never descends into a `.git` or a `node_modules`. *complete is false when the
+// bound cut the walk short.
+std::vector<std::string> NestedGitDirs(const std::string& root, int max_depth, int max_dirs, bool* complete);
+// The bounds an exec uses (cost measured in ARCH.md).
+inline constexpr int kNestedGitDepth = 4;
+inline constexpr int kNestedGitDirs = 300;
+
 // mkdtemp under $TMPDIR (else /tmp): "clada-tmp-XXXXXX", mode 0700.
 absl::StatusOr<std::string> MakePrivateTmpdir();
 // Removes the directory and everything in it; does not follow links.

@@ -267,6 +267,44 @@ TEST_F(SandboxTest, WritingAGitHookAboveARootInsideTheRepositoryFails) {
   EXPECT_TRUE(Exists(hook));
 }
 
+// A `.git` that is a symlink to the real git dir: the target is protected.
+TEST_F(SandboxTest, WritingAGitHookThroughASymlinkedGitDirFails) {
+  NEEDS(false, true);
+  Sh("mv .git .realgit && ln -s .realgit .git");
+  const std::string code = "echo x > .git/hooks/pre-commit; echo y > .realgit/hooks/post-commit";
+  core::ActionOutcome on = Run(code, ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(Exists(root_ + "/.realgit/hooks/pre-commit"));
+  EXPECT_FALSE(Exists(root_ + "/.realgit/hooks/post-commit"));
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_TRUE(Exists(root_ + "/.realgit/hooks/pre-commit"));
+  EXPECT_TRUE(Exists(root_ + "/.realgit/hooks/post-commit"));
+}
+
+// A repository nested inside the project (`git init nested`, a vendored
+// checkout): its `.git` is read-only too.
+TEST_F(SandboxTest, WritingAGitHookOfANestedRepositoryFails) {
+  NEEDS(false, true);
+  Sh("mkdir -p vendor/lib && git init -q vendor/lib/nested && git init -q .hidden");
+  const std::string code =
+      "echo x > vendor/lib/nested/.git/hooks/pre-commit; echo y > .hidden/.git/hooks/pre-commit; "
+      "git -C vendor/lib/nested config core.hooksPath /tmp/evil";
+  const std::string before = ReadFile(root_ + "/vendor/lib/nested/.git/config");
+  core::ActionOutcome on = Run(code, ContainedMode());
+  EXPECT_FALSE(on.success);
+  EXPECT_FALSE(Exists(root_ + "/vendor/lib/nested/.git/hooks/pre-commit"));
+  EXPECT_FALSE(Exists(root_ + "/.hidden/.git/hooks/pre-commit"));
+  EXPECT_EQ(ReadFile(root_ + "/vendor/lib/nested/.git/config"), before);
+  // Writing in the nested work tree still works.
+  core::ActionOutcome work = Run("echo w > vendor/lib/nested/w.txt", ContainedMode());
+  EXPECT_TRUE(work.success) << work.error;
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  EXPECT_TRUE(off.success) << off.error;
+  EXPECT_TRUE(Exists(root_ + "/vendor/lib/nested/.git/hooks/pre-commit"));
+  EXPECT_TRUE(Exists(root_ + "/.hidden/.git/hooks/pre-commit"));
+}
+
 TEST_F(SandboxTest, ChangingGitConfigFails) {
   NEEDS(false, true);
   const std::string config = root_ + "/.git/config";
