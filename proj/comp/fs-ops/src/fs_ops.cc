@@ -1069,6 +1069,24 @@ absl::StatusOr<ActionOutcome> DiffCreatesFile(const Call& call, const std::strin
   ASSIGN_OR_RETURN(std::string path, call.Resolve(param));
   struct stat st;
   if (call.store().Lstat(path, &st) == 0) {
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && (!patch.executable || (st.st_mode & 0100) != 0)) {
+      // A file holding exactly the diff's lines (and mode) was made by it
+      // before: a re-sent answer. Already applied, nothing written.
+      absl::StatusOr<std::string> text = ReadLimited(call, path, "file", false);
+      absl::StatusOr<patch_text::Applied> same =
+          text.ok() ? patch_text::ApplyFilePatch(*text, patch) : absl::StatusOr<patch_text::Applied>(text.status());
+      if (same.ok() && same->already_applied) {
+        ActionOutcome out = ActionOutcome::Ok({{"path", call.Display(path)},
+                                               {"bytesWritten", 0},
+                                               {"created", false},
+                                               {"already_applied", true}});
+        out.warnings.push_back(
+            "the file already holds exactly the lines this diff creates it with (the diff ran before), so nothing "
+            "was written");
+        for (const std::string& w : patch.warnings) call.AddTextWarning(out.warnings, w);
+        return out;
+      }
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "'", call.Display(path), "' already exists, and a diff that creates it (--- /dev/null) applies only where "
         "no file is, as git apply; nothing was written. Send a diff of its changes (read it first), or ",
@@ -1178,6 +1196,45 @@ absl::StatusOr<ActionOutcome> DiffDeletesFile(const Call& call, const std::strin
   return Touched(ActionOutcome::Ok(std::move(data)), {path});
 }
 
+// The code of a hunk that could not be applied: the same as every other
+// edit's (a hunk found at several places or at none is what a SEARCH found
+// so is; hunks partly applied already: some are not found).
+absl::Status WithHunkCode(absl::Status status, hunk_apply::ApplyError::Code code) {
+  switch (code) {
+    case hunk_apply::ApplyError::Code::kAmbiguous:
+      return core::WithCode(std::move(status), "match_count_mismatch");
+    case hunk_apply::ApplyError::Code::kNotFound:
+    case hunk_apply::ApplyError::Code::kAnchorNotFound:
+    case hunk_apply::ApplyError::Code::kPartlyApplied:
+      return core::WithCode(std::move(status), "search_not_found");
+    case hunk_apply::ApplyError::Code::kOk:
+      break;
+  }
+  return status;
+}
+
+EditResult UnchangedResult(absl::string_view body) {
+  EditResult e;
+  e.content = std::string(body);
+  e.already_applied = true;
+  return e;
+}
+
+// A diff or patch every hunk of which is in the file already: EditFileAt's
+// "already applied" result, its last warning said of hunks.
+void SayHunksAlreadyApplied(ActionOutcome& out, absl::string_view what) {
+  if (!out.data.value("already_applied", false)) return;
+  out.data["hunks_applied"] = 0;
+  std::string said = absl::StrCat("the file already holds the result of this ", what,
+                                  " (every hunk's new lines are there, and its old lines are not), so nothing was "
+                                  "changed");
+  if (out.warnings.empty()) {
+    out.warnings.push_back(std::move(said));
+  } else {
+    out.warnings.back() = std::move(said);
+  }
+}
+
 absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   ASSIGN_OR_RETURN(std::string param, call.Str("path"));
   ASSIGN_OR_RETURN(std::string diff, call.Str("diff"));
@@ -1214,8 +1271,14 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   const patch_text::FilePatch& patch = parsed.files[0];
   ASSIGN_OR_RETURN(ActionOutcome out, EditFile(call, param, [&](absl::string_view body, absl::string_view label)
                                                                     -> absl::StatusOr<EditResult> {
-    absl::StatusOr<patch_text::Applied> r = patch_text::ApplyFilePatch(body, patch);
-    if (!r.ok()) return absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
+    hunk_apply::ApplyError why;
+    absl::StatusOr<patch_text::Applied> r = patch_text::ApplyFilePatch(body, patch, &why);
+    if (!r.ok()) {
+      absl::Status status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
+      if (why.code != hunk_apply::ApplyError::Code::kPartlyApplied) return status;
+      return WithHunkCode(std::move(status), why.code);
+    }
+    if (r->already_applied) return UnchangedResult(body);
     EditResult e;
     e.content = std::move(r->content);
     e.replacements = static_cast<int64_t>(patch.hunks.size());
@@ -1224,6 +1287,7 @@ absl::StatusOr<ActionOutcome> FileApplyDiff(const Call& call) {
   }));
   out.data.erase("replacements_made");
   out.data["hunks_applied"] = static_cast<int64_t>(patch.hunks.size());
+  SayHunksAlreadyApplied(out, "diff");
   for (const std::string& w : patch.warnings) call.AddTextWarning(out.warnings, w);
   return out;
 }
@@ -1261,20 +1325,9 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
     hunk_apply::ApplyError why;
     absl::StatusOr<hunk_apply::Applied> r = hunk_apply::ApplyHunks(body, op.hunks(), &why);
     if (!r.ok()) {
-      // The same codes as every other edit's: a hunk found at several places
-      // or at none is what a SEARCH found so is.
-      const absl::Status status(r.status().code(), absl::StrCat(label, ": ", r.status().message()));
-      switch (why.code) {
-        case hunk_apply::ApplyError::Code::kAmbiguous:
-          return core::WithCode(status, "match_count_mismatch");
-        case hunk_apply::ApplyError::Code::kNotFound:
-        case hunk_apply::ApplyError::Code::kAnchorNotFound:
-          return core::WithCode(status, "search_not_found");
-        case hunk_apply::ApplyError::Code::kOk:
-          break;
-      }
-      return status;
+      return WithHunkCode(absl::Status(r.status().code(), absl::StrCat(label, ": ", r.status().message())), why.code);
     }
+    if (r->already_applied) return UnchangedResult(body);
     EditResult e;
     e.content = std::move(r->content);
     e.replacements = static_cast<int64_t>(op.hunks().size());
@@ -1283,6 +1336,7 @@ absl::StatusOr<ActionOutcome> FileApplyPatch(const Call& call) {
   }));
   out.data.erase("replacements_made");
   out.data["hunks_applied"] = static_cast<int64_t>(op.hunks().size());
+  SayHunksAlreadyApplied(out, "patch");
   for (const std::string& w : patches[0].warnings) call.AddTextWarning(out.warnings, w);
   for (const std::string& w : op.warnings()) call.AddTextWarning(out.warnings, w);
   return out;
