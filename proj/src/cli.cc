@@ -965,9 +965,9 @@ int internal::RunCliUnescaped(const std::vector<std::string>& args, std::istream
     return kExitUsage;
   }
   if (inv.command == "instructions") {
-    // --dialect sham (default) or another of the registry's dialects: the
-    // system prompt for that dialect.
-    std::string dialect = "sham";
+    // --dialect DIALECT (the registry's default when none): the system
+    // prompt for that dialect.
+    std::string dialect = readers::kDefaultDialect;
     const std::vector<std::string>& args = inv.sub_args;
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--dialect") {
@@ -976,10 +976,12 @@ int internal::RunCliUnescaped(const std::vector<std::string>& args, std::istream
         dialect = args[i].substr(10);
       }
     }
-    // The registry's readers; CSL's in the delimiters the settings of the
-    // current directory give.
+    // The registry's readers; one whose instructions use the settings (CSL's
+    // delimiters) made with those of the current directory.
     readers::ReaderOptions reader_options;
-    if (dialect == "csl") {
+    const readers::Registry defaults;
+    const answer::Reader* named = defaults.Find(dialect);
+    if (named != nullptr && named->instructions_use_settings()) {
       absl::StatusOr<Environment> env = LoadEnvironment(inv);
       if (!env.ok()) {
         err << "clada: " << env.status().message() << "\n";

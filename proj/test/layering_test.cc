@@ -169,11 +169,12 @@ TEST(Layering, ExecutorsAndCoreKnowNoReaderNorDialect) {
   }
 }
 
-// The engine (proj/src/clada.cc and its header) asks a failure's reader
-// what its dialect says (answer::Reader) and names no dialect itself: a
-// dialect added is its reader and one registry line, never an engine edit.
+// The engine (proj/src/clada.cc and its header) and the CLI (cli.cc and
+// its header) ask a reader what its dialect says (answer::Reader) and name
+// no dialect themselves: a dialect added is its reader and one registry
+// line, never an engine or CLI edit.
 TEST(Layering, TheEngineNamesNoDialect) {
-  for (const char* path : {"proj/src/clada.cc", "proj/src/clada.h"}) {
+  for (const char* path : {"proj/src/clada.cc", "proj/src/clada.h", "proj/src/cli.cc", "proj/src/cli.h"}) {
     const std::string text = Read(path);
     ASSERT_FALSE(text.empty()) << path;
     const std::string code = WithoutComments(text);

@@ -187,6 +187,9 @@ class Reader {
   // report names an action by, kept (its first line) where a report drops
   // the others; empty: none.
   virtual absl::string_view NamingParam() const { return ""; }
+  // True when Instructions() depends on the settings the reader was made
+  // with (CSL's delimiters): `clada instructions` then reads them.
+  virtual bool instructions_use_settings() const { return false; }
 };
 
 }  // namespace clada::answer

@@ -117,6 +117,8 @@ class CslReader : public answer::Reader {
   }
   // The CSL report names a RUN by its command's first line.
   absl::string_view NamingParam() const override { return "code"; }
+  // Written in the delimiters of the settings (csl_start, csl_end).
+  bool instructions_use_settings() const override { return true; }
   // The seeds' error types, which CSL's report shares with CML's.
   std::optional<std::string> ErrorType(absl::string_view action, absl::string_view code,
                                        const core::Json& data) const override {

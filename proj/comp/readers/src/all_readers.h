@@ -23,6 +23,10 @@ namespace clada::readers {
 // records it, and a file listened to by an older one starts afresh.
 inline constexpr int kDialectsVersion = 7;
 
+// The dialect `clada instructions` teaches when none is named: the
+// schema's own (its tools are clada mcp's).
+inline constexpr char kDefaultDialect[] = "sham";
+
 // What a reader needs from the settings.
 struct ReaderOptions {
   std::string csl_start = "<---";  // settings csl_start, csl_end
