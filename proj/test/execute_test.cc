@@ -153,7 +153,14 @@ TEST_P(ExecuteCase, MatchesExpectations) {
     ASSERT_EQ(std::system(cmd.c_str()), 0);
   }
 
-  ExecutionResult result = Clada(clada_options).Execute(d.Expand(c.Body("Input")));
+  // "runs": the answer runs that many times in the same tree (a model
+  // re-sending it); what is expected is of the last run.
+  const int runs = options.value("runs", 1);
+  ExecutionResult result;
+  for (int run = 0; run < runs; ++run) result = Clada(clada_options).Execute(d.Expand(c.Body("Input")));
+  if (options.contains("commit")) {
+    EXPECT_EQ(result.git.ai_commit.has_value(), options["commit"].get<bool>()) << "whether the last run committed";
+  }
   nlohmann::ordered_json actual = ExecutionResultToJson(result);
   // The form `clada run` prints: the seeds' when every block is CSL or CML.
   std::string report = FormatTextReport(result, clada_options.settings.report_budget_bytes);
