@@ -815,6 +815,19 @@ absl::StatusOr<ActionOutcome> FileWrite(const Call& call) {
         content.find("\r\n") == std::string::npos && content.find('\n') != std::string::npos) {
       content = internal::ConvertLineBreaks(content, "\r\n");
     }
+    if (*old_text == content && !content.empty()) {
+      // The file already holds exactly this text (a re-sent answer: an
+      // apply_patch `*** Add File`, a write that ran before): nothing is
+      // written, as for an edit already applied.
+      const int64_t lines = CountLines(content);
+      ActionOutcome out = ActionOutcome::Ok({{"path", call.Display(path)},
+                                             {"bytesWritten", 0},
+                                             {"created", false},
+                                             {"lines", lines},
+                                             {"already_applied", true}});
+      out.warnings.push_back("the file already holds exactly this text, so nothing was written");
+      return out;
+    }
   }
   RETURN_IF_ERROR(MakeParents(call, path));
   RETURN_IF_ERROR(WriteText(call, path, false, content));
