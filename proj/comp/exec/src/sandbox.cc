@@ -176,6 +176,39 @@ void ReleaseStateDir(const std::string& dir) {
   ::rmdir(dir.c_str());  // fails, keeping it, when clada put something in it meanwhile
 }
 
+// What in the git dir `dir` may hold a remote's URL with its token: the
+// config files and FETCH_HEAD (each as /dev/null), the reflog (an empty
+// tmpfs); then the same in each submodule's git dir under modules/ (a
+// name with slashes is a path of folders there) and each worktree's under
+// worktrees/, down to 6 folders below `dir` and 200 per folder. git
+// status, diff and log need none of them.
+void HideGitSecrets(const std::string& dir, int depth, std::vector<std::string>* dirs,
+                    std::vector<std::string>* files) {
+  struct stat st;
+  for (const char* name : {"config", "config.worktree", "FETCH_HEAD"}) {
+    const std::string p = absl::StrCat(dir, "/", name);
+    if (::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) files->push_back(p);
+  }
+  const std::string logs = dir + "/logs";
+  if (::lstat(logs.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) dirs->push_back(logs);
+  if (depth >= 6) return;
+  // A git dir (it has HEAD) holds submodules and worktrees in these; a
+  // folder of a submodule's name holds git dirs or more of the name.
+  const bool git_dir = ::lstat((dir + "/HEAD").c_str(), &st) == 0;
+  for (const char* sub : git_dir ? std::vector<const char*>{"/modules", "/worktrees"} : std::vector<const char*>{""}) {
+    const std::string parent = absl::StrCat(dir, sub);
+    DIR* d = ::opendir(parent.c_str());
+    if (d == nullptr) continue;
+    int seen = 0;
+    while (const struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.' || ++seen > 200) continue;
+      const std::string child = absl::StrCat(parent, "/", e->d_name);
+      if (::lstat(child.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) HideGitSecrets(child, depth + 1, dirs, files);
+    }
+    ::closedir(d);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> GitDirsOf(const std::string& root) {
@@ -490,6 +523,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
   }
   std::vector<std::string> protected_paths;  // read-only over themselves
   std::vector<std::string> hidden_dirs, hidden_files;
+  std::vector<std::string> git_dirs_inside;  // the roots' git dirs the read-only tier can read
   for (const std::string& root : roots) {
     std::vector<std::string> git_dirs = GitDirsOf(root);
     if (support.namespaces) {
@@ -501,6 +535,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
       }
     }
     for (std::string& p : git_dirs) {
+      if (WithinAny(p, roots)) git_dirs_inside.push_back(p);
       if (std::find(protected_paths.begin(), protected_paths.end(), p) == protected_paths.end()) {
         protected_paths.push_back(std::move(p));
       }
@@ -542,10 +577,9 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
   if (o.read_only) {
     // The read-only tier reads the project but not the tokens a remote's
     // URL may hold, nor clada's state.
+    for (const std::string& git_dir : git_dirs_inside) HideGitSecrets(git_dir, 0, &hidden_dirs, &hidden_files);
     for (const std::string& root : roots) {
       struct stat st;
-      const std::string config = root + "/.git/config";
-      if (::lstat(config.c_str(), &st) == 0 && S_ISREG(st.st_mode)) hidden_files.push_back(config);
       const std::string state = root + "/.clada";
       if (::lstat(state.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) hidden_dirs.push_back(state);
     }

@@ -619,6 +619,40 @@ TEST_F(ReadOnlyTierTest, GrepDoesNotReadGitConfigTokens) {
   EXPECT_TRUE(absl::StrContains(Out(RunReadOnly("grep -r SECRET .", SandboxMode::kOff)), "GIT-TOKEN-SECRET"));
 }
 
+// Every git config and FETCH_HEAD the tier could reach: a submodule's
+// config under .git/modules, FETCH_HEAD (a fetch from a URL with a token),
+// a worktree's config.worktree, the reflog, a nested repository's config.
+// git status, diff and log still work.
+TEST_F(ReadOnlyTierTest, GrepDoesNotReadAnyGitConfigOrFetchHeadTokens) {
+  NEEDS(false, true);
+  Sh("mkdir -p .git/modules/lib/sub && : > .git/modules/lib/sub/HEAD && "
+     "printf '[remote \\\"origin\\\"]\\n\\turl = https://u:MODULE-TOKEN-SECRET@h/r\\n' > "
+     ".git/modules/lib/sub/config && "
+     "printf 'abc\\t\\tbranch main of https://u:FETCH-TOKEN-SECRET@h/r\\n' > .git/FETCH_HEAD && "
+     "printf '[x]\\n\\ty = WORKTREE-TOKEN-SECRET\\n' > .git/config.worktree && "
+     "printf 'pull https://u:LOG-TOKEN-SECRET@h/r: Fast-forward\\n' >> .git/logs/HEAD && "
+     "git init -q nested && git -C nested config remote.origin.url https://u:NESTED-TOKEN-SECRET@h/r");
+  WriteFile(root_ + "/a.txt", "two\n");
+  const std::string code = "grep -r TOKEN-SECRET .";
+  const std::string on = Out(RunReadOnly(code, ContainedMode()));
+  for (const char* token : {"GIT-TOKEN-SECRET", "MODULE-TOKEN-SECRET", "FETCH-TOKEN-SECRET", "WORKTREE-TOKEN-SECRET",
+                            "LOG-TOKEN-SECRET", "NESTED-TOKEN-SECRET"}) {
+    EXPECT_FALSE(absl::StrContains(on, token)) << token << " in:\n" << on;
+  }
+  const std::string off = Out(RunReadOnly(code, SandboxMode::kOff));
+  for (const char* token : {"MODULE-TOKEN-SECRET", "FETCH-TOKEN-SECRET", "WORKTREE-TOKEN-SECRET", "LOG-TOKEN-SECRET",
+                            "NESTED-TOKEN-SECRET"}) {
+    EXPECT_TRUE(absl::StrContains(off, token)) << token << " not in:\n" << off;
+  }
+  core::ActionOutcome status = RunReadOnly("git status --short", ContainedMode());
+  EXPECT_TRUE(status.success) << status.error << Out(status);
+  EXPECT_TRUE(absl::StrContains(Out(status), "M a.txt")) << Out(status);
+  core::ActionOutcome diff = RunReadOnly("git diff", ContainedMode());
+  EXPECT_TRUE(absl::StrContains(Out(diff), "+two")) << Out(diff);
+  core::ActionOutcome log = RunReadOnly("git log --oneline", ContainedMode());
+  EXPECT_TRUE(absl::StrContains(Out(log), "init")) << Out(log);
+}
+
 TEST_F(ReadOnlyTierTest, GitDiffNoIndexDoesNotReadGitConfigTokens) {
   NEEDS(false, true);
   ASSERT_EQ(::mkdir((root_ + "/empty").c_str(), 0755), 0);
