@@ -39,6 +39,40 @@ absl::StatusOr<EditResult> RunEdit(const json& c) {
 
 class EditCase : public ::testing::TestWithParam<json> {};
 
+// ReplaceEvery and ReplaceRanges with keep_places (what the actions call):
+// every case gives the same verdict, and a result the places hold builds
+// to the same text, of the size they say, with the same counts.
+TEST_P(EditCase, KeepingThePlacesGivesTheSameResult) {
+  const json& c = GetParam();
+  const std::string op = c.at("op").get<std::string>();
+  if (op != "every" && op != "ranges") return;
+  const std::string content = Bytes(c, "content");
+  const std::string label = c.value("label", "f.txt");
+  std::optional<int64_t> count;
+  absl::StatusOr<EditResult> kept;
+  if (op == "every") {
+    if (c.contains("count")) count = c["count"].get<int64_t>();
+    kept = ReplaceEvery(content, Bytes(c, "old"), Bytes(c, "new"), count, label, kNoSizeLimit, true);
+  } else {
+    if (!c.value("all", false)) count = c.value("count", int64_t{1});
+    kept = ReplaceRanges(content, Bytes(c, "start"), Bytes(c, "end"), Bytes(c, "new"), count, label, kNoSizeLimit,
+                         true);
+  }
+  const absl::StatusOr<EditResult> built = RunEdit(c);
+  ASSERT_EQ(kept.status(), built.status());
+  if (!built.ok()) return;
+  EXPECT_EQ(kept->replacements, built->replacements);
+  EXPECT_EQ(kept->already_applied, built->already_applied);
+  EXPECT_EQ(kept->lines, built->lines);
+  if (!kept->spliced.has_value()) {
+    EXPECT_EQ(kept->content, built->content);
+    return;
+  }
+  EXPECT_TRUE(kept->content.empty());
+  EXPECT_EQ(kept->spliced->Build(), built->content);
+  EXPECT_EQ(kept->spliced->size(), built->content.size());
+}
+
 TEST_P(EditCase, MatchesExpectation) {
   const json& c = GetParam();
   const json& want = c.at("expect");
