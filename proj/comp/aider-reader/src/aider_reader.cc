@@ -64,7 +64,11 @@ bool IsExactDivider(absl::string_view t) { return t == "======="; }
 
 // What the error of a block the answer ends inside says: where it stops,
 // and that the rest is wanted.
-std::string CutOff(int last_line) {
+std::string CutOff(int last_line, bool cut) {
+  if (cut) {
+    return absl::StrCat(" (it stops at line ", last_line, ", where the next block starts (line ", last_line + 1,
+                        "): it was cut off, so the block was not applied)");
+  }
   return absl::StrCat(" (the answer ends at line ", last_line,
                       " inside it: it was cut off, so the block was not applied)");
 }
@@ -290,7 +294,7 @@ Blocks ReadText(absl::string_view text, const ReadOptions& o, const absl::Functi
       const bool at_updated = !at_end && IsUpdated(lines[k].trimmed);
       error("missing_divider", head, at_end ? n - 1 : (at_updated ? k : k - 1),
             absl::StrCat("the SEARCH/REPLACE block at line ", line(head), " has no ======= before ",
-                         at_end ? absl::StrCat("the end of the answer", CutOff(line(n - 1))) : absl::StrCat("line ", line(k))),
+                         at_end ? (o.cut ? absl::StrCat("the next block", CutOff(line(n - 1), true)) : absl::StrCat("the end of the answer", CutOff(line(n - 1), false))) : absl::StrCat("line ", line(k))),
             at_end ? absl::StrCat("send the rest of the block, from line ", line(head),
                                   " on: the SEARCH lines, ======= on a line of its own, the REPLACE lines and "
                                   ">>>>>>> REPLACE")
@@ -306,7 +310,7 @@ Blocks ReadText(absl::string_view text, const ReadOptions& o, const absl::Functi
       const bool at_end = k >= n;
       error("missing_replace_marker", head, at_end ? n - 1 : k - 1,
             absl::StrCat("the SEARCH/REPLACE block at line ", line(head), " has no >>>>>>> REPLACE before ",
-                         at_end ? absl::StrCat("the end of the answer", CutOff(line(n - 1))) : absl::StrCat("line ", line(k))),
+                         at_end ? (o.cut ? absl::StrCat("the next block", CutOff(line(n - 1), true)) : absl::StrCat("the end of the answer", CutOff(line(n - 1), false))) : absl::StrCat("line ", line(k))),
             at_end ? absl::StrCat("send the rest of the block, from line ", line(head),
                                   " on: its REPLACE lines whole and >>>>>>> REPLACE on a line of its own")
                    : "end the block with >>>>>>> REPLACE on a line of its own after the REPLACE lines");

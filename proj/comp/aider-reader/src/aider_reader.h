@@ -92,6 +92,9 @@ struct ReadOptions {
   int first_line = 1;
   size_t first_byte = 0;
   std::string carried_path;
+  // The piece stops where the answer's next block starts, not where the
+  // answer ends: a block it ends inside is said to stop there.
+  bool cut = false;
 };
 
 // ReadBlocks(text, on_edit) of a piece of an answer.

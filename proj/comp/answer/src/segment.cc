@@ -96,8 +96,10 @@ void SegmentText(absl::string_view text, absl::Span<const Reader* const> readers
     }
     if (current.has_value() && next.span.at.begin < current->span.at.end) {
       // Inside the accepted span: its content, unless that span is unclosed
-      // and this is another dialect's opener (and not at its very start).
-      if (current->span.closed || next.reader == current->reader || next.span.at.begin <= current->span.at.begin) {
+      // and this is the opener of a block of any dialect, its own too (and
+      // not at its very start): a block the answer did not finish stops
+      // where the next block starts.
+      if (current->span.closed || next.span.at.begin <= current->span.at.begin) {
         continue;
       }
       current->span.at.last_line = LastLineBefore(text, current->span.at, next.span.at.begin);

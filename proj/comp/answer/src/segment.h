@@ -25,8 +25,8 @@ struct Segment {
 // - the earliest start wins; at the same start, the reader listed first;
 // - a span that starts inside an accepted one is content of it, not a block
 //   (an example in a heredoc, a CDATA, a REPLACE, an OVERWRITE);
-// - except that an unclosed span is cut at the next opener of another
-//   dialect (its end moved to that opener's line start): a block never
+// - except that an unclosed span is cut at the next opener of any dialect,
+//   its own too (its end moved to that opener's start): a block never
 //   closed does not swallow the blocks after it.
 // The spans of a reader that does not yield blocks (Reader::yields_blocks)
 // take part and are never handed on.

@@ -23,11 +23,12 @@ namespace {
 
 class MarkerReader : public Reader {
  public:
-  MarkerReader(std::string name, bool hidden, bool tolerant)
-      : name_(std::move(name)), hidden_(hidden), tolerant_(tolerant) {}
+  MarkerReader(std::string name, bool hidden, bool tolerant, bool headed)
+      : name_(std::move(name)), hidden_(hidden), tolerant_(tolerant), headed_(headed) {}
   bool yields_blocks() const override { return !hidden_; }
   absl::string_view dialect() const override { return name_; }
   std::unique_ptr<SpanStream> Spans(absl::string_view text) const override {
+    if (headed_) return HeadedSpans(text);
     std::vector<Span> out;
     const std::string open = name_ + "{", close = "}" + name_;
     std::optional<Span> at;
@@ -57,6 +58,33 @@ class MarkerReader : public Reader {
     }
     return std::make_unique<VectorSpanStream>(std::move(out));
   }
+  // A `headed` dialect X, as SEARCH/REPLACE: a line `X:` right before
+  // `X{` (its path) starts the block; an unclosed block runs through the
+  // line before the next `X{`, its path line included (so the spans overlap).
+  std::unique_ptr<SpanStream> HeadedSpans(absl::string_view text) const {
+    std::vector<size_t> starts;
+    std::vector<std::string> lines;
+    for (size_t pos = 0; pos < text.size();) {
+      const size_t nl = text.find('\n', pos);
+      const size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+      starts.push_back(pos);
+      lines.emplace_back(text.substr(pos, (nl == absl::string_view::npos ? text.size() : nl) - pos));
+      pos = end;
+    }
+    starts.push_back(text.size());
+    std::vector<Span> out;
+    const std::string open = name_ + "{", close = "}" + name_, head = name_ + ":";
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i] != open) continue;
+      const size_t first = i > 0 && lines[i - 1] == head ? i - 1 : i;
+      size_t k = i + 1;
+      while (k < lines.size() && lines[k] != close && lines[k] != open) ++k;
+      const bool closed = k < lines.size() && lines[k] == close;
+      const size_t last = closed ? k : k - 1;
+      out.push_back({{starts[first], starts[last + 1], static_cast<int>(first) + 1, static_cast<int>(last) + 1}, closed});
+    }
+    return std::make_unique<VectorSpanStream>(std::move(out));
+  }
   std::unique_ptr<SpanReader> Reading(absl::string_view) const override { return nullptr; }
   std::string Instructions() const override { return ""; }
 
@@ -64,6 +92,7 @@ class MarkerReader : public Reader {
   std::string name_;
   bool hidden_;
   bool tolerant_;
+  bool headed_;
 };
 
 class SegmentCase : public ::testing::TestWithParam<nlohmann::json> {};
@@ -77,7 +106,9 @@ TEST_P(SegmentCase, Segments) {
     const bool hidden = std::find(hidden_list.begin(), hidden_list.end(), name) != hidden_list.end();
     const nlohmann::json tolerant_list = c.value("tolerant", nlohmann::json::array());
     const bool tolerant = std::find(tolerant_list.begin(), tolerant_list.end(), name) != tolerant_list.end();
-    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden, tolerant));
+    const nlohmann::json headed_list = c.value("headed", nlohmann::json::array());
+    const bool headed = std::find(headed_list.begin(), headed_list.end(), name) != headed_list.end();
+    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden, tolerant, headed));
     readers.push_back(owned.back().get());
   }
   const std::string text = absl::StrJoin(c["lines"].get<std::vector<std::string>>(), "\n") + "\n";

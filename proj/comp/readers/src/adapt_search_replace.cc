@@ -20,8 +20,10 @@ class SearchReplaceSpanReader : public answer::SpanReader {
     // A block that names no path reuses the block before's.
     const SpanPiece piece = PieceOf(text_, span);
     const int before = number_;
+    // A span the segmenter cut stops where the next block starts.
+    const bool cut = text_.find_first_not_of(" \t\r\n", std::min(span.at.end, text_.size())) != absl::string_view::npos;
     const aider_reader::Blocks blocks =
-        aider_reader::ReadBlocks(piece.text, {piece.first_line, piece.first_byte, last_path_}, [&](aider_reader::Edit&& e) {
+        aider_reader::ReadBlocks(piece.text, {piece.first_line, piece.first_byte, last_path_, cut}, [&](aider_reader::Edit&& e) {
       number_ = std::max(number_, before + e.number);
       e.number += before;
       last_path_ = e.path;
