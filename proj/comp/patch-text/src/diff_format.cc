@@ -448,18 +448,20 @@ bool InsertionLooksApplied(absl::string_view content, const FilePatch& patch) {
   std::vector<absl::string_view> file;  // lines without their `\n`
   bool split = false;
   for (const DiffHunk& h : patch.hunks) {
+    // Most hunks delete a line: those are passed over before any copy.
+    if (h.old_start < 1 ||
+        std::any_of(h.lines.begin(), h.lines.end(), [](const DiffLine& l) { return l.kind == '-'; })) {
+      continue;
+    }
     hunk_apply::Hunk one;
     int lead = 0;
     bool seen_context = false;
     for (const DiffLine& l : h.lines) {
-      one.lines.push_back({l.kind == '-'   ? hunk_apply::PatchLine::kDelete
-                           : l.kind == '+' ? hunk_apply::PatchLine::kAdd
-                                           : hunk_apply::PatchLine::kContext,
-                           l.text});
+      one.lines.push_back({l.kind == '+' ? hunk_apply::PatchLine::kAdd : hunk_apply::PatchLine::kContext, l.text});
       if (l.kind == ' ') seen_context = true;
       if (!seen_context) ++lead;
     }
-    if (h.old_start < 1 || !hunk_apply::IsRecognisableInsertion(one)) continue;
+    if (!hunk_apply::IsRecognisableInsertion(one)) continue;
     if (!split) {
       for (size_t pos = 0; pos < content.size();) {
         size_t nl = content.find('\n', pos);
