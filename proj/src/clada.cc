@@ -40,6 +40,7 @@
 #include "proj/comp/fs-ops/src/fs_ops.h"
 #include "proj/comp/git-tx/src/git_tx.h"
 #include "proj/comp/readers/src/all_readers.h"
+#include "proj/comp/sham-action-parser/src/commands.h"
 #include "proj/src/report.h"
 
 namespace clada {
@@ -618,25 +619,6 @@ ExecutionResult FatalResult(ExecutionResult result, const absl::Status& status) 
   return FatalResult(std::move(result), std::string(status.message()), core::ErrorCode(status));
 }
 
-// What validate lists an action by: its primary parameter's first line,
-// cut at 80 bytes, and how many lines follow (valid UTF-8).
-std::string ListedValue(const core::Action& action) {
-  constexpr size_t kMaxChars = 80;
-  const std::string value = PrimaryParamValue(action.name, action.params);
-  const size_t nl = value.find('\n');
-  std::string shown = core::ToValidUtf8(absl::string_view(value).substr(0, nl));
-  if (shown.size() > kMaxChars) {
-    size_t cut = kMaxChars;
-    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
-    shown = absl::StrCat(shown.substr(0, cut), "...");
-  }
-  if (nl != std::string::npos) {
-    const size_t more = static_cast<size_t>(std::count(value.begin() + nl, value.end(), '\n'));
-    absl::StrAppend(&shown, " (+", more, more == 1 ? " more line)" : " more lines)");
-  }
-  return shown;
-}
-
 }  // namespace
 
 int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes,
@@ -693,7 +675,7 @@ int RunValidateAnswer(absl::string_view input, bool json, std::ostream& out, siz
       out << "\nwould run:\n";
       for (const auto& [item, why] : listed) {
         const core::Action action = r.actions.Make(*item).value_or(core::Action());
-        const std::string value = ListedValue(action);
+        const std::string value = sham_action_parser::SummaryValue(action);
         out << "  " << core::ToValidUtf8(action.metadata.block_id) << " " << action.name << (value.empty() ? "" : " ")
             << value << "\n";
         if (!why.empty()) out << "      " << core::ToValidUtf8(why) << "\n";

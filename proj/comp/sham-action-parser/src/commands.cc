@@ -102,30 +102,6 @@ std::string DescribeParameter(const ParameterDef& p) {
   return absl::StrJoin(parts, ", ");
 }
 
-// The primary parameter's value for a one-line summary.
-std::string SummaryValue(const core::Action& action) {
-  const ActionDefinition* def = FindAction(action.name);
-  if (def == nullptr || def->primary_param.empty() ||
-      !action.params.contains(def->primary_param))
-    return "";
-  const core::Json& value = action.params[def->primary_param];
-  if (!value.is_string()) return value.dump();
-  const std::string& text = value.get_ref<const std::string&>();
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  std::string shown = internal::ToValidUtf8(lines.front());
-  if (shown.size() > kMaxSummaryChars) {
-    size_t cut = kMaxSummaryChars;
-    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80)
-      --cut;
-    shown = absl::StrCat(shown.substr(0, cut), "...");
-  }
-  if (lines.size() > 1) {
-    absl::StrAppend(&shown, " (+", lines.size() - 1,
-                    lines.size() == 2 ? " more line)" : " more lines)");
-  }
-  return shown;
-}
-
 void PrintText(const ActionParseResult& r, std::ostream& out) {
   out << r.total_blocks << (r.total_blocks == 1 ? " block: " : " blocks: ")
       << r.actions.size() << " would run, " << r.errors.size()
@@ -161,6 +137,29 @@ void PrintText(const ActionParseResult& r, std::ostream& out) {
 }
 
 }  // namespace
+
+std::string SummaryValue(const core::Action& action) {
+  const ActionDefinition* def = FindAction(action.name);
+  if (def == nullptr || def->primary_param.empty() ||
+      !action.params.contains(def->primary_param))
+    return "";
+  const core::Json& value = action.params[def->primary_param];
+  if (!value.is_string()) return value.dump();
+  const std::string& text = value.get_ref<const std::string&>();
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  std::string shown = internal::ToValidUtf8(lines.front());
+  if (shown.size() > kMaxSummaryChars) {
+    size_t cut = kMaxSummaryChars;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80)
+      --cut;
+    shown = absl::StrCat(shown.substr(0, cut), "...");
+  }
+  if (lines.size() > 1) {
+    absl::StrAppend(&shown, " (+", lines.size() - 1,
+                    lines.size() == 2 ? " more line)" : " more lines)");
+  }
+  return shown;
+}
 
 int RunValidateCommand(absl::string_view input, bool json, std::ostream& out, size_t max_input_bytes) {
   const ActionParseResult r = ParseShamResponse(input, max_input_bytes);

@@ -28,6 +28,12 @@ namespace clada::sham_action_parser {
 int RunValidateCommand(absl::string_view input, bool json, std::ostream& out,
                        size_t max_input_bytes = sham_parser::kMaxInputBytes);
 
+// The value of `action`'s primary parameter for a one-line summary: its
+// first line, made valid UTF-8 and cut at 80 bytes ("..."), then how many
+// lines were left out ("(+2 more lines)"); a value that is not a string as
+// JSON; "" for an action without one. Validate's listing of every dialect.
+std::string SummaryValue(const core::Action& action);
+
 // Instructions for an LLM: the block syntax with a worked example, heredocs
 // and quoting rules, then every action an LLM may use with its parameters,
 // generated from LoadedSchema().
