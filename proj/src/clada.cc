@@ -418,6 +418,7 @@ ReadAnswerResult ReadAnswer(absl::string_view text, const readers::Registry& reg
     std::unique_ptr<answer::SpanReader>& reading = readings[segment.reader];
     if (reading == nullptr) reading = readers[segment.reader]->Reading(checked.text);
     answer::ReadResult r = reading->Read(segment.span);
+    answer::NameSwallowed(segment, readers, &r);
     const Dialect dialect = dialects[segment.reader];
     out.total_blocks += r.blocks;
 

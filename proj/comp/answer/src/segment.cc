@@ -78,6 +78,7 @@ void SegmentText(absl::string_view text, absl::Span<const Reader* const> readers
     if (streams[i]->Next(&s)) pending[i] = s;
   }
   std::optional<Segment> current;
+  size_t swallowed_end = 0;  // the end of the last block named in current's swallowed
   while (true) {
     // The earliest pending span; at the same start, the reader listed first.
     size_t best = readers.size();
@@ -100,6 +101,14 @@ void SegmentText(absl::string_view text, absl::Span<const Reader* const> readers
       // not at its very start): a block the answer did not finish stops
       // where the next block starts.
       if (current->span.closed || next.span.at.begin <= current->span.at.begin) {
+        // A block inside an unfinished one (not inside a block it holds
+        // already named) is named by it.
+        if (!current->span.complete && next.reader != current->reader && readers[next.reader]->yields_blocks() &&
+            next.span.at.begin > current->span.at.begin && next.span.at.begin >= swallowed_end &&
+            current->swallowed.size() < kMaxSwallowed) {
+          current->swallowed.push_back({next.reader, next.span.at.first_line});
+          swallowed_end = next.span.at.end;
+        }
         continue;
       }
       current->span.at.last_line = LastLineBefore(text, current->span.at, next.span.at.begin);
@@ -186,6 +195,23 @@ std::vector<LineRange> QuotedPassages(absl::string_view text) {
 }
 
 }  // namespace
+
+void NameSwallowed(const Segment& segment, absl::Span<const Reader* const> readers, ReadResult* read) {
+  if (segment.swallowed.empty()) return;
+  std::string held;
+  for (const Segment::Swallowed& w : segment.swallowed) {
+    absl::StrAppend(&held, held.empty() ? "" : ", ", "the ", readers[w.reader]->dialect(), " block at line ",
+                    w.first_line);
+  }
+  const std::string note = absl::StrCat(" (unfinished, it holds what follows it, so ", held,
+                                        " did not run: finish it, and what follows it runs)");
+  if (!read->diagnostics.empty()) {
+    read->diagnostics.front().message += note;
+  } else {
+    read->warnings.push_back(absl::StrCat("the ", readers[segment.reader]->dialect(), " block at line ",
+                                          segment.span.at.first_line, " is not finished", note));
+  }
+}
 
 bool QuotedAsAWhole(absl::string_view text) {
   bool any = false;

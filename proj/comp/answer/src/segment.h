@@ -18,7 +18,17 @@ namespace clada::answer {
 struct Segment {
   size_t reader = 0;
   Span span;
+  // Blocks of other readers that start inside this span when it is
+  // unfinished though not cut (Span::complete false: a CML element without
+  // its end tag holds what follows it): they are its content and do not
+  // run, so its reader's error names them. At most kMaxSwallowed, in order.
+  struct Swallowed {
+    size_t reader = 0;
+    int first_line = 0;
+  };
+  std::vector<Swallowed> swallowed;
 };
+inline constexpr size_t kMaxSwallowed = 8;
 
 // Merges the readers' span streams (one pending span each) into the
 // answer's blocks, in order of start, handed to `sink` as each is decided:
@@ -35,6 +45,11 @@ void SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> reade
 
 // The same, kept in a vector.
 std::vector<Segment> SegmentAnswer(absl::string_view text, absl::Span<const Reader* const> readers);
+
+// Says in `read` (what `segment`'s reader read from it) which blocks the
+// unfinished segment holds (Segment::swallowed): appended to its first
+// refusal's message, or a warning when its reader refused nothing.
+void NameSwallowed(const Segment& segment, absl::Span<const Reader* const> readers, ReadResult* read);
 
 // An answer quoted with '>' as a whole (a Markdown quote, as a chat copies
 // it) is read without its quote marks: SegmentAnswer finds the blocks of

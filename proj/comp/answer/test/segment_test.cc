@@ -23,8 +23,8 @@ namespace {
 
 class MarkerReader : public Reader {
  public:
-  MarkerReader(std::string name, bool hidden, bool tolerant, bool headed)
-      : name_(std::move(name)), hidden_(hidden), tolerant_(tolerant), headed_(headed) {}
+  MarkerReader(std::string name, bool hidden, bool tolerant, bool headed, bool incomplete)
+      : name_(std::move(name)), hidden_(hidden), tolerant_(tolerant), headed_(headed), incomplete_(incomplete) {}
   bool yields_blocks() const override { return !hidden_; }
   absl::string_view dialect() const override { return name_; }
   std::unique_ptr<SpanStream> Spans(absl::string_view text) const override {
@@ -54,6 +54,12 @@ class MarkerReader : public Reader {
     if (at.has_value()) {
       at->at.end = text.size();
       at->at.last_line = line;
+      // An `incomplete` dialect's unfinished block holds what follows it
+      // (as a CML element without its end tag): not cut, not complete.
+      if (incomplete_) {
+        at->closed = true;
+        at->complete = false;
+      }
       out.push_back(*at);
     }
     return std::make_unique<VectorSpanStream>(std::move(out));
@@ -93,6 +99,7 @@ class MarkerReader : public Reader {
   bool hidden_;
   bool tolerant_;
   bool headed_;
+  bool incomplete_;
 };
 
 class SegmentCase : public ::testing::TestWithParam<nlohmann::json> {};
@@ -108,7 +115,9 @@ TEST_P(SegmentCase, Segments) {
     const bool tolerant = std::find(tolerant_list.begin(), tolerant_list.end(), name) != tolerant_list.end();
     const nlohmann::json headed_list = c.value("headed", nlohmann::json::array());
     const bool headed = std::find(headed_list.begin(), headed_list.end(), name) != headed_list.end();
-    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden, tolerant, headed));
+    const nlohmann::json incomplete_list = c.value("incomplete", nlohmann::json::array());
+    const bool incomplete = std::find(incomplete_list.begin(), incomplete_list.end(), name) != incomplete_list.end();
+    owned.push_back(std::make_unique<MarkerReader>(name.get<std::string>(), hidden, tolerant, headed, incomplete));
     readers.push_back(owned.back().get());
   }
   const std::string text = absl::StrJoin(c["lines"].get<std::vector<std::string>>(), "\n") + "\n";
@@ -130,8 +139,11 @@ TEST_P(SegmentCase, Segments) {
     int lines = 0;
     for (char ch : body) lines += ch == '\n';
     EXPECT_EQ(s.span.at.last_line - s.span.at.first_line + 1, lines) << body;
+    std::string holds;
+    for (const Segment::Swallowed& w : s.swallowed) absl::StrAppend(&holds, " ", readers[w.reader]->dialect(), w.first_line);
     got.push_back(absl::StrCat(readers[s.reader]->dialect(), " ", s.span.at.first_line, "-", s.span.at.last_line,
-                               s.span.closed ? "" : " unclosed"));
+                               s.span.closed ? "" : " unclosed", s.span.complete ? "" : " incomplete",
+                               holds.empty() ? "" : " holds", holds));
   }
   EXPECT_EQ(got, c["segments"].get<std::vector<std::string>>()) << c["note"];
   EXPECT_EQ(answer.warnings, c.value("warnings", std::vector<std::string>())) << c["note"];
