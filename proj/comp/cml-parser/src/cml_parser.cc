@@ -172,109 +172,141 @@ size_t FindChar(absl::string_view text, char c, size_t from) {
   return p == nullptr ? text.size() : static_cast<const char*>(p) - text.data();
 }
 
-// Calls `on_found` with each CML element of `text` in order, as it is
-// found: the elements are not kept (a million one-line tasks made a
-// vector of 64 MB that lived beside their blocks).
+// The CML elements of `text` in order, one at a time, as each is found:
+// the elements are not kept (a million one-line tasks made a vector of
+// 64 MB that lived beside their blocks, and a list of their spans 80 MB).
 // `text` starts line `first_line` of the answer: spans give the answer's
 // lines (and `skip_lines` are the answer's), their bytes are `text`'s.
-void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lines, int first_line,
-                  absl::FunctionRef<void(const Found&)> on_found) {
-  // Every element starts with `<`: an answer without one (a million SHAM
-  // blocks, say) has none, and its lines are not tabled.
-  if (text.find('<') == absl::string_view::npos) return;
-  // Byte ranges of the skipped lines.
-  std::vector<std::pair<size_t, size_t>> skip;
-  if (!skip_lines.empty()) {
-    std::vector<size_t> starts;
-    starts.reserve(core::CountNewlines(text.data(), text.size()) + 1);
-    starts.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\n') starts.push_back(i + 1);
+class FoundIterator {
+ public:
+  FoundIterator(absl::string_view text, const std::vector<LineRange>& skip_lines, int first_line)
+      : text_(text), lines_(text, 0, first_line) {
+    // Every element starts with `<`: an answer without one (a million SHAM
+    // blocks, say) has none, and its lines are not tabled.
+    if (text.find('<') == absl::string_view::npos) {
+      i_ = text.size();
+      return;
     }
-    for (LineRange r : skip_lines) {
-      if (r.first < 1 || r.last < r.first) continue;
-      // The part of the range that is in `text`.
-      r.first = std::max(r.first - (first_line - 1), 1);
-      r.last -= first_line - 1;
-      if (r.last < r.first || static_cast<size_t>(r.first) > starts.size()) continue;
-      const size_t b = starts[r.first - 1];
-      const size_t e = static_cast<size_t>(r.last) < starts.size() ? starts[r.last] : text.size();
-      skip.emplace_back(b, e);
+    // Byte ranges of the skipped lines.
+    if (!skip_lines.empty()) {
+      std::vector<size_t> starts;
+      starts.reserve(core::CountNewlines(text.data(), text.size()) + 1);
+      starts.push_back(0);
+      for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\n') starts.push_back(i + 1);
+      }
+      for (LineRange r : skip_lines) {
+        if (r.first < 1 || r.last < r.first) continue;
+        // The part of the range that is in `text`.
+        r.first = std::max(r.first - (first_line - 1), 1);
+        r.last -= first_line - 1;
+        if (r.last < r.first || static_cast<size_t>(r.first) > starts.size()) continue;
+        const size_t b = starts[r.first - 1];
+        const size_t e = static_cast<size_t>(r.last) < starts.size() ? starts[r.last] : text.size();
+        skip_.emplace_back(b, e);
+      }
+      std::sort(skip_.begin(), skip_.end());
     }
-    std::sort(skip.begin(), skip.end());
+    next_lt_ = FindChar(text, '<', 0);
+    next_bt_ = FindChar(text, '`', 0);
   }
-  size_t next_skip = 0;
-  size_t next_lt = FindChar(text, '<', 0), next_bt = FindChar(text, '`', 0);
-  LineCounter lines(text, 0, first_line);
-  size_t i = 0;
-  const size_t n = text.size();
-  while (i < n) {
-    // The next '<' or '`' (memchr for each, remembered until passed).
-    if (next_lt < i) next_lt = FindChar(text, '<', i);
-    if (next_bt < i) next_bt = FindChar(text, '`', i);
-    i = std::min(next_lt, next_bt);
-    if (i >= n) break;
-    const char* p = text.data() + i;
-    while (next_skip < skip.size() && skip[next_skip].second <= i) ++next_skip;
-    if (next_skip < skip.size() && skip[next_skip].first <= i) {
-      i = skip[next_skip].second;
-      continue;
-    }
-    if (*p == '`') {
-      // Inline code (`...` or ``...`` on one line) is prose, never CML.
-      size_t run = 0;
-      while (i + run < n && text[i + run] == '`') ++run;
-      if (run <= 2) {
-        const size_t eol = std::min(text.find('\n', i), n);
-        const std::string ticks(run, '`');
-        const size_t close = text.substr(0, eol).find(ticks, i + run);
-        if (close != absl::string_view::npos) {
-          i = close + run;
-          continue;
+
+  // The next element, or false when there is none.
+  bool Next(Found* out) {
+    const absl::string_view text = text_;
+    const size_t n = text.size();
+    size_t& i = i_;
+    size_t& next_lt = next_lt_;
+    size_t& next_bt = next_bt_;
+    size_t& next_skip = next_skip_;
+    const std::vector<std::pair<size_t, size_t>>& skip = skip_;
+    LineCounter& lines = lines_;
+    while (i < n) {
+      // The next '<' or '`' (memchr for each, remembered until passed).
+      if (next_lt < i) next_lt = FindChar(text, '<', i);
+      if (next_bt < i) next_bt = FindChar(text, '`', i);
+      i = std::min(next_lt, next_bt);
+      if (i >= n) break;
+      const char* p = text.data() + i;
+      while (next_skip < skip.size() && skip[next_skip].second <= i) ++next_skip;
+      if (next_skip < skip.size() && skip[next_skip].first <= i) {
+        i = skip[next_skip].second;
+        continue;
+      }
+      if (*p == '`') {
+        // Inline code (`...` or ``...`` on one line) is prose, never CML.
+        size_t run = 0;
+        while (i + run < n && text[i + run] == '`') ++run;
+        if (run <= 2) {
+          const size_t eol = std::min(text.find('\n', i), n);
+          const std::string ticks(run, '`');
+          const size_t close = text.substr(0, eol).find(ticks, i + run);
+          if (close != absl::string_view::npos) {
+            i = close + run;
+            continue;
+          }
+        }
+        i += run;
+        continue;
+      }
+      if (text.substr(i, 4) == "<!--") {
+        const size_t e = text.find("-->", i + 4);
+        i = e == absl::string_view::npos ? n : e + 3;
+        continue;
+      }
+      absl::string_view name = OpenerAt(text, i);
+      if (name.empty()) {
+        ++i;
+        continue;
+      }
+      Found f;
+      f.name = std::string(name);
+      f.span.begin = i;
+      bool self_closing = false;
+      const size_t tag_end = StartTagEnd(text, i, &self_closing);
+      if (tag_end == absl::string_view::npos) {
+        // The start tag never ends: the block is that line.
+        f.open_tag_closed = false;
+        f.closed = false;
+        const size_t eol = text.find('\n', i);
+        f.span.end = eol == absl::string_view::npos ? n : eol;
+      } else if (self_closing) {
+        f.span.end = tag_end;
+      } else {
+        size_t stop = 0;
+        const size_t close = CloseTag(text, tag_end, name, &stop);
+        if (close == absl::string_view::npos) {
+          f.closed = false;
+          f.span.end = stop;
+        } else {
+          f.span.end = close;
         }
       }
-      i += run;
-      continue;
+      if (f.span.end <= f.span.begin) f.span.end = std::min(n, f.span.begin + 1);
+      f.span.first_line = lines.Line(f.span.begin);
+      f.span.last_line = lines.Line(f.span.end > f.span.begin ? f.span.end - 1 : f.span.begin);
+      i = f.span.end;
+      *out = std::move(f);
+      return true;
     }
-    if (text.substr(i, 4) == "<!--") {
-      const size_t e = text.find("-->", i + 4);
-      i = e == absl::string_view::npos ? n : e + 3;
-      continue;
-    }
-    absl::string_view name = OpenerAt(text, i);
-    if (name.empty()) {
-      ++i;
-      continue;
-    }
-    Found f;
-    f.name = std::string(name);
-    f.span.begin = i;
-    bool self_closing = false;
-    const size_t tag_end = StartTagEnd(text, i, &self_closing);
-    if (tag_end == absl::string_view::npos) {
-      // The start tag never ends: the block is that line.
-      f.open_tag_closed = false;
-      f.closed = false;
-      const size_t eol = text.find('\n', i);
-      f.span.end = eol == absl::string_view::npos ? n : eol;
-    } else if (self_closing) {
-      f.span.end = tag_end;
-    } else {
-      size_t stop = 0;
-      const size_t close = CloseTag(text, tag_end, name, &stop);
-      if (close == absl::string_view::npos) {
-        f.closed = false;
-        f.span.end = stop;
-      } else {
-        f.span.end = close;
-      }
-    }
-    if (f.span.end <= f.span.begin) f.span.end = std::min(n, f.span.begin + 1);
-    f.span.first_line = lines.Line(f.span.begin);
-    f.span.last_line = lines.Line(f.span.end > f.span.begin ? f.span.end - 1 : f.span.begin);
-    i = f.span.end;
-    on_found(f);
+    return false;
   }
+
+ private:
+  absl::string_view text_;
+  std::vector<std::pair<size_t, size_t>> skip_;
+  size_t next_skip_ = 0;
+  size_t next_lt_ = 0, next_bt_ = 0;
+  LineCounter lines_;
+  size_t i_ = 0;
+};
+
+// Calls `on_found` with each CML element of `text` in order (FoundIterator).
+void ForEachFound(absl::string_view text, const std::vector<LineRange>& skip_lines, int first_line,
+                  absl::FunctionRef<void(const Found&)> on_found) {
+  FoundIterator elements(text, skip_lines, first_line);
+  Found f;
+  while (elements.Next(&f)) on_found(f);
 }
 
 bool IsValidUtf8(absl::string_view s, size_t* bad) {
@@ -871,8 +903,25 @@ std::vector<SourceSpan> FindCml(absl::string_view text, const std::vector<LineRa
 
 std::vector<FoundSpan> FindCmlSpans(absl::string_view text) {
   std::vector<FoundSpan> out;
-  ForEachFound(text, {}, 1, [&out](const Found& f) { out.push_back({f.span, f.closed}); });
+  CmlSpanFinder finder(text);
+  FoundSpan s;
+  while (finder.Next(&s)) out.push_back(s);
   return out;
+}
+
+class CmlSpanFinder::Elements : public FoundIterator {
+ public:
+  explicit Elements(absl::string_view text) : FoundIterator(text, {}, 1) {}
+};
+
+CmlSpanFinder::CmlSpanFinder(absl::string_view text) : elements_(std::make_unique<Elements>(text)) {}
+CmlSpanFinder::~CmlSpanFinder() = default;
+
+bool CmlSpanFinder::Next(FoundSpan* out) {
+  Found f;
+  if (!elements_->Next(&f)) return false;
+  *out = FoundSpan{f.span, f.closed};
+  return true;
 }
 
 CmlParseResult ParseCml(absl::string_view text, const std::vector<LineRange>& skip, const ParseOptions& options) {

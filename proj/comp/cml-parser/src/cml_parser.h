@@ -165,6 +165,23 @@ struct FoundSpan {
 };
 std::vector<FoundSpan> FindCmlSpans(absl::string_view text);
 
+// FindCmlSpans one span at a time, holding none of them (the answer layer's
+// span stream: 1,982,959 one-line tasks at the 50 MiB input limit made a
+// list of 80 MB). `text` must outlive it.
+class CmlSpanFinder {
+ public:
+  explicit CmlSpanFinder(absl::string_view text);
+  ~CmlSpanFinder();
+  CmlSpanFinder(const CmlSpanFinder&) = delete;
+  CmlSpanFinder& operator=(const CmlSpanFinder&) = delete;
+  // The next span in order, or false when there is none.
+  bool Next(FoundSpan* out);
+
+ private:
+  class Elements;
+  std::unique_ptr<Elements> elements_;
+};
+
 // The seeds' error type of a failed task, from the executor's outcome
 // (`action`: the action that ran; `code`: its error code,
 // core::ActionOutcome::code; `data`: its data): search_not_found,

@@ -72,15 +72,29 @@ class CmlSpanReader : public answer::SpanReader {
   int blocks_ = 0;  // the blocks read so far
 };
 
+// The CML elements of an answer as spans, found one at a time (a list of
+// them took 80 MB at the input limit). Never cut (an unclosed element holds
+// what follows, as the reader reads it), but one whose end tag is missing
+// is not complete.
+class CmlSpanStream : public answer::SpanStream {
+ public:
+  explicit CmlSpanStream(absl::string_view text) : finder_(text) {}
+  bool Next(answer::Span* out) override {
+    cml_parser::FoundSpan s;
+    if (!finder_.Next(&s)) return false;
+    *out = answer::Span{s.span, true, s.closed};
+    return true;
+  }
+
+ private:
+  cml_parser::CmlSpanFinder finder_;
+};
+
 class CmlReader : public answer::Reader {
  public:
   absl::string_view dialect() const override { return "cml"; }
   std::unique_ptr<answer::SpanStream> Spans(absl::string_view text) const override {
-    std::vector<answer::Span> spans;
-    // Never cut (an unclosed element holds what follows, as the reader
-    // reads it), but one whose end tag is missing is not complete.
-    for (const cml_parser::FoundSpan& s : cml_parser::FindCmlSpans(text)) spans.push_back({s.span, true, s.closed});
-    return std::make_unique<answer::VectorSpanStream>(std::move(spans));
+    return std::make_unique<CmlSpanStream>(text);
   }
   std::unique_ptr<answer::SpanReader> Reading(absl::string_view text) const override {
     return std::make_unique<CmlSpanReader>(text);
