@@ -6,7 +6,8 @@
 // Besides crashes and sanitizer reports it checks what ApplyHunks promises:
 // no hunks give the text back byte for byte; a hunk of context lines only,
 // taken from the file, either leaves the text unchanged or is refused as
-// ambiguous; a success places every hunk; a failure fills the error.
+// ambiguous; a success places every hunk (already applied: every hunk, the
+// text unchanged); a failure fills the error.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -22,6 +23,7 @@ using clada::hunk_apply::ApplyError;
 using clada::hunk_apply::ApplyHunks;
 using clada::hunk_apply::Hunk;
 using clada::hunk_apply::PatchLine;
+using clada::hunk_apply::Placement;
 
 std::vector<std::string> SplitOnNewline(const std::string& s) {
   std::vector<std::string> out;
@@ -91,6 +93,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = ApplyHunks(content, hunks, &why);
   if (r.ok()) {
     Check(r->placements.size() == hunks.size());
+    // Already applied: every hunk was, and the text is as given.
+    for (const Placement& p : r->placements) Check(p.already_applied == r->already_applied);
+    if (r->already_applied) Check(r->content == content);
   } else {
     Check(why.code != ApplyError::Code::kOk);
     Check(!why.message.empty());
