@@ -741,8 +741,8 @@ absl::Status PlaceholderRefused(const internal::PlaceholderLine& ph, absl::strin
 
 // The first placeholder line an edit brings into a file: among the lines of
 // `after` that differ from `before` (their common first and last lines are
-// not read), one that is not also a line of `before`. Its line_number is
-// the line of `after`.
+// not read), one that is not also a line of what it replaced (the lines of
+// `before` between them). Its line_number is the line of `after`.
 std::optional<internal::PlaceholderLine> EditPlaceholder(absl::string_view before, absl::string_view after) {
   const size_t shorter = std::min(before.size(), after.size());
   size_t head = 0;
@@ -755,7 +755,14 @@ std::optional<internal::PlaceholderLine> EditPlaceholder(absl::string_view befor
   if (size_t nl = after.find('\n', end); end > head && after[end - 1] != '\n') {
     end = nl == absl::string_view::npos ? after.size() : nl + 1;  // to the end of its line
   }
-  std::optional<internal::PlaceholderLine> ph = internal::FindPlaceholder(after.substr(head, end - head), before);
+  // The lines of `before` the edit replaced: a placeholder line is text
+  // only where they hold it (the file holding it elsewhere covers nothing).
+  size_t before_end = before.size() - tail;
+  if (size_t nl = before.find('\n', before_end); before_end > head && before[before_end - 1] != '\n') {
+    before_end = nl == absl::string_view::npos ? before.size() : nl + 1;
+  }
+  const absl::string_view replaced = before.substr(head, before_end > head ? before_end - head : 0);
+  std::optional<internal::PlaceholderLine> ph = internal::FindPlaceholder(after.substr(head, end - head), replaced);
   if (ph.has_value()) ph->line_number += internal::CountNewlines(after.substr(0, head));
   return ph;
 }
@@ -764,10 +771,11 @@ std::optional<internal::PlaceholderLine> EditPlaceholder(absl::string_view befor
 // of each run the places change (every other line of the result is a line
 // of the original).
 std::optional<internal::PlaceholderLine> SplicedPlaceholder(const internal::SplicedText& t) {
-  internal::PlaceholderFinder finder(t.original());
   std::optional<internal::PlaceholderLine> found;
   internal::ForEachChangedRun(t, [&](const internal::ChangedRun& run) {
-    found = finder.Find(run.new_text);
+    // Text only where the run's own old lines hold it, as EditPlaceholder.
+    found = internal::FindPlaceholder(run.new_text,
+                                      t.original().substr(run.old_begin, run.old_end - run.old_begin));
     if (found.has_value()) found->line_number += run.new_line - 1;
     return !found.has_value();
   });

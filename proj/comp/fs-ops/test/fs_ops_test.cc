@@ -727,10 +727,20 @@ TEST(ExecuteFileOperation, ReplaceEverywherePlaceholderFromItsPlaces) {
   EXPECT_FALSE(out.success);
   EXPECT_NE(out.error.find("line 3 of the edited file is a placeholder"), std::string::npos) << out.error;
   EXPECT_EQ(ReadAll(path), "x = 1\n# STUB\ny = 2\n# STUB\n");
+  // The file holding the placeholder elsewhere covers nothing: only the
+  // lines a place replaces do.
   WriteSetupFile(path, "# ... rest of the code unchanged ...\nSTUB\n");
   action.params = {{"path", "a.py"}, {"old_text", "STUB"}, {"new_text", "# ... rest of the code unchanged ..."}};
   out = ExecuteFileOperation(action, ctx);
+  EXPECT_FALSE(out.success);
+  EXPECT_EQ(ReadAll(path), "# ... rest of the code unchanged ...\nSTUB\n");
+  WriteSetupFile(path, "v = 1\n# ... rest of the code unchanged ...\n");
+  action.params = {{"path", "a.py"},
+                   {"old_text", "v = 1\n# ... rest of the code unchanged ..."},
+                   {"new_text", "v = 2\n# ... rest of the code unchanged ..."}};
+  out = ExecuteFileOperation(action, ctx);
   EXPECT_TRUE(out.success) << out.error;
+  EXPECT_EQ(ReadAll(path), "v = 2\n# ... rest of the code unchanged ...\n");
 }
 
 }  // namespace
