@@ -17,7 +17,9 @@ int LineNumber(const ReadOptions& o, size_t index) { return o.first_line + stati
 
 // A ```diff (or ```patch) fence that holds `@@` hunks and no file header
 // names no file: one `missing_file_header` error for the fence, where the
-// hunks would otherwise be read as nothing at all.
+// hunks would otherwise be read as nothing at all. So is a plain ``` fence
+// (no language) whose first hunk line is a range header (`@@ -N`). Every
+// fence is skipped whole, so a fence's closing ``` never opens one.
 void HeaderlessFences(absl::string_view text, std::vector<ParseError>* errors, const ReadOptions& o) {
   const core::LineStarts lines(text);
   const size_t n = lines.size();
@@ -28,7 +30,9 @@ void HeaderlessFences(absl::string_view text, std::vector<ParseError>* errors, c
   };
   for (size_t i = 0; i < n; ++i) {
     const absl::string_view open = absl::StripAsciiWhitespace(lines.Content(i));
-    if (!absl::StartsWith(open, "```diff") && !absl::StartsWith(open, "```patch")) continue;
+    if (!absl::StartsWith(open, "```")) continue;
+    const bool diff = absl::StartsWith(open, "```diff") || absl::StartsWith(open, "```patch");
+    const bool plain = open == "```";
     size_t close = i + 1;
     size_t first_hunk = 0;
     bool header = false;
@@ -36,7 +40,10 @@ void HeaderlessFences(absl::string_view text, std::vector<ParseError>* errors, c
       if (is_file_start(close)) header = true;
       if (first_hunk == 0 && absl::StartsWith(lines.Content(close), "@@")) first_hunk = close;
     }
-    if (!header && first_hunk != 0) {
+    const bool hunk_header = first_hunk != 0 && absl::StartsWith(lines.Content(first_hunk), "@@ -") &&
+                             lines.Content(first_hunk).size() > 4 &&
+                             absl::ascii_isdigit(static_cast<unsigned char>(lines.Content(first_hunk)[4]));
+    if (!header && first_hunk != 0 && (diff || (plain && hunk_header))) {
       const size_t last = close < n ? close : n - 1;
       SourceSpan span;
       span.begin = o.first_byte + lines.Begin(i);
@@ -69,7 +76,7 @@ Diffs ReadDiffs(absl::string_view text, absl::FunctionRef<void(FilePatch&&)> on_
 
 Diffs ReadDiffs(absl::string_view text, const ReadOptions& o, absl::FunctionRef<void(FilePatch&&)> on_file) {
   std::vector<ParseError> fences;
-  if (absl::StrContains(text, "```diff") || absl::StrContains(text, "```patch")) HeaderlessFences(text, &fences, o);
+  if (absl::StrContains(text, "```") && absl::StrContains(text, "@@")) HeaderlessFences(text, &fences, o);
   Diffs out = patch_text::ParseDiffs(text, o, on_file);
   if (!fences.empty()) {
     // The fences' errors first, as they were found before the files.
