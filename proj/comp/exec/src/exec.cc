@@ -387,6 +387,7 @@ absl::StatusOr<RunContainment> Contain(const core::ExecContext& ctx, bool read_o
   o.read_only = read_only_tier;
   o.network = ctx.exec_network;
   o.read_only_files = ctx.paths.protected_files;
+  if (const char* path = ::getenv("PATH"); path != nullptr) o.path = internal::CleanPath(path, o.roots);
   const char* home = ::getenv("HOME");
   if (home != nullptr) o.home = home;
   if (support.namespaces) {

@@ -514,6 +514,78 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
   return text;
 }
 
+void Sandbox::PlanMasks(const SandboxOptions& o, const std::vector<std::string>& roots, Sandbox* box) {
+  // The homes: the user's, /root, and each folder of /home this user can
+  // enter; none that a root lies in or below (then the home is the project).
+  std::vector<std::string> masks;
+  auto add_mask = [&](const std::string& dir) {
+    struct stat st;
+    if (dir.empty() || dir == "/" || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        ::access(dir.c_str(), X_OK) != 0) {
+      return;
+    }
+    for (const std::string& r : roots) {
+      if (core::IsWithin(dir, r)) return;
+    }
+    for (const std::string& m : masks) {
+      if (core::IsWithin(dir, m) || core::IsWithin(m, dir)) return;
+    }
+    masks.push_back(dir);
+  };
+  if (!o.home.empty()) add_mask(Canonical(o.home));
+  add_mask(Canonical("/root"));
+  if (DIR* d = ::opendir("/home")) {
+    int seen = 0;
+    while (const struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.' || ++seen > 256) continue;
+      add_mask(Canonical(absl::StrCat("/home/", e->d_name)));
+    }
+    ::closedir(d);
+  }
+  if (masks.empty()) return;
+  // What is bound back: the roots, their git dirs and the private TMPDIR as
+  // they are; clada's TMPDIR (the code file of a long snippet) and the
+  // PATH's toolchains read-only.
+  std::vector<std::pair<std::string, bool>> wanted;  // path, read-only
+  for (const std::string& r : roots) {
+    wanted.emplace_back(r, false);
+    for (const std::string& g : GitDirsOf(r)) wanted.emplace_back(g, true);
+  }
+  if (const char* tmp = ::getenv("TMPDIR"); tmp != nullptr && tmp[0] == '/') wanted.emplace_back(Canonical(tmp), true);
+  if (!o.tmpdir.empty()) wanted.emplace_back(Canonical(o.tmpdir), false);
+  for (absl::string_view entry : absl::StrSplit(o.path, ':')) {
+    if (entry.empty() || entry.front() != '/') continue;
+    std::string dir = Canonical(std::string(entry));
+    if (absl::EndsWith(dir, "/bin")) dir = dir.substr(0, dir.size() - 4);
+    wanted.emplace_back(dir, true);
+  }
+  std::stable_sort(wanted.begin(), wanted.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+  for (const auto& [path, read_only] : wanted) {
+    if (path.empty() || box->bind_backs_.size() >= kMaxBindBacks) continue;
+    const std::string* mask = nullptr;
+    for (const std::string& m : masks) {
+      if (core::IsWithin(path, m) && path != m) mask = &m;
+    }
+    if (mask == nullptr) continue;
+    bool dup = false;
+    for (const BindBack& b : box->bind_backs_) dup = dup || b.path == path;
+    struct stat st;
+    if (dup || ::stat(path.c_str(), &st) != 0) continue;
+    BindBack b;
+    b.path = path;
+    b.is_file = !S_ISDIR(st.st_mode);
+    b.read_only = read_only;
+    b.remount_flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MountFlagsOf(path);
+    // The folders between the mask and the path, outermost first.
+    for (size_t at = mask->size() + 1; at <= path.size(); ++at) {
+      if (at == path.size() ? !b.is_file : path[at] == '/') b.make.push_back(path.substr(0, at));
+    }
+    box->bind_backs_.push_back(std::move(b));
+  }
+  for (std::string& m : masks) box->masks_.push_back({std::move(m)});
+}
+
 absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& o, const SandboxSupport& support) {
   std::unique_ptr<Sandbox> box(new Sandbox);
   std::vector<std::string> roots;
@@ -583,6 +655,23 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
       const std::string state = root + "/.clada";
       if (::lstat(state.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) hidden_dirs.push_back(state);
     }
+  }
+
+  if (support.namespaces) PlanMasks(o, roots, box.get());
+  // A mount whose target a mask hides (and nothing binds back) is left out:
+  // the code cannot reach it anyway.
+  auto reachable = [&box](const std::string& p) {
+    bool masked = false;
+    for (const Mask& m : box->masks_) masked = masked || core::IsWithin(p, m.dir);
+    if (!masked) return true;
+    for (const BindBack& b : box->bind_backs_) {
+      if (core::IsWithin(p, b.path)) return true;
+    }
+    return false;
+  };
+  for (auto* list : {&protected_paths, &hidden_dirs, &hidden_files}) {
+    list->erase(std::remove_if(list->begin(), list->end(), [&](const std::string& p) { return !reachable(p); }),
+                list->end());
   }
 
   std::vector<std::string> parts;
@@ -686,7 +775,7 @@ absl::StatusOr<std::unique_ptr<Sandbox>> Sandbox::Prepare(const SandboxOptions& 
   }
   if (support.namespaces) {
     limits.push_back("keeps .git/ and .clada/ read-only");
-    limits.push_back("hides ~/.ssh, ~/.aws, ~/.config/gh, ~/.gnupg, ~/.netrc and other credentials");
+    limits.push_back("hides the home outside the project (~/.ssh, tokens; PATH's toolchains stay readable)");
   }
   if (!o.network) limits.push_back("has no network, loopback included (setting exec_network: allow allows it)");
   box->limits_ = absl::StrCat("the sandbox (", box->description_, ") ", absl::StrJoin(limits, ", "),
@@ -714,6 +803,52 @@ int Sandbox::Enter(int* step) const {
     if ((err = WriteProcFile("/proc/self/uid_map", uid_map_)) != 0) return errno = err, fail(2);
     if ((err = WriteProcFile("/proc/self/gid_map", gid_map_)) != 0) return errno = err, fail(3);
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail(4);
+    if (!masks_.empty()) {
+      // Opened before the homes are covered (a bind's source must be in
+      // this mount namespace, and reachable).
+      int fds[kMaxBindBacks];
+      for (size_t j = 0; j < bind_backs_.size(); ++j) {
+        fds[j] = ::open(bind_backs_[j].path.c_str(), O_PATH | O_CLOEXEC);
+        if (fds[j] < 0) return fail(500 + static_cast<int>(j));
+      }
+      for (size_t i = 0; i < masks_.size(); ++i) {
+        if (::mount("tmpfs", masks_[i].dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                    "size=64k,nr_inodes=4096,mode=0755") != 0) {
+          return fail(300 + static_cast<int>(i));
+        }
+      }
+      for (size_t j = 0; j < bind_backs_.size(); ++j) {
+        const BindBack& b = bind_backs_[j];
+        for (const std::string& dir : b.make) {
+          if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return fail(400 + static_cast<int>(j));
+        }
+        if (b.is_file) {
+          const int fd = ::open(b.path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+          if (fd < 0) return fail(400 + static_cast<int>(j));
+          ::close(fd);
+        }
+        char source[32] = "/proc/self/fd/";
+        char digits[12];
+        int n = 0;
+        for (int v = fds[j]; n == 0 || v > 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+        size_t at = 14;
+        while (n > 0) source[at++] = digits[--n];
+        source[at] = '\0';
+        if (::mount(source, b.path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+          return fail(400 + static_cast<int>(j));
+        }
+        if (b.read_only && ::mount(nullptr, b.path.c_str(), nullptr, b.remount_flags, nullptr) != 0) {
+          return fail(400 + static_cast<int>(j));
+        }
+        ::close(fds[j]);
+      }
+      for (size_t i = 0; i < masks_.size(); ++i) {
+        if (::mount(nullptr, masks_[i].dir.c_str(), nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
+                    nullptr) != 0) {
+          return fail(300 + static_cast<int>(i));
+        }
+      }
+    }
     for (size_t i = 0; i < mounts_.size(); ++i) {
       const Mount& m = mounts_[i];
       if (::mount(m.source.c_str(), m.target.c_str(), m.fstype.empty() ? nullptr : m.fstype.c_str(), m.flags,
@@ -758,6 +893,10 @@ std::string Sandbox::StepName(int step) const {
       return "seccomp filter";
   }
   const size_t i = static_cast<size_t>(step % 100);
+  if (step >= 300 && step < 400 && i < masks_.size()) return absl::StrCat("tmpfs over ", masks_[i].dir);
+  if (step >= 400 && step < 600 && i < bind_backs_.size()) {
+    return absl::StrCat(step >= 500 ? "open " : "bind back ", bind_backs_[i].path);
+  }
   if (step >= 100 && step < 300 && i < mounts_.size()) {
     return absl::StrCat(step >= 200 ? "read-only remount of " : "mount over ", mounts_[i].target);
   }

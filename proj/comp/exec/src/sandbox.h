@@ -97,6 +97,10 @@ struct SandboxOptions {
   // Files clada keeps during the run (the listened chat file and its
   // report, the lock file): bound read-only over themselves when they exist.
   std::vector<std::string> read_only_files;
+  // The PATH the code gets (CleanPath's): an absolute entry inside a masked
+  // home (a toolchain: ~/.cargo/bin, ~/.nvm/.../bin) is bound back
+  // read-only, the entry's parent when the entry is named `bin`.
+  std::string path;
 };
 
 class Sandbox {
@@ -134,6 +138,23 @@ class Sandbox {
   bool namespaces_ = false;
   int unshare_flags_ = 0;
   std::string uid_map_, gid_map_;
+  // Homes covered by an empty tmpfs (the user's, other users', /root), and
+  // what is bound back inside them: the roots and the TMPDIR read-write,
+  // the PATH's toolchains read-only; parents first.
+  struct Mask {
+    std::string dir;
+  };
+  struct BindBack {
+    std::string path;
+    std::vector<std::string> make;  // folders to make in the tmpfs, outermost first
+    bool is_file = false;
+    bool read_only = false;
+    unsigned long remount_flags = 0;
+  };
+  static constexpr size_t kMaxBindBacks = 64;
+  static void PlanMasks(const SandboxOptions& o, const std::vector<std::string>& roots, Sandbox* box);
+  std::vector<Mask> masks_;
+  std::vector<BindBack> bind_backs_;
   std::vector<Mount> mounts_;
   // `<root>/.clada` folders Prepare created to mount them read-only (a root
   // had none): removed when the last sandbox holding them goes, if empty.

@@ -410,6 +410,60 @@ TEST_F(SandboxTest, SecretsUnderHomeAreUnreadable) {
   EXPECT_TRUE(absl::StrContains(Out(off), "NETRC-SECRET")) << Out(off);
 }
 
+// Everything in the user's home outside the project is hidden, not only
+// the credential stores clada knows by name (~/.codex/auth.json,
+// ~/.claude/.credentials.json, ~/.vault-token, ...).
+TEST_F(SandboxTest, HomeOutsideTheProjectIsHidden) {
+  NEEDS(false, true);
+  for (const std::string& d : {home_ + "/.codex", home_ + "/.claude"}) ASSERT_EQ(::mkdir(d.c_str(), 0755), 0);
+  WriteFile(home_ + "/.codex/auth.json", "CODEX-SECRET\n");
+  WriteFile(home_ + "/.claude/.credentials.json", "CLAUDE-SECRET\n");
+  WriteFile(home_ + "/.vault-token", "VAULT-SECRET\n");
+  const std::string code =
+      "cat \"$HOME/.codex/auth.json\" \"$HOME/.claude/.credentials.json\" \"$HOME/.vault-token\"; ls -a \"$HOME\" | sed 's/^/LS:/'";
+  core::ActionOutcome on = Run(code, ContainedMode());
+  for (const char* secret : {"CODEX-SECRET", "CLAUDE-SECRET", "VAULT-SECRET", "LS:.vault-token"}) {
+    EXPECT_FALSE(absl::StrContains(Out(on), secret)) << Out(on);
+  }
+  core::ActionOutcome off = Run(code, SandboxMode::kOff);
+  for (const char* secret : {"CODEX-SECRET", "CLAUDE-SECRET", "VAULT-SECRET", "LS:.vault-token"}) {
+    EXPECT_TRUE(absl::StrContains(Out(off), secret)) << Out(off);
+  }
+}
+
+// A project inside the home keeps working (written, git read), and a
+// toolchain on PATH under the home (~/.cargo/bin) still runs, while the
+// rest of the home stays hidden.
+TEST_F(SandboxTest, ProjectAndToolchainsUnderHomeStillWork) {
+  NEEDS(false, true);
+  const std::string proj = home_ + "/code/proj";
+  const std::string tools = home_ + "/.cargo/bin";
+  ASSERT_EQ(std::system(absl::StrCat("mkdir -p '", proj, "' '", tools, "' && cd '", proj,
+                                     "' && git init -q && echo a > a.txt && git add a.txt && "
+                                     "git -c user.name=t -c user.email=t@e commit -qm init")
+                            .c_str()),
+            0);
+  WriteFile(tools + "/mytool", "#!/bin/sh\necho TOOL-RAN\n");
+  ASSERT_EQ(::chmod((tools + "/mytool").c_str(), 0755), 0);
+  WriteFile(home_ + "/.vault-token", "VAULT-SECRET\n");
+  const std::string old_path = ::getenv("PATH") != nullptr ? ::getenv("PATH") : "/usr/bin:/bin";
+  ::setenv("PATH", (tools + ":" + old_path).c_str(), 1);
+  const std::string code = "echo b > b.txt && git status --short && mytool; cat \"$HOME/.vault-token\"";
+  auto run = [&](SandboxMode mode) {
+    core::ExecContext ctx = Context(mode);
+    ctx.paths = *core::MakePathPolicy(proj, {});
+    return Run(code, mode, &ctx);
+  };
+  core::ActionOutcome on = run(ContainedMode());
+  core::ActionOutcome off = run(SandboxMode::kOff);
+  ::setenv("PATH", old_path.c_str(), 1);
+  EXPECT_EQ(ReadFile(proj + "/b.txt"), "b\n");
+  EXPECT_TRUE(absl::StrContains(Out(on), "?? b.txt")) << Out(on);
+  EXPECT_TRUE(absl::StrContains(Out(on), "TOOL-RAN")) << Out(on);
+  EXPECT_FALSE(absl::StrContains(Out(on), "VAULT-SECRET")) << Out(on);
+  EXPECT_TRUE(absl::StrContains(Out(off), "VAULT-SECRET")) << Out(off);
+}
+
 // Landlock's signal scope (ABI 6): the code cannot signal a process outside
 // the sandbox: not clada (this test process), not another of the user's.
 TEST_F(SandboxTest, NoSignalToProcessesOutside) {
