@@ -123,9 +123,13 @@ bool WithinAny(const std::string& path, const std::vector<std::string>& roots) {
 }
 
 // The user's secrets outside the project: covered whenever they exist.
-constexpr const char* kSecretDirs[] = {".ssh",  ".aws",  ".config/gh", ".gnupg", ".config/gcloud",
-                                       ".kube", ".docker", ".azure",   ".password-store"};
-constexpr const char* kSecretFiles[] = {".netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass"};
+// (Under a masked home they matter where a root holds the home, or a
+// toolchain's folder bound back holds them: ~/.cargo's credentials.)
+constexpr const char* kSecretDirs[] = {".ssh",   ".aws",   ".config/gh", ".gnupg", ".config/gcloud", ".kube",
+                                       ".docker", ".azure", ".password-store", ".codex", ".claude",
+                                       ".config/github-copilot"};
+constexpr const char* kSecretFiles[] = {".netrc",  ".git-credentials", ".npmrc", ".pypirc", ".pgpass", ".vault-token",
+                                        ".cargo/credentials.toml", ".cargo/credentials", ".claude.json"};
 
 // The first line of the file at `path` after `prefix` ("gitdir: "), or the
 // whole first line when `prefix` is empty; "" when unreadable.
@@ -556,7 +560,11 @@ void Sandbox::PlanMasks(const SandboxOptions& o, const std::vector<std::string>&
   for (absl::string_view entry : absl::StrSplit(o.path, ':')) {
     if (entry.empty() || entry.front() != '/') continue;
     std::string dir = Canonical(std::string(entry));
-    if (absl::EndsWith(dir, "/bin")) dir = dir.substr(0, dir.size() - 4);
+    if (absl::EndsWith(dir, "/bin")) {
+      // ~/.cargo/bin: ~/.cargo (its lib, its toolchains); ~/bin stays ~/bin.
+      const std::string parent = dir.substr(0, dir.size() - 4);
+      if (std::find(masks.begin(), masks.end(), parent) == masks.end() && !parent.empty()) dir = parent;
+    }
     wanted.emplace_back(dir, true);
   }
   std::stable_sort(wanted.begin(), wanted.end(),

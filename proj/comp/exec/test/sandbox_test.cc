@@ -446,9 +446,15 @@ TEST_F(SandboxTest, ProjectAndToolchainsUnderHomeStillWork) {
   WriteFile(tools + "/mytool", "#!/bin/sh\necho TOOL-RAN\n");
   ASSERT_EQ(::chmod((tools + "/mytool").c_str(), 0755), 0);
   WriteFile(home_ + "/.vault-token", "VAULT-SECRET\n");
+  WriteFile(home_ + "/.cargo/credentials.toml", "CARGO-SECRET\n");
+  ASSERT_EQ(::mkdir((home_ + "/bin").c_str(), 0755), 0);
+  WriteFile(home_ + "/bin/histool", "#!/bin/sh\necho HISTOOL-RAN\n");
+  ASSERT_EQ(::chmod((home_ + "/bin/histool").c_str(), 0755), 0);
   const std::string old_path = ::getenv("PATH") != nullptr ? ::getenv("PATH") : "/usr/bin:/bin";
-  ::setenv("PATH", (tools + ":" + old_path).c_str(), 1);
-  const std::string code = "echo b > b.txt && git status --short && mytool; cat \"$HOME/.vault-token\"";
+  ::setenv("PATH", (tools + ":" + home_ + "/bin:" + old_path).c_str(), 1);
+  const std::string code =
+      "echo b > b.txt && git status --short && mytool && histool; cat \"$HOME/.vault-token\" "
+      "\"$HOME/.cargo/credentials.toml\"";
   auto run = [&](SandboxMode mode) {
     core::ExecContext ctx = Context(mode);
     ctx.paths = *core::MakePathPolicy(proj, {});
@@ -460,8 +466,11 @@ TEST_F(SandboxTest, ProjectAndToolchainsUnderHomeStillWork) {
   EXPECT_EQ(ReadFile(proj + "/b.txt"), "b\n");
   EXPECT_TRUE(absl::StrContains(Out(on), "?? b.txt")) << Out(on);
   EXPECT_TRUE(absl::StrContains(Out(on), "TOOL-RAN")) << Out(on);
+  EXPECT_TRUE(absl::StrContains(Out(on), "HISTOOL-RAN")) << Out(on);
   EXPECT_FALSE(absl::StrContains(Out(on), "VAULT-SECRET")) << Out(on);
+  EXPECT_FALSE(absl::StrContains(Out(on), "CARGO-SECRET")) << Out(on);
   EXPECT_TRUE(absl::StrContains(Out(off), "VAULT-SECRET")) << Out(off);
+  EXPECT_TRUE(absl::StrContains(Out(off), "CARGO-SECRET")) << Out(off);
 }
 
 // Landlock's signal scope (ABI 6): the code cannot signal a process outside
