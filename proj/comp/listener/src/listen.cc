@@ -347,8 +347,18 @@ absl::Status Listener::Setup() {
                         "while clada listen is stopped)");
       }
     } else if (!unrun.empty()) {
-      absl::StrAppend(&start, " (", Plural(unrun.size(), "block"), " saved while clada listen was stopped; running ",
-                      unrun.size() == 1 ? "it" : "them", " now)");
+      // Blocks the answer has not finished do not run (Process names them).
+      const size_t open = static_cast<size_t>(
+          std::count_if(unrun.begin(), unrun.end(), [](const BlockSpan* b) { return !b->closed; }));
+      const size_t runnable = unrun.size() - open;
+      if (runnable > 0) {
+        absl::StrAppend(&start, " (", Plural(runnable, "block"), " saved while clada listen was stopped; running ",
+                        runnable == 1 ? "it" : "them", " now)");
+      }
+      if (open > 0) {
+        absl::StrAppend(&start, " (", Plural(open, "unfinished block"), " saved while clada listen was stopped: ",
+                        open == 1 ? "it runs" : "each runs", " once its end is saved)");
+      }
       process_at_start_ = true;
     }
   } else {
