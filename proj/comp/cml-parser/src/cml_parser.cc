@@ -575,6 +575,8 @@ class BlockReader {
     }
     size_t elements = 0;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) elements += c.type() == pugi::node_element;
+    size_t known = 0;
+    std::vector<std::string> unknown;  // the first few elements that are no task
     if (packed_ == nullptr) block_.details().tasks.reserve(elements);
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
       if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
@@ -585,7 +587,27 @@ class BlockReader {
         continue;
       }
       if (c.type() != pugi::node_element) continue;
+      if (IsTaskName(c.name())) {
+        ++known;
+      } else if (unknown.size() < 3) {
+        unknown.push_back(absl::StrCat("<", c.name(), "> on line ", lines_.Line(Offset(c))));
+      }
       ReadTask(c, versioned);
+    }
+    // Elements, none of them a task (all misspelt): an answer that looks
+    // like edits and runs nothing is an error, not only warnings.
+    if (known == 0 && !unknown.empty()) {
+      auto [line, col] = lines_.At(Offset(root));
+      CmlError e;
+      e.code = "no_known_task";
+      e.line = line;
+      e.column = col;
+      e.message = absl::StrCat("no_known_task: <tasks> on line ", line, " holds no CML task (",
+                               absl::StrJoin(unknown, ", "), unknown.size() < elements ? ", ..." : "",
+                               unknown.size() == 1 ? " is not a task element" : " are not task elements",
+                               "), so nothing in this block was run");
+      e.fix = "Name each task <edit>, <write>, <move>, <remove> or <run> (<search> and <replace> go inside an <edit>)";
+      block_.details().errors.push_back(std::move(e));
     }
   }
 
