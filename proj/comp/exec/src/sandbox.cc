@@ -506,7 +506,7 @@ std::string DescribeSupport(const SandboxSupport& support, bool network) {
     absl::StrAppend(&text, " (partial: no Landlock, so writes outside the project are not blocked: ",
                     support.landlock_why_not, ")");
   } else if (!support.namespaces) {
-    absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and ~/.ssh are not protected",
+    absl::StrAppend(&text, " (partial: no namespaces, so .git/, .clada/ and the home (~/.ssh, tokens) are not protected",
                     network                     ? ""
                     : support.seccomp           ? " and of the network only IPv4 and IPv6 sockets are refused (seccomp)"
                     : support.landlock_abi >= 4 ? " and only TCP is blocked"
