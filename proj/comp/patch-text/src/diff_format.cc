@@ -319,7 +319,8 @@ Diffs ParseDiffs(absl::string_view text, const TextOrigin& o, absl::FunctionRef<
         }
         out.errors.push_back(DiffError{
             "truncated", ln(start),
-            absl::StrCat("the answer ends at line ", ln(n - 1), " inside the hunk at line ", h.source_line,
+            absl::StrCat(o.cut ? "the diff stops at line " : "the answer ends at line ", ln(n - 1),
+                         o.cut ? ", before the rest of the answer," : "", " inside the hunk at line ", h.source_line,
                          ", which holds ", old_read, " of its ", counted_old, " old and ", new_read, " of its ",
                          counted_new, " new lines: it was cut off, so none of this file's diff was applied"),
             absl::StrCat("send the rest of the diff (this file's diff from line ", ln(start),

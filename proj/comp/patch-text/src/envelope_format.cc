@@ -640,8 +640,11 @@ Patch ReadEnvelope(const std::vector<Line>& lines, size_t b, size_t first_free, 
       patch.ops.clear();
       patch.errors.push_back(
           {"truncated", ln(b),
-           absl::StrCat("the answer ends at line ", ln(last), " inside the patch opened on line ", ln(b),
-                        ", before its `", kEnd, "` line: it was cut off, so none of the patch was applied"),
+           o.cut ? absl::StrCat("the patch opened on line ", ln(b), " stops at line ", ln(last),
+                                " before the rest of the answer, without its `", kEnd,
+                                "` line: it was cut off, so none of the patch was applied")
+                 : absl::StrCat("the answer ends at line ", ln(last), " inside the patch opened on line ", ln(b),
+                                ", before its `", kEnd, "` line: it was cut off, so none of the patch was applied"),
            absl::StrCat("send the rest of the patch (from line ", ln(b), " on, or the whole envelope again) and end it "
                         "with the line `", kEnd, "`")});
       patch.span = SpanOf(lines, env.open, last, o);

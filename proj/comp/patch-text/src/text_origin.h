@@ -17,6 +17,10 @@ namespace clada::patch_text {
 struct TextOrigin {
   int first_line = 1;
   size_t first_byte = 0;
+  // More of the larger text follows the piece (the next block): a parser
+  // that runs out of the piece inside a block says the block stops there,
+  // not that the text ends.
+  bool cut = false;
 };
 
 }  // namespace clada::patch_text

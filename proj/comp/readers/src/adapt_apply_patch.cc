@@ -18,7 +18,7 @@ class ApplyPatchSpanReader : public answer::SpanReader {
     answer::ReadResult out;
     const SpanPiece piece = PieceOf(text_, span);
     for (apply_patch_reader::Patch& p :
-         apply_patch_reader::ReadPatches(piece.text, {piece.first_line, piece.first_byte})) {
+         apply_patch_reader::ReadPatches(piece.text, {piece.first_line, piece.first_byte, More(text_, span)})) {
       bool first = true;
       // Each operation let go once it is read; past the first kHeld
       // actions, each packed as it comes (an envelope of 300,000

@@ -21,7 +21,7 @@ class SearchReplaceSpanReader : public answer::SpanReader {
     const SpanPiece piece = PieceOf(text_, span);
     const int before = number_;
     // A span the segmenter cut stops where the next block starts.
-    const bool cut = text_.find_first_not_of(" \t\r\n", std::min(span.at.end, text_.size())) != absl::string_view::npos;
+    const bool cut = More(text_, span);
     const aider_reader::Blocks blocks =
         aider_reader::ReadBlocks(piece.text, {piece.first_line, piece.first_byte, last_path_, cut}, [&](aider_reader::Edit&& e) {
       number_ = std::max(number_, before + e.number);

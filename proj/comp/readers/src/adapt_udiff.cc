@@ -33,7 +33,7 @@ class UdiffSpanReader : public answer::SpanReader {
     answer::ReadResult out;
     const SpanPiece piece = PieceOf(text_, span);
     const udiff_reader::Diffs diffs =
-        udiff_reader::ReadDiffs(piece.text, {piece.first_line, piece.first_byte}, [&](udiff_reader::FilePatch&& f) {
+        udiff_reader::ReadDiffs(piece.text, {piece.first_line, piece.first_byte, More(text_, span)}, [&](udiff_reader::FilePatch&& f) {
       // Each file a group: a rename with hunks is the move, then the hunks.
       const std::string label = absl::StrCat("diff-", ++number_);
       const size_t begin = out.actions.size();

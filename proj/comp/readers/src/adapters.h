@@ -63,6 +63,11 @@ struct SpanPiece {
 };
 SpanPiece PieceOf(absl::string_view text, const answer::Span& span);
 
+// True when more than blanks follows `span` in `text`: a block its reader
+// runs out of there stops before the rest of the answer (the segmenter cut
+// it, or its reader ended it), and says so rather than that the answer ends.
+bool More(absl::string_view text, const answer::Span& span);
+
 // `s` with the number of every `prefix<N>` (not preceded by a letter or
 // digit) raised by `by`: a reader numbers its labels (task-N, rep-N, ...)
 // from 1 in each span; the answer's numbers count the spans read before.

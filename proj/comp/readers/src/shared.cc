@@ -96,6 +96,10 @@ SpanPiece PieceOf(absl::string_view text, const answer::Span& span) {
   return {text.substr(begin, end - begin), std::max(span.at.first_line, 1), begin};
 }
 
+bool More(absl::string_view text, const answer::Span& span) {
+  return text.find_first_not_of(" \t\r\n", std::min(span.at.end, text.size())) != absl::string_view::npos;
+}
+
 void ShiftLabels(answer::ReadResult& r, absl::string_view prefix, int by) {
   if (by == 0) return;
   for (core::Action& a : r.actions) {
