@@ -6,6 +6,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -923,9 +925,31 @@ std::string CleanPath(const std::string& path, const std::vector<std::string>& r
   return absl::StrJoin(kept, ":");
 }
 
+void SweepStaleTmpdirs(const std::string& parent) {
+  DIR* dir = ::opendir(parent.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> stale;
+  while (const struct dirent* e = ::readdir(dir)) {
+    absl::string_view name = e->d_name;
+    if (!absl::ConsumePrefix(&name, "clada-tmp-")) continue;
+    const size_t dash = name.find('-');
+    int pid = 0;
+    if (dash == absl::string_view::npos || !absl::SimpleAtoi(name.substr(0, dash), &pid) || pid <= 0) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // its clada may still run
+    const std::string path = absl::StrCat(parent, "/", e->d_name);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+    stale.push_back(path);
+  }
+  ::closedir(dir);
+  for (const std::string& path : stale) RemoveTree(path);
+}
+
 absl::StatusOr<std::string> MakePrivateTmpdir() {
   const char* tmp = ::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp", "/clada-tmp-XXXXXX");
+  const std::string parent = tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp";
+  SweepStaleTmpdirs(parent);
+  std::string pattern = absl::StrCat(parent, "/clada-tmp-", ::getpid(), "-XXXXXX");
   if (::mkdtemp(pattern.data()) == nullptr) {
     return absl::InternalError(absl::StrCat("cannot create a private TMPDIR in ", pattern, ": ", ::strerror(errno)));
   }

@@ -188,8 +188,13 @@ std::vector<std::string> NestedGitDirs(const std::string& root, int max_depth, i
 inline constexpr int kNestedGitDepth = 4;
 inline constexpr int kNestedGitDirs = 300;
 
-// mkdtemp under $TMPDIR (else /tmp): "clada-tmp-XXXXXX", mode 0700.
+// mkdtemp under $TMPDIR (else /tmp): "clada-tmp-<pid>-XXXXXX", mode 0700,
+// <pid> this process's. First removes the ones a clada that no longer runs
+// left there (killed before it could remove them; SweepStaleTmpdirs).
 absl::StatusOr<std::string> MakePrivateTmpdir();
+// Removes each "clada-tmp-<pid>-*" directory of this user in `parent`
+// whose process is gone. Older names without a pid are left alone.
+void SweepStaleTmpdirs(const std::string& parent);
 // Removes the directory and everything in it; does not follow links.
 void RemoveTree(const std::string& dir);
 

@@ -627,6 +627,37 @@ TEST_F(SandboxTest, TmpdirIsPrivateAndRemovedAfter) {
   ::unlink(shared.c_str());
 }
 
+// The private TMPDIR of a clada killed mid-exec (SIGKILL: nothing ran its
+// cleanup) is removed by the next exec's, found by the pid in its name;
+// a running clada's, another user's, a link and an older name are kept.
+TEST(PrivateTmpdir, ThoseOfACladaThatIsGoneAreRemoved) {
+  const std::string parent = core::testing::MakeTestDir("tmpdirs-");
+  ASSERT_FALSE(parent.empty());
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // a pid that is gone
+  const std::string gone = absl::StrCat(parent, "/clada-tmp-", child, "-aB3dE9");
+  const std::string mine = absl::StrCat(parent, "/clada-tmp-", ::getpid(), "-fG5hI7");
+  const std::string older = absl::StrCat(parent, "/clada-tmp-Qx81Lm");
+  const std::string target = absl::StrCat(parent, "/kept");
+  const std::string link = absl::StrCat(parent, "/clada-tmp-", child, "-link");
+  for (const std::string& d : {gone, mine, older, target}) ASSERT_EQ(::mkdir(d.c_str(), 0700), 0) << d;
+  for (const std::string& d : {gone, target}) std::ofstream(d + "/f") << "data\n";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  internal::SweepStaleTmpdirs(parent);
+  EXPECT_FALSE(Exists(gone));
+  EXPECT_TRUE(Exists(mine));
+  EXPECT_TRUE(Exists(older));
+  EXPECT_TRUE(Exists(link));
+  EXPECT_TRUE(Exists(target + "/f"));  // never followed through the link
+  // A new private TMPDIR names its clada's pid.
+  absl::StatusOr<std::string> made = internal::MakePrivateTmpdir();
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_TRUE(absl::StrContains(*made, absl::StrCat("/clada-tmp-", ::getpid(), "-"))) << *made;
+  internal::RemoveTree(*made);
+}
+
 TEST_F(SandboxTest, PlantedInterpreterOnPathNeverRuns) {
   NEEDS(false, false);
   if (!internal::ProbeSandbox().Any()) GTEST_SKIP() << "no sandbox on this kernel";
