@@ -310,9 +310,14 @@ TEST_P(RunMatchesReaders, SameActionsAndRefusals) {
   const readers::Registry registry({o.settings.csl_start, o.settings.csl_end});
   std::map<size_t, std::unique_ptr<answer::SpanReader>> reading;
   std::vector<std::string> read, refused_read;
-  for (const answer::Segment& s : answer::SegmentAnswer(answer, registry.readers())) {
+  // As the run reads: the layer's checks of quotes, then each block.
+  answer::CheckedAnswer checked;
+  std::vector<answer::Segment> segments;
+  answer::SegmentCheckedAnswer(answer, registry.readers(), &checked,
+                               [&segments](const answer::Segment& s) { segments.push_back(s); });
+  for (const answer::Segment& s : segments) {
     auto& reader = reading[s.reader];
-    if (reader == nullptr) reader = registry.readers()[s.reader]->Reading(answer);
+    if (reader == nullptr) reader = registry.readers()[s.reader]->Reading(checked.text);
     const answer::ReadResult r = reader->Read(s.span);
     for (const core::Action& a : r.actions) {
       read.push_back(absl::StrCat(a.metadata.block_id, " ", a.name, " line ", a.metadata.start_line, " ",
