@@ -215,17 +215,18 @@ void NameSwallowed(const Segment& segment, absl::Span<const Reader* const> reade
 
 bool QuotedAsAWhole(absl::string_view text) {
   bool any = false;
-  bool all = true;
-  EachLine(text, [&](size_t begin, size_t end) {
-    const absl::string_view line = text.substr(begin, end - begin);
-    if (!all || Blank(line)) return;
-    if (QuoteMark(line) == absl::string_view::npos) {
-      all = false;
-    } else {
-      any = true;
-    }
-  });
-  return any && all;
+  // Stops at the first line that holds text and is not quoted (most
+  // answers: their first line).
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t nl = text.find('\n', pos);
+    const size_t end = nl == absl::string_view::npos ? text.size() : nl + 1;
+    const absl::string_view line = text.substr(pos, end - pos);
+    pos = end;
+    if (Blank(line)) continue;
+    if (QuoteMark(line) == absl::string_view::npos) return false;
+    any = true;
+  }
+  return any;
 }
 
 std::string Unquote(absl::string_view text) {
