@@ -294,8 +294,9 @@ std::string internal::BuildRunText(absl::string_view file_text, const std::vecto
     for (int n = std::max(b.first, 1); n <= b.last && n <= static_cast<int>(line_count); ++n) keep[n - 1] = true;
     if (b.first >= 1) last = std::max(last, static_cast<size_t>(std::min<int>(b.last, static_cast<int>(line_count))));
   }
-  // Each of the first `last` lines: kept (with a '\n' when it has none), or
-  // made empty. Walked twice, to size the text exactly first.
+  // Each of the first `last` lines: kept as it is (the file's last line
+  // without its missing '\n', as `clada run FILE` reads it), or made empty.
+  // Walked twice, to size the text exactly first.
   auto each_line = [&](auto&& fn) {
     size_t pos = 0;
     Line line;
@@ -303,14 +304,13 @@ std::string internal::BuildRunText(absl::string_view file_text, const std::vecto
   };
   size_t size = 0;
   each_line([&size](bool kept, absl::string_view full) {
-    size += kept ? full.size() + (absl::EndsWith(full, "\n") ? 0 : 1) : 1;
+    size += kept ? full.size() : 1;
   });
   std::string out;
   out.reserve(size + internal::kNotQuotedLine.size() + 1);
   each_line([&out](bool kept, absl::string_view full) {
     if (kept) {
       out.append(full.data(), full.size());
-      if (!absl::EndsWith(full, "\n")) out += '\n';
     } else {
       out += '\n';
     }
@@ -321,6 +321,7 @@ std::string internal::BuildRunText(absl::string_view file_text, const std::vecto
   // `clada run FILE`.
   if (!out.empty() && readers::QuotedAsAWhole(out) &&
       !readers::QuotedAsAWhole(StripResultsSections(file_text))) {
+    if (out.back() != '\n') out += '\n';
     absl::StrAppend(&out, internal::kNotQuotedLine, "\n");
   }
   return out;
