@@ -23,6 +23,7 @@ if ((${#targets[@]} == 0)); then
     //proj/comp/csl-parser:csl_parser_fuzz
     //proj/comp/aider-reader:aider_reader_fuzz
     //proj/comp/udiff-reader:udiff_reader_fuzz
+    //proj/comp/patch-text:patch_text_fuzz
     //proj/comp/mcp:mcp_message_fuzz
     //proj/comp/replacer-reader:replacer_reader_fuzz
     //proj/comp/readers:readers_fuzz
