@@ -40,14 +40,15 @@ run_stage() {
 if [[ $quick -eq 1 ]]; then
   run_stage bazel test //... "$@"
 else
-  # Stage 1: everything but the tests, and the no_asan tests, optimised.
+  # Stage 1: everything but the tests, and the no_asan tests, optimised, in
+  # one invocation (a test starts as soon as what it needs is built).
   mapfile -t not_tests < <(bazel query --noshow_progress 'kind(rule, //...) except tests(//...) except attr(tags, manual, //...)' 2>/dev/null)
-  if ((${#not_tests[@]} == 0)); then
+  mapfile -t real_binary_tests < <(bazel query --noshow_progress 'attr(tags, no_asan, tests(//...))' 2>/dev/null)
+  if ((${#not_tests[@]} == 0 || ${#real_binary_tests[@]} == 0)); then
     echo "test.sh: bazel query found no targets" >&2
     status=1
   fi
-  run_stage bazel build "$@" -- "${not_tests[@]}"
-  run_stage bazel test --build_tests_only --test_tag_filters=no_asan //... "$@"
+  run_stage bazel test --test_tag_filters=no_asan "$@" -- "${not_tests[@]}" "${real_binary_tests[@]}"
   # Stage 2: every other test under ASan and UBSan.
   run_stage bazel test --config=asan --build_tests_only //... "$@"
   run_stage tools/fuzz.sh "${FUZZ_SECONDS:-20}"
